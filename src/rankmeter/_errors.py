@@ -1,0 +1,79 @@
+"""The exception tree. Every failure rankmeter reports is one of these.
+
+All derive from :class:`RankmeterError`, so callers can catch one class; the
+CLI turns them into a one-line message on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RankmeterError",
+    "InputError",
+    "MetricNameError",
+    "ParameterError",
+    "MissingExtraError",
+]
+
+
+class RankmeterError(Exception):
+    """Base class of every error rankmeter raises on purpose."""
+
+
+class InputError(RankmeterError, ValueError):
+    """Bad input data: names the source, the line number and the offending line.
+
+    >>> str(InputError("score is not a number", source="run.txt", line=3, text="q1 Q0 d1 1 x r"))
+    "run.txt:3: score is not a number: 'q1 Q0 d1 1 x r'"
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        text: str | None = None,
+    ) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        self.text = text
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = ""
+        if self.source is not None:
+            where = f"{self.source}:"
+            if self.line is not None:
+                where += f"{self.line}:"
+            where += " "
+        elif self.line is not None:
+            where = f"line {self.line}: "
+        out = f"{where}{self.message}"
+        if self.text is not None:
+            shown = self.text if len(self.text) <= 200 else self.text[:197] + "..."
+            out += f": {shown!r}"
+        return out
+
+
+class MetricNameError(RankmeterError, ValueError):
+    """A metric string that does not parse or names no registered metric."""
+
+
+class ParameterError(RankmeterError, ValueError):
+    """A function or metric parameter outside its allowed range.
+
+    Messages follow the form "The 'k' parameter of ndcg must be an int >= 1. Got -1 instead."
+    """
+
+
+class MissingExtraError(RankmeterError, ImportError):
+    """An optional feature whose extra is not installed."""
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        super().__init__(
+            f"{feature} needs the optional package {module!r}; "
+            f"install it with: pip install 'rankmeter[{extra}]'"
+        )
+        self.extra = extra
+        self.module = module

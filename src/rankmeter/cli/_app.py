@@ -1,0 +1,77 @@
+"""The ``rankmeter`` command group: subcommands load lazily so the CLI starts fast.
+
+Each subcommand lives in its own module ``rankmeter.cli.<name>`` and exposes a
+``click.Command`` called ``command``; add it to ``COMMANDS`` below. Errors that
+rankmeter raises on purpose (:class:`rankmeter.RankmeterError`) become one line on
+stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from .._errors import RankmeterError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module, one-line help shown by `rankmeter --help`)
+    "evaluate": ("rankmeter.cli.evaluate", "Evaluate a run against judgments (ranking metrics)."),
+    "evaluate-ratings": ("rankmeter.cli.evaluate_ratings", "Evaluate predicted ratings against true ratings."),
+    "compare": ("rankmeter.cli.compare", "Compare runs with significance tests and reports."),
+    "split": ("rankmeter.cli.split", "Split interactions into train and test (hold-out, temporal, leave-k-out, k-fold)."),
+    "run-experiment": ("rankmeter.cli.experiment", "Run a whole recommender evaluation experiment."),
+    "demo": ("rankmeter.cli.demo", "Generate sample data and run the main experiment on it."),
+    "metrics": ("rankmeter.cli.metrics", "List the registered metrics with their formulas."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (module, _) in COMMANDS.items() if _available(module)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS or not _available(COMMANDS[cmd_name][0]):
+            return None
+        module = importlib.import_module(COMMANDS[cmd_name][0])
+        command: click.Command = module.command
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rankmeter")
+def group() -> None:
+    """rankmeter: offline evaluation of rankings and recommendations."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point: run the group, turning rankmeter's errors into exit code 2."""
+    try:
+        return group.main(args=argv, prog_name="rankmeter", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except RankmeterError as exc:
+        click.echo(f"rankmeter: error: {exc}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        sys.exit(0)

@@ -1,0 +1,6 @@
+"""The nouns of the domain: judgments (:class:`Qrels`) and rankings (:class:`Run`)."""
+
+from .qrels import Qrels
+from .run import Run
+
+__all__ = ["Qrels", "Run"]

@@ -1,0 +1,149 @@
+"""Relevance judgments: (query, item, grade) rows in columnar, query-grouped form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pyarrow as pa
+
+from ._ids import as_string_array, encode
+from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
+
+__all__ = ["Qrels"]
+
+DuplicatePolicy = Literal["error", "max", "first", "last"]
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels(Grouped):
+    """Judgments. Rows of a query are contiguous and sorted by item id.
+
+    Grades are float64; integer and fractional grades both work. A negative grade
+    means "judged, never relevant": its gain is 0, and the judgment-based measures
+    (bpref) treat it as unjudged, as trec_eval does.
+
+    Build one with :meth:`from_columns`, or from any input through
+    :func:`rankmeter.read_qrels` and the loaders.
+    """
+
+    grades: np.ndarray
+
+    @classmethod
+    def from_columns(
+        cls,
+        query: object,
+        item: object,
+        grade: object,
+        *,
+        duplicates: DuplicatePolicy = "error",
+    ) -> "Qrels":
+        """Qrels from three aligned columns (sequences, numpy or pyarrow arrays).
+
+        >>> q = Qrels.from_columns(["q1", "q1", "q2"], ["d2", "d1", "d1"], [1, 0, 2])
+        >>> q.n_queries, len(q), q.to_dict()
+        (2, 3, {'q1': {'d1': 0.0, 'd2': 1.0}, 'q2': {'d1': 2.0}})
+        """
+        qarr, iarr = as_string_array(query), as_string_array(item)
+        grades = _float_column(grade, "grade")
+        if not (len(qarr) == len(iarr) == len(grades)):
+            raise ValueError(
+                f"query, item and grade columns differ in length: {len(qarr)}, {len(iarr)}, {len(grades)}"
+            )
+        _check_no_nulls(qarr, "query")
+        _check_no_nulls(iarr, "item")
+        bad = np.flatnonzero(~np.isfinite(grades))
+        if len(bad):
+            raise RowError(int(bad[0]), f"relevance grade is not a finite number ({grades[bad[0]]})")
+        qcodes, qvocab = encode(qarr)
+        icodes, ivocab = encode(iarr)
+        keys = qcodes * max(len(ivocab), 1) + icodes
+        dups = duplicate_rows(keys)
+        if len(dups):
+            if duplicates == "error":
+                raise RowError(
+                    int(dups[0]),
+                    f"duplicate judgment for query {qarr[int(dups[0])].as_py()!r}, item "
+                    f"{iarr[int(dups[0])].as_py()!r} ({len(dups)} duplicate rows in all; "
+                    "choose a policy with duplicates='max'|'first'|'last')",
+                )
+            keep = _dedupe(keys, grades, duplicates)
+            qcodes, icodes, grades = qcodes[keep], icodes[keep], grades[keep]
+            keys = keys[keep]
+        order = np.argsort(keys, kind="stable")
+        qcodes = qcodes[order]
+        return cls(
+            query_ids=qvocab,
+            item_ids=ivocab,
+            offsets=offsets_from_sorted(qcodes, len(qvocab)),
+            items=icodes[order],
+            grades=np.ascontiguousarray(grades[order], dtype=np.float64),
+        )
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query: {item: grade}}`` (for small data and tests)."""
+        qids, iids = self.query_ids.to_pylist(), self.item_ids.to_pylist()
+        out: dict[str, dict[str, float]] = {}
+        for q in range(self.n_queries):
+            a, b = self.offsets[q], self.offsets[q + 1]
+            out[qids[q]] = {iids[i]: float(g) for i, g in zip(self.items[a:b], self.grades[a:b])}
+        return out
+
+    def to_arrow(self) -> pa.Table:
+        """A ``query, item, grade`` table."""
+        return pa.table(
+            {
+                "query": self.query_ids.take(pa.array(self.row_queries())),
+                "item": self.item_ids.take(pa.array(self.items)),
+                "grade": self.grades,
+            }
+        )
+
+    def __repr__(self) -> str:
+        return f"Qrels({self.n_queries} queries, {len(self)} judgments)"
+
+
+def _float_column(values: object, name: str) -> np.ndarray:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if values.null_count:
+            arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+            row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
+            raise RowError(row, f"{name} is missing")
+        if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type) or pa.types.is_boolean(values.type)):
+            raise ValueError(f"{name} column must be numeric, found {values.type}")
+        return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        seq = list(values)  # type: ignore[call-overload]
+        for i, v in enumerate(seq):
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                raise RowError(i, f"{name} is not a number ({v!r})") from None
+        raise
+
+
+def _check_no_nulls(arr: pa.Array, name: str) -> None:
+    if arr.null_count:
+        row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
+        raise RowError(row, f"{name} id is missing")
+
+
+def _dedupe(keys: np.ndarray, values: np.ndarray, policy: str) -> np.ndarray:
+    """Indices (input order) that survive a duplicate policy."""
+    if policy not in ("max", "first", "last"):
+        raise ValueError(f"duplicates must be 'error', 'max', 'first' or 'last', got {policy!r}")
+    n = len(keys)
+    idx = np.arange(n)
+    if policy == "first":
+        order = np.lexsort((idx, keys))
+    elif policy == "last":
+        order = np.lexsort((-idx, keys))
+    else:
+        order = np.lexsort((idx, -values, keys))
+    sk = keys[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = sk[1:] != sk[:-1]
+    return np.sort(order[first])

@@ -1,0 +1,176 @@
+"""Rankings: (query, item, score) rows in columnar form, each query's rows in rank order.
+
+The tie rule
+------------
+A scored run is ranked by score descending; equal scores are broken by item id
+descending, comparing the ids' bytes (``strcmp``), which is trec_eval's rule. The
+rank column of a TREC file is ignored unless ``order="rank"`` is asked for. An
+explicit order (ordered lists, ``order="given"``) is used exactly as given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pyarrow as pa
+
+from ._ids import as_string_array, encode
+from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
+from .qrels import _check_no_nulls, _dedupe, _float_column
+
+__all__ = ["Run"]
+
+Order = Literal["score", "rank", "given"]
+
+
+@dataclass(frozen=True, eq=False)
+class Run(Grouped):
+    """A ranking per query. Rows of query ``q`` are ``offsets[q]:offsets[q+1]``, best first.
+
+    ``scores`` holds the system's scores in that order; for an explicit order
+    without scores it is minus the position (1-based), so higher is still better.
+    """
+
+    scores: np.ndarray
+    order: str = "score"
+
+    @classmethod
+    def from_columns(
+        cls,
+        query: object,
+        item: object,
+        score: object | None = None,
+        *,
+        rank: object | None = None,
+        order: Order = "score",
+        duplicates: Literal["error", "max", "first", "last"] = "error",
+    ) -> "Run":
+        """A run from aligned columns.
+
+        >>> r = Run.from_columns(["q", "q", "q"], ["a", "b", "c"], [1.0, 2.0, 1.0])
+        >>> r.to_lists()
+        {'q': ['b', 'c', 'a']}
+        """
+        qarr, iarr = as_string_array(query), as_string_array(item)
+        n = len(qarr)
+        if len(iarr) != n:
+            raise ValueError(f"query and item columns differ in length: {n} and {len(iarr)}")
+        _check_no_nulls(qarr, "query")
+        _check_no_nulls(iarr, "item")
+        if order == "score":
+            if score is None:
+                raise ValueError("a run ranked by score needs a score column (or order='given')")
+            scores = _float_column(score, "score")
+        elif order == "rank":
+            if rank is None:
+                raise ValueError("order='rank' needs a rank column")
+            ranks = _float_column(rank, "rank")
+            _check_finite(ranks, "rank")
+            scores = _float_column(score, "score") if score is not None else -ranks
+        elif order == "given":
+            scores = _float_column(score, "score") if score is not None else None  # type: ignore[assignment]
+        else:
+            raise ValueError(f"order must be 'score', 'rank' or 'given', got {order!r}")
+        if scores is not None:
+            if len(scores) != n:
+                raise ValueError(f"score column has {len(scores)} values for {n} rows")
+            _check_finite(scores, "score")
+        qcodes, qvocab = encode(qarr)
+        icodes, ivocab = encode(iarr)
+        keys = qcodes * max(len(ivocab), 1) + icodes
+        dups = duplicate_rows(keys)
+        if len(dups):
+            if duplicates == "error":
+                r = int(dups[0])
+                raise RowError(
+                    r,
+                    f"item {iarr[r].as_py()!r} appears twice for query {qarr[r].as_py()!r} "
+                    f"({len(dups)} duplicate rows in all; choose a policy with "
+                    "duplicates='max'|'first'|'last')",
+                )
+            keep = _dedupe(keys, scores if scores is not None else -np.arange(n, dtype=float), duplicates)
+            qcodes, icodes = qcodes[keep], icodes[keep]
+            scores = scores[keep] if scores is not None else None
+            if order == "rank":
+                ranks = ranks[keep]
+        if order == "score":
+            perm = _score_order(qcodes, scores, icodes)
+        elif order == "rank":
+            perm = np.lexsort((-icodes, ranks, qcodes))
+        else:
+            perm = np.argsort(qcodes, kind="stable")
+        if perm is not None:
+            qcodes, icodes = qcodes[perm], icodes[perm]
+            scores = scores[perm] if scores is not None else None
+        offsets = offsets_from_sorted(qcodes, len(qvocab))
+        if scores is None:
+            scores = -_positions(offsets).astype(np.float64)
+        return cls(
+            query_ids=qvocab,
+            item_ids=ivocab,
+            offsets=offsets,
+            items=np.ascontiguousarray(icodes),
+            scores=np.ascontiguousarray(scores, dtype=np.float64),
+            order=order,
+        )
+
+    def to_lists(self) -> dict[str, list[str]]:
+        """``{query: [items best first]}``."""
+        qids, iids = self.query_ids.to_pylist(), self.item_ids.to_pylist()
+        return {
+            qids[q]: [iids[i] for i in self.items[self.offsets[q] : self.offsets[q + 1]]]
+            for q in range(self.n_queries)
+        }
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query: {item: score}}``."""
+        qids, iids = self.query_ids.to_pylist(), self.item_ids.to_pylist()
+        out: dict[str, dict[str, float]] = {}
+        for q in range(self.n_queries):
+            a, b = self.offsets[q], self.offsets[q + 1]
+            out[qids[q]] = {iids[i]: float(s) for i, s in zip(self.items[a:b], self.scores[a:b])}
+        return out
+
+    def to_arrow(self) -> pa.Table:
+        """A ``query, item, score, rank`` table in rank order."""
+        return pa.table(
+            {
+                "query": self.query_ids.take(pa.array(self.row_queries())),
+                "item": self.item_ids.take(pa.array(self.items)),
+                "score": self.scores,
+                "rank": _positions(self.offsets),
+            }
+        )
+
+    def __repr__(self) -> str:
+        return f"Run({self.n_queries} queries, {len(self)} rows)"
+
+
+def _check_finite(values: np.ndarray, name: str) -> None:
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        raise RowError(int(bad[0]), f"{name} is not a finite number ({values[bad[0]]})")
+
+
+def _positions(offsets: np.ndarray) -> np.ndarray:
+    """1-based position of every row within its query."""
+    n = int(offsets[-1]) if len(offsets) else 0
+    lengths = np.diff(offsets)
+    return np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+
+
+def _score_order(qcodes: np.ndarray, scores: np.ndarray, icodes: np.ndarray) -> np.ndarray | None:
+    """Permutation to (query asc, score desc, item desc), or None if already so."""
+    n = len(qcodes)
+    if n < 2:
+        return None
+    dq = np.diff(qcodes)
+    ds = np.diff(scores)
+    di = np.diff(icodes)
+    same_q = dq == 0
+    ok = (dq > 0) | (same_q & ((ds < 0) | ((ds == 0) & (di < 0))))
+    if bool(ok.all()):
+        return None
+    return np.lexsort((-icodes, -scores, qcodes))
