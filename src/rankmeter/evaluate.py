@@ -1,0 +1,202 @@
+"""Align judgments and a run, order the run, run the kernels, aggregate.
+
+Which queries count
+-------------------
+``queries="judged"`` (default): every judged query with at least one item of
+positive grade. A judged query missing from the run is scored as an empty ranking
+(0 for every metric but ``auc``, whose empty value is 0.5), because dropping it
+would inflate the mean. ``queries="run"``: the queries present in both (trec_eval's
+default). ``queries="qrels"``: every judged query, even without a relevant item
+(trec_eval ``-c``). A sequence of query ids evaluates exactly those. Run queries
+without judgments are always left out and counted in ``result.coverage``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Literal, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ._errors import InputError, ParameterError
+from .data import Qrels, Run
+from .data._ids import as_string_array, recode, union_vocab
+from .io import as_qrels, as_run
+from .metrics.batch import Batch
+from .metrics.registry import Metric, parse_metrics
+from .result import Coverage, Result
+
+__all__ = ["evaluate", "align", "compute"]
+
+QueryPolicy = Literal["judged", "run", "qrels"]
+
+
+def _same(a: pa.Array, b: pa.Array) -> bool:
+    return len(a) == len(b) and a.equals(b)
+
+
+def align(
+    qrels: Qrels,
+    run: Run,
+    queries: QueryPolicy | Sequence[str] = "judged",
+    context: Mapping[str, Any] | None = None,
+) -> tuple[Batch, pa.Array, Coverage]:
+    """Join a run with its judgments into a :class:`Batch` over the selected queries."""
+    # one query vocabulary and one item vocabulary for both sides
+    if _same(qrels.query_ids, run.query_ids):
+        qvocab = qrels.query_ids
+        qmap_q = qmap_r = np.arange(len(qvocab), dtype=np.int64)
+    else:
+        qvocab = union_vocab(qrels.query_ids, run.query_ids)
+        qmap_q, qmap_r = recode(qrels.query_ids, qvocab), recode(run.query_ids, qvocab)
+    if _same(qrels.item_ids, run.item_ids):
+        ivocab = qrels.item_ids
+        imap_q = imap_r = None
+    else:
+        ivocab = union_vocab(qrels.item_ids, run.item_ids)
+        imap_q, imap_r = recode(qrels.item_ids, ivocab), recode(run.item_ids, ivocab)
+    nq = len(qvocab)
+
+    in_qrels = np.zeros(nq, dtype=bool)
+    in_qrels[qmap_q] = True
+    run_len = np.zeros(nq, dtype=np.int64)
+    run_len[qmap_r] = run.lengths()
+    in_run = np.zeros(nq, dtype=bool)
+    in_run[qmap_r] = True
+    qrel_rowq = qmap_q[qrels.row_queries()]
+    positive = np.zeros(nq, dtype=bool)
+    positive[qrel_rowq[qrels.grades > 0]] = True
+
+    examples: dict[str, list[str]] = {}
+
+    def sample(mask: np.ndarray, key: str) -> int:
+        idx = np.flatnonzero(mask)
+        if len(idx):
+            examples[key] = qvocab.take(pa.array(idx[:3])).to_pylist()
+        return int(len(idx))
+
+    if isinstance(queries, str):
+        if queries == "judged":
+            selected = in_qrels & positive
+        elif queries == "run":
+            selected = in_qrels & in_run
+        elif queries == "qrels":
+            selected = in_qrels.copy()
+        else:
+            raise ParameterError(
+                f"The 'queries' parameter of evaluate must be 'judged', 'run', 'qrels' or a list of query ids. "
+                f"Got {queries!r} instead.")
+        policy = queries
+    else:
+        wanted = as_string_array(list(map(str, queries)))
+        pos = recode(wanted, qvocab)
+        unknown = [str(w) for w, p in zip(wanted.to_pylist(), pos) if p < 0]
+        if unknown:
+            raise InputError(f"{len(unknown)} requested queries are in neither input, e.g. {unknown[:3]}",
+                             source="queries")
+        selected = np.zeros(nq, dtype=bool)
+        selected[pos] = True
+        policy = "given"
+
+    coverage = Coverage(
+        policy=policy,
+        evaluated=int(selected.sum()),
+        missing_from_run=sample(selected & ~in_run, "missing_from_run"),
+        without_judgments=sample(in_run & ~in_qrels, "without_judgments"),
+        without_relevant=sample(in_qrels & ~positive, "without_relevant"),
+        without_relevant_kept=policy in ("run", "qrels") or policy == "given",
+        not_in_run_left_out=sample(in_qrels & ~in_run & ~selected, "not_in_run") if policy == "run" else 0,
+        run_rows=len(run),
+        run_rows_used=int(run_len[selected].sum()),
+        examples=examples,
+    )
+
+    # ranked rows of the selected queries (run rows are grouped by query, in rank order)
+    run_rowq = np.repeat(qmap_r, run.lengths())
+    keep_rows = selected[run_rowq]
+    all_rows = bool(keep_rows.all())
+    rq = run_rowq if all_rows else run_rowq[keep_rows]
+    ritems = run.items if all_rows else run.items[keep_rows]
+    if imap_r is not None:
+        ritems = imap_r[ritems]
+    rscore = run.scores if all_rows else run.scores[keep_rows]
+    sel_codes = np.flatnonzero(selected)
+    offsets = np.concatenate(([0], np.cumsum(run_len[sel_codes]))).astype(np.int64)
+
+    # judgments of the selected queries, and the grade of every ranked row
+    qitems = qrels.items if imap_q is None else imap_q[qrels.items]
+    n_items = max(len(ivocab), 1)
+    qkeys = qrel_rowq * n_items + qitems  # sorted: qrels rows are sorted by (query, item)
+    rkeys = rq * n_items + ritems
+    if len(qkeys):
+        at = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
+        matched = qkeys[at] == rkeys
+        grade = np.where(matched, qrels.grades[at], 0.0)
+    else:
+        matched = np.zeros(len(rkeys), dtype=bool)
+        grade = np.zeros(len(rkeys))
+    judged = matched & (grade >= 0)
+
+    qsel = selected[qrel_rowq]
+    sq, sg = qrel_rowq[qsel], qrels.grades[qsel]
+    order = np.lexsort((-sg, sq))
+    qrel_len = np.bincount(sq, minlength=nq)[sel_codes]
+    qrel_offsets = np.concatenate(([0], np.cumsum(qrel_len))).astype(np.int64)
+
+    ctx: dict[str, Any] = {
+        "max_grade": float(qrels.grades.max()) if len(qrels.grades) else 1.0,
+        "item_ids": ivocab,
+    }
+    if context:
+        ctx.update(context)
+    batch = Batch(
+        offsets=offsets,
+        grade=np.ascontiguousarray(grade, dtype=np.float64),
+        judged=judged,
+        score=np.ascontiguousarray(rscore, dtype=np.float64),
+        item=np.ascontiguousarray(ritems, dtype=np.int64),
+        qrel_offsets=qrel_offsets,
+        qrel_grade=np.ascontiguousarray(sg[order], dtype=np.float64),
+        context=ctx,
+    )
+    return batch, qvocab.take(pa.array(sel_codes)), coverage
+
+
+def compute(batch: Batch, metrics: Iterable[Metric]) -> dict[str, np.ndarray]:
+    """Per-query values of each metric on a batch."""
+    out: dict[str, np.ndarray] = {}
+    for m in metrics:
+        values = np.asarray(m.spec.kernel(batch.cut(m.k), **m.params), dtype=np.float64)
+        if values.shape != (batch.n_queries,):
+            raise RuntimeError(f"kernel of {m.name} returned shape {values.shape} for {batch.n_queries} queries")
+        out[m.text] = values
+    return out
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    queries: QueryPolicy | Sequence[str] = "judged",
+    context: Mapping[str, Any] | None = None,
+    duplicates: str = "error",
+) -> Result:
+    """Evaluate a run against judgments with ranking metrics.
+
+    ``qrels`` and ``run`` are :class:`Qrels`/:class:`Run` objects or anything the
+    loaders accept (paths, DataFrames, pyarrow Tables, dicts). ``metrics`` is a
+    metric string or a list of them (``"ndcg@10"``, ``"P_10"``, ``"ap(norm=min)@5"``).
+    Inputs are never modified.
+
+    >>> r = evaluate({"u1": ["1", "2", "4"]}, {"u1": ["1", "3", "2", "6"]}, ["ndcg@2", "P@2", "map"])
+    >>> {k: round(v, 6) for k, v in r.mean.items()}
+    {'ndcg@2': 0.613147, 'P@2': 0.5, 'map': 0.555556}
+    """
+    parsed = parse_metrics(metrics)
+    q = as_qrels(qrels, duplicates=duplicates) if not isinstance(qrels, Qrels) else qrels
+    r = as_run(run, duplicates=duplicates) if not isinstance(run, Run) else run
+    batch, qids, coverage = align(q, r, queries, context)
+    values = compute(batch, parsed)
+    return Result(queries=qids.to_pylist(), values=values, metrics=parsed, coverage=coverage,
+                  notes=coverage.notes())

@@ -1,0 +1,146 @@
+"""The input of every ranking kernel: ranked lists joined with their judgments.
+
+A :class:`Batch` covers many queries at once. Row arrays (``grade``, ``judged``,
+``score``, ``item``) follow each query's ranking, best first; query ``q`` owns rows
+``offsets[q]:offsets[q+1]``. Judgment arrays give each query's judged grades sorted
+descending (``qrel_offsets``, ``qrel_grade``), for ideal rankings and recall
+denominators, whether or not the run retrieved those items.
+
+A batch is cut at a cutoff ``k`` by :meth:`Batch.cut`; kernels then see only the
+top ``k`` rows and read ``batch.k`` where the cutoff itself matters (``p@k``
+divides by k).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import _segments as S
+
+__all__ = ["Batch"]
+
+
+@dataclass(eq=False)
+class Batch:
+    offsets: np.ndarray
+    grade: np.ndarray
+    judged: np.ndarray
+    score: np.ndarray
+    item: np.ndarray
+    qrel_offsets: np.ndarray
+    qrel_grade: np.ndarray
+    k: int | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
+    _cuts: dict[int, "Batch"] = field(default_factory=dict, repr=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.offsets) - 1
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        """Number of ranked rows per query (the retrieved count, after any cut)."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """1-based rank of each row."""
+        return S.positions(self.offsets)
+
+    @cached_property
+    def gain(self) -> np.ndarray:
+        """Grade clipped at 0: negative and unjudged rows gain nothing."""
+        return np.maximum(self.grade, 0.0)
+
+    def relevant(self, rel: float) -> np.ndarray:
+        """Row flags: judged with grade >= rel."""
+        key = ("relevant", rel)
+        if key not in self._cache:
+            self._cache[key] = self.judged & (self.grade >= rel)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def n_rel(self, rel: float) -> np.ndarray:
+        """Judged items with grade >= rel, per query (retrieved or not)."""
+        key = ("n_rel", rel)
+        if key not in self._cache:
+            # qrel_grade is sorted descending within each query
+            flags = self.qrel_grade >= rel
+            self._cache[key] = S.seg_sum(flags, self.qrel_offsets)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def n_judged_nonrel(self, rel: float) -> np.ndarray:
+        """Judged items with 0 <= grade < rel, per query (trec_eval's judged non-relevant)."""
+        key = ("n_nonrel", rel)
+        if key not in self._cache:
+            flags = (self.qrel_grade >= 0) & (self.qrel_grade < rel)
+            self._cache[key] = S.seg_sum(flags, self.qrel_offsets)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def cut(self, k: int | None) -> "Batch":
+        """The batch restricted to the top ``k`` rows of each query (cached)."""
+        if k is None:
+            return self
+        if k not in self._cuts:
+            keep = self.pos <= k
+            if bool(keep.all()):
+                sub_offsets = self.offsets
+                sub = Batch(
+                    self.offsets, self.grade, self.judged, self.score, self.item,
+                    self.qrel_offsets, self.qrel_grade, k, self.context,
+                )
+            else:
+                sub_offsets = np.concatenate(([0], np.cumsum(np.minimum(self.lengths, k))))
+                sub = Batch(
+                    sub_offsets, self.grade[keep], self.judged[keep], self.score[keep],
+                    self.item[keep], self.qrel_offsets, self.qrel_grade, k, self.context,
+                )
+            sub._cache.update({key: v for key, v in self._cache.items() if key[0] in ("n_rel", "n_nonrel")})
+            self._cuts[k] = sub
+        return self._cuts[k]
+
+    def seg_sum(self, values: np.ndarray) -> np.ndarray:
+        return S.seg_sum(values, self.offsets)
+
+    @classmethod
+    def from_lists(
+        cls,
+        rankings: list[list[str]],
+        judgments: list[Mapping[str, float]],
+        scores: list[list[float]] | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> "Batch":
+        """A batch from Python lists (one ranking and one judgment dict per query).
+
+        For single lists and tests; the evaluator builds batches from columnar data.
+        """
+        vocab = sorted({i for r in rankings for i in r} | {i for j in judgments for i in j})
+        code = {v: n for n, v in enumerate(vocab)}
+        offsets = np.concatenate(([0], np.cumsum([len(r) for r in rankings]))).astype(np.int64)
+        grade, judged, items, sc = [], [], [], []
+        for qi, (r, j) in enumerate(zip(rankings, judgments)):
+            for n, i in enumerate(r):
+                g = j.get(i)
+                judged.append(g is not None and g >= 0)
+                grade.append(0.0 if g is None else float(g))
+                items.append(code[i])
+                sc.append(scores[qi][n] if scores is not None else -(n + 1.0))
+        qrel_offsets = np.concatenate(([0], np.cumsum([len(j) for j in judgments]))).astype(np.int64)
+        qrel_grade = np.array(
+            [g for j in judgments for g in sorted((float(x) for x in j.values()), reverse=True)],
+            dtype=np.float64,
+        )
+        return cls(
+            offsets=offsets,
+            grade=np.array(grade, dtype=np.float64),
+            judged=np.array(judged, dtype=bool),
+            score=np.array(sc, dtype=np.float64),
+            item=np.array(items, dtype=np.int64),
+            qrel_offsets=qrel_offsets,
+            qrel_grade=qrel_grade,
+            context=dict(context or {}, item_ids=vocab),
+        )

@@ -1,0 +1,127 @@
+"""User-model measures: rank-biased precision (with residual) and expected reciprocal rank."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .. import _segments as S
+from ..batch import Batch
+from ..registry import Example, MetricSpec, Param, register
+from ._common import REL, is_rel, top
+
+PERSISTENCE = Param("p", float, 0.8, "persistence: probability of looking at the next item",
+                    check=lambda v: 0 < v < 1, rule="in (0, 1)")
+
+
+def rbp_kernel(b: Batch, rel: float, p: float, residual: bool) -> np.ndarray:
+    w = (1.0 - p) * np.power(p, b.pos - 1.0)
+    if not residual:
+        return b.seg_sum(np.where(b.relevant(rel), w, 0.0))
+    # weight of unjudged items in the list plus everything below its depth
+    depth = b.lengths if b.k is None else np.full(b.n_queries, b.k)
+    return b.seg_sum(np.where(b.judged, 0.0, w)) + np.power(p, depth.astype(np.float64))
+
+
+def rbp_reference(
+    ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, p: float, residual: bool
+) -> float:
+    kept = top(ranking, k)
+    if not residual:
+        return sum((1 - p) * p**i for i, d in enumerate(kept) if is_rel(qrels, d, rel))
+    depth = len(kept) if k is None else k
+    unjudged = sum((1 - p) * p**i for i, d in enumerate(kept) if qrels.get(d, -1.0) < 0)
+    return unjudged + p**depth
+
+
+register(
+    MetricSpec(
+        name="rbp",
+        family="ranking",
+        summary="Rank-biased precision: expected rate of relevant items seen by a user of persistence p.",
+        formula=r"RBP = (1-p) \sum_i [rel_i \ge rel]\, p^{i-1};\ residual = (1-p)\sum_{i\ unjudged} p^{i-1} + p^{d}",
+        citation="Moffat & Zobel, TOIS 27(1) 2008, doi:10.1145/1416950.1416952.",
+        convention=(
+            "Binary relevance (grade >= rel). residual=true gives the residual instead: the weight "
+            "of unjudged items in the list and of all ranks below its depth d (the list length, or k), "
+            "so RBP lies in [rbp, rbp + residual] whatever the unjudged items are."
+        ),
+        kernel=rbp_kernel,
+        reference=rbp_reference,
+        params=(REL, PERSISTENCE, Param("residual", bool, False, "return the residual instead of RBP")),
+        aliases={"rank_biased_precision": {}, "rbp_resid": {"residual": True}},
+        examples=(
+            Example(("a", "b", "c"), {"a": 1, "c": 1}, 0.2 * (1 + 0.8**2), params={"p": 0.8}),
+            Example(("a", "u", "c"), {"a": 1, "c": 1}, 0.2 * 0.8 + 0.8**3, params={"p": 0.8, "residual": True},
+                    note="u unjudged: its weight plus p^3 beyond the list"),
+        ),
+        properties=frozenset({"ranking", "binary"}),
+    )
+)
+
+
+def _cumprod_before(values: np.ndarray, offsets: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """For each row, the product of ``values`` of the rows above it in its segment."""
+    n_q = len(offsets) - 1
+    lengths = np.diff(offsets)
+    width = int(lengths.max()) if n_q and len(values) else 0
+    out = np.ones(len(values))
+    if width == 0:
+        return out
+    if n_q * width <= 4 * len(values) + 1_000_000:
+        grid = np.ones((n_q, width + 1))
+        seg = S.row_segments(offsets)
+        grid[seg, pos] = values  # column j holds the value at rank j; column 0 stays 1
+        prod = np.cumprod(grid, axis=1)
+        return prod[seg, pos - 1]
+    for q in range(n_q):  # very uneven lengths: segment by segment
+        a, b = offsets[q], offsets[q + 1]
+        if b > a:
+            out[a:b] = np.concatenate(([1.0], np.cumprod(values[a : b - 1])))
+    return out
+
+
+def err_kernel(b: Batch, max_grade: float | None) -> np.ndarray:
+    gmax = max_grade if max_grade is not None else b.context.get("max_grade", 1.0)
+    g = np.where(b.judged, np.maximum(b.grade, 0.0), 0.0)
+    r = (np.exp2(g) - 1.0) / np.exp2(gmax)
+    before = _cumprod_before(1.0 - r, b.offsets, b.pos)
+    return b.seg_sum(r * before / b.pos)
+
+
+def err_reference(
+    ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, max_grade: float | None,
+    *, context: Mapping[str, float] | None = None,
+) -> float:
+    gmax = max_grade if max_grade is not None else (context or {}).get("max_grade", 1.0)
+    total, stay = 0.0, 1.0
+    for i, d in enumerate(top(ranking, k), start=1):
+        g = qrels.get(d, 0.0)
+        r = (2.0 ** max(g, 0.0) - 1.0) / 2.0**gmax
+        total += stay * r / i
+        stay *= 1.0 - r
+    return total
+
+
+register(
+    MetricSpec(
+        name="err",
+        family="ranking",
+        summary="Expected reciprocal rank: the cascade user stops at item i with probability R_i.",
+        formula=r"ERR@k = \sum_{i \le k} \frac{R_i}{i} \prod_{j<i} (1 - R_j),\ R = (2^g - 1) / 2^{g_{max}}",
+        citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009, doi:10.1145/1645953.1646033.",
+        convention=(
+            "g_max is the top grade of the scale: the max_grade parameter, by default the highest "
+            "grade in the judgments being evaluated (all queries)."
+        ),
+        kernel=err_kernel,
+        reference=err_reference,
+        params=(Param("max_grade", float, None, "top grade of the scale (default: highest judged grade)"),),
+        aliases={"expected_reciprocal_rank": {}},
+        examples=(
+            Example(("a", "b"), {"a": 1, "b": 2}, (1 / 4) + (1 - 1 / 4) * (3 / 4) / 2, params={"max_grade": 2.0}),
+        ),
+        properties=frozenset({"ranking", "graded", "monotone_k"}),
+    )
+)

@@ -1,0 +1,156 @@
+"""Discounted cumulative gain and its normalised form, with named gain and discount variants."""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .. import _segments as S
+from ..batch import Batch
+from ..registry import Example, MetricSpec, Param, register
+from ._common import top
+
+GAIN = Param("gain", str, "linear", "gain of a grade g: linear = g, exp = 2^g - 1", choices=("linear", "exp"))
+DISCOUNT = Param(
+    "discount",
+    str,
+    "log2",
+    "log2 = 1/log2(i+1); jarvelin = 1 at rank 1, 1/log2(i) from rank 2",
+    choices=("log2", "jarvelin"),
+)
+_DCG_ALIASES = {"dcg": {"log2": {"gain": "linear"}, "exp-log2": {"gain": "exp"}}}
+
+
+def _gain(g: np.ndarray, gain: str) -> np.ndarray:
+    g = np.maximum(g, 0.0)
+    return np.exp2(g) - 1.0 if gain == "exp" else g
+
+
+def _discount(pos: np.ndarray, discount: str) -> np.ndarray:
+    pos = pos.astype(np.float64)
+    if discount == "jarvelin":
+        return 1.0 / np.where(pos < 2, 1.0, np.log2(np.maximum(pos, 2.0)))
+    return 1.0 / np.log2(pos + 1.0)
+
+
+def _dcg(b: Batch, gain: str, discount: str) -> np.ndarray:
+    g = np.where(b.judged, _gain(b.grade, gain), 0.0)
+    return b.seg_sum(g * _discount(b.pos, discount))
+
+
+def _idcg(b: Batch, gain: str, discount: str) -> np.ndarray:
+    """DCG of the ideal ranking: all judged items by grade, cut at k."""
+    off = b.qrel_offsets
+    pos = S.positions(off)
+    keep = pos <= b.k if b.k is not None else np.ones(len(pos), dtype=bool)
+    g = _gain(b.qrel_grade, gain) * _discount(pos, discount)
+    return S.seg_sum(np.where(keep, g, 0.0), off)
+
+
+def dcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
+    return _dcg(b, gain, discount)
+
+
+def ndcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
+    key = ("idcg", gain, discount, b.k)
+    ideal = b._cache.get(key)
+    if ideal is None:
+        ideal = b._cache[key] = _idcg(b, gain, discount)
+    d = _dcg(b, gain, discount)
+    return np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0)
+
+
+def _ref_gain(g: float, gain: str) -> float:
+    g = max(g, 0.0)
+    return 2.0**g - 1.0 if gain == "exp" else g
+
+
+def _ref_disc(i: int, discount: str) -> float:
+    if discount == "jarvelin":
+        return 1.0 if i < 2 else 1.0 / math.log2(i)
+    return 1.0 / math.log2(i + 1)
+
+
+def _ref_dcg(grades: Sequence[float], gain: str, discount: str) -> float:
+    return sum(_ref_gain(g, gain) * _ref_disc(i, discount) for i, g in enumerate(grades, start=1))
+
+
+def dcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, gain: str, discount: str) -> float:
+    return _ref_dcg([qrels.get(d, 0.0) for d in top(ranking, k)], gain, discount)
+
+
+def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, gain: str, discount: str) -> float:
+    ideal = _ref_dcg(top(sorted(qrels.values(), reverse=True), k), gain, discount)  # type: ignore[arg-type]
+    return dcg_reference(ranking, qrels, k, gain, discount) / ideal if ideal > 0 else 0.0
+
+
+_SEED001 = {f"d{i}": g for i, g in enumerate([5, 3, 3, 3, 3, 3, 0, 0, 0, 0])}
+_S001_B = ("d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d0")  # 3 3 3 3 3 0 0 0 0 5
+_S001_C = ("d0", "d9", "d8", "d7", "d6", "d5", "d4", "d3", "d2", "d1")  # 5 0 0 0 0 3 3 3 3 3
+_GRADED = {"1": 5, "3": 2, "2": 4, "6": 1, "4": 3}  # seed 000, graded example
+_GRADED_RUN = ("1", "3", "2", "6", "4")
+
+register(
+    MetricSpec(
+        name="dcg",
+        family="ranking",
+        summary="Discounted cumulative gain of the top k.",
+        formula=r"DCG@k = \sum_{i \le k} gain(g_i) \cdot disc(i)",
+        citation="Järvelin & Kekäläinen, TOIS 20(4) 2002, doi:10.1145/582415.582418; Burges et al., ICML 2005.",
+        convention="Linear gain and 1/log2(i+1) by default (trec_eval); negative and unjudged grades gain 0.",
+        kernel=dcg_kernel,
+        reference=dcg_reference,
+        params=(GAIN, DISCOUNT),
+        aliases={"dcg_burges": {"gain": "exp"}, "dcg_jarvelin": {"discount": "jarvelin"}},
+        param_aliases=_DCG_ALIASES,
+        bounds=(0.0, np.inf),
+        examples=(
+            Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1},
+                    1 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4), k=5,
+                    params={"discount": "jarvelin"}, note="seed 004: DCG5 = 2.13"),
+        ),
+        properties=frozenset({"ranking", "graded", "monotone_k"}),
+    )
+)
+
+register(
+    MetricSpec(
+        name="ndcg",
+        family="ranking",
+        summary="Normalised DCG: DCG@k over the DCG@k of the ideal ranking of all judged items.",
+        formula=r"nDCG@k = DCG@k / IDCG@k",
+        citation=(
+            "Järvelin & Kekäläinen, TOIS 20(4) 2002, doi:10.1145/582415.582418 (discount=jarvelin); "
+            "Burges et al., ICML 2005, doi:10.1145/1102351.1102363 (gain=exp); trec_eval ndcg, ndcg_cut."
+        ),
+        convention=(
+            "Default linear gain and 1/log2(i+1) (trec_eval's ndcg and ndcg_cut). gain=exp is "
+            "2^g - 1 (Burges, alias ndcg_burges); discount=jarvelin leaves rank 1 undiscounted and "
+            "divides by log2(i) from rank 2 (alias ndcg_jarvelin, seed 001's NDCG1). The ideal "
+            "ranking is built from all judged items, retrieved or not; 0 when it has no gain."
+        ),
+        kernel=ndcg_kernel,
+        reference=ndcg_reference,
+        params=(GAIN, DISCOUNT),
+        aliases={"ndcg_burges": {"gain": "exp"}, "ndcg_jarvelin": {"discount": "jarvelin"}, "ndcg_cut": {}},
+        param_aliases=_DCG_ALIASES,
+        examples=(
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.7039180890341349, note="seed 000, top-4"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.6131471927654585, k=2, note="seed 000, top-2"),
+            Example(_GRADED_RUN, _GRADED, 0.8128912838590544, k=2, params={"gain": "exp"},
+                    note="seed 000 graded, top-2"),
+            Example(_GRADED_RUN, _GRADED, 0.9187707805346093, k=3, params={"gain": "exp"},
+                    note="seed 000 graded, top-3"),
+            Example(_S001_B, _SEED001, 0.88, params={"discount": "jarvelin"}, note="seed 001 NDCG1 ~0.88", tol=0.005),
+            Example(_S001_B, _SEED001, 0.63, params={"gain": "exp"}, note="seed 001 NDCG2 ~0.63", tol=0.005),
+            Example(_S001_C, _SEED001, 0.73, params={"discount": "jarvelin"}, note="seed 001 NDCG1 ~0.73", tol=0.005),
+            Example(_S001_C, _SEED001, 0.89, params={"gain": "exp"}, note="seed 001 NDCG2 ~0.89", tol=0.005),
+            Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1}, 0.81, k=5,
+                    params={"discount": "jarvelin"}, note="seed 004: NDCG ~0.81", tol=0.005),
+        ),
+        properties=frozenset({"ranking", "graded"}),
+        trec_name="ndcg",
+    )
+)

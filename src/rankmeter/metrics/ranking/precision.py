@@ -1,0 +1,298 @@
+"""Set-based measures of a ranked list: precision, recall, F, hits, success, counts, R-precision."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..batch import Batch
+from ..registry import Example, MetricSpec, Param, register
+from ._common import REL, is_rel, n_relevant, top
+
+_H = ("ranking", "binary")
+
+# Seed 000 (Hivemall): rec = [1, 3, 2, 6], truth = {1, 2, 4}
+_HIVEMALL_REC = ("1", "3", "2", "6")
+_HIVEMALL_TRUTH = {"1": 1.0, "2": 1.0, "4": 1.0}
+# Seed 003: 7 documents A..G, relevant A, C, F, G; top 5 holds A, C, G.
+_S3_RANK = ("A", "B", "C", "D", "G", "E", "F")
+_S3_REL = {"A": 1.0, "C": 1.0, "F": 1.0, "G": 1.0}
+
+
+def _hits(b: Batch, rel: float) -> np.ndarray:
+    return b.seg_sum(b.relevant(rel))
+
+
+def _safe_div(a: np.ndarray, d: np.ndarray) -> np.ndarray:
+    d = np.asarray(d, dtype=np.float64)
+    return np.divide(a, d, out=np.zeros(np.broadcast(a, d).shape), where=d > 0)
+
+
+def _precision(b: Batch, rel: float, norm: str) -> np.ndarray:
+    hits = _hits(b, rel)
+    if b.k is None or norm == "retrieved":
+        return _safe_div(hits, b.lengths)
+    return hits / b.k
+
+
+def p_kernel(b: Batch, rel: float, norm: str) -> np.ndarray:
+    return _precision(b, rel, norm)
+
+
+def p_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, norm: str) -> float:
+    kept = top(ranking, k)
+    hits = sum(is_rel(qrels, d, rel) for d in kept)
+    denom = len(kept) if (k is None or norm == "retrieved") else k
+    return hits / denom if denom else 0.0
+
+
+register(
+    MetricSpec(
+        name="p",
+        family="ranking",
+        summary="Precision at k: share of the top k that is relevant.",
+        formula=r"P@k = |\{i \le k : rel_i \ge rel\}| / k",
+        citation="trec_eval's P; Manning, Raghavan & Schütze, Introduction to IR (2008), ch. 8.",
+        convention=(
+            "Divides by k even when fewer than k items were retrieved (trec_eval). "
+            "norm=retrieved divides by the number retrieved within k (Hivemall's precision). "
+            "Without a cutoff: relevant retrieved / retrieved."
+        ),
+        kernel=p_kernel,
+        reference=p_reference,
+        params=(REL, Param("norm", str, "k", "denominator: k or retrieved", choices=("k", "retrieved"))),
+        aliases={"precision": {}, "set_p": {"norm": "retrieved"}},
+        examples=(
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=None, note="seed 000, top-4 (max_k)"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=2, note="seed 000, top-2"),
+            Example(_S3_RANK, _S3_REL, 3 / 5, k=5, note="seed 003: precision@5 = 3/5"),
+            Example(("a",), {"a": 1.0}, 0.1, k=10, note="divides by k, like trec_eval"),
+            Example(("a",), {"a": 1.0}, 1.0, k=10, params={"norm": "retrieved"}),
+        ),
+        properties=frozenset(_H),
+        trec_name="P",
+    )
+)
+
+
+def r_kernel(b: Batch, rel: float) -> np.ndarray:
+    return _safe_div(_hits(b, rel), b.n_rel(rel))
+
+
+def r_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+    nrel = n_relevant(qrels, rel)
+    return sum(is_rel(qrels, d, rel) for d in top(ranking, k)) / nrel if nrel else 0.0
+
+
+register(
+    MetricSpec(
+        name="r",
+        family="ranking",
+        summary="Recall at k: share of all relevant items found in the top k.",
+        formula=r"R@k = |\{i \le k : rel_i \ge rel\}| / |\{d : rel_d \ge rel\}|",
+        citation="trec_eval's recall; Hivemall Recall@k (seed 000).",
+        convention="0 for a query without relevant items.",
+        kernel=r_kernel,
+        reference=r_reference,
+        params=(REL,),
+        aliases={"recall": {}},
+        examples=(
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="seed 000, top-4"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1 / 3, k=2, note="seed 000, top-2"),
+            Example(_S3_RANK, _S3_REL, 3 / 4, k=5, note="seed 003: recall@5 = 3/4"),
+        ),
+        properties=frozenset(set(_H) | {"monotone_k"}),
+        trec_name="recall",
+    )
+)
+
+
+def f_kernel(b: Batch, rel: float, beta: float) -> np.ndarray:
+    p = _precision(b, rel, "k")
+    r = r_kernel(b, rel)
+    b2 = beta * beta
+    return _safe_div((1 + b2) * p * r, b2 * p + r)
+
+
+def f_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, beta: float) -> float:
+    p = p_reference(ranking, qrels, k, rel, "k")
+    r = r_reference(ranking, qrels, k, rel)
+    b2 = beta * beta
+    return (1 + b2) * p * r / (b2 * p + r) if (b2 * p + r) > 0 else 0.0
+
+
+register(
+    MetricSpec(
+        name="f",
+        family="ranking",
+        summary="F-measure at k: weighted harmonic mean of P@k and R@k.",
+        formula=r"F_\beta@k = (1+\beta^2) P R / (\beta^2 P + R)",
+        citation="van Rijsbergen, Information Retrieval (1979); seed 002.",
+        convention="Uses P@k (divides by k) and R@k; 0 when both are 0. f1 is beta=1.",
+        kernel=f_kernel,
+        reference=f_reference,
+        params=(REL, Param("beta", float, 1.0, "weight of recall", check=lambda v: v > 0, rule="> 0")),
+        aliases={"f1": {"beta": 1.0}, "f_measure": {}},
+        examples=(
+            Example(("classical", "invented", "baroque", "instrumental"),
+                    {"classical": 1, "instrumental": 1, "piano": 1, "baroque": 1}, 0.75, k=4,
+                    note="seed 002: P = R = F1 = 0.75"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 * 0.5 * (1 / 3) / (0.5 + 1 / 3), k=2),
+        ),
+        properties=frozenset(_H),
+    )
+)
+
+
+def hits_kernel(b: Batch, rel: float) -> np.ndarray:
+    return _hits(b, rel)
+
+
+def hits_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+    return float(sum(is_rel(qrels, d, rel) for d in top(ranking, k)))
+
+
+register(
+    MetricSpec(
+        name="hits",
+        family="ranking",
+        summary="Number of relevant items in the top k.",
+        formula=r"hits@k = |\{i \le k : rel_i \ge rel\}|",
+        citation="ranx hits.",
+        kernel=hits_kernel,
+        reference=hits_reference,
+        params=(REL,),
+        aliases={},
+        bounds=(0.0, np.inf),
+        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0), Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1.0, k=2)),
+        properties=frozenset(set(_H) | {"count", "monotone_k"}),
+    )
+)
+
+
+register(
+    MetricSpec(
+        name="num_rel_ret",
+        family="ranking",
+        summary="Number of relevant items retrieved (trec_eval's num_rel_ret); hits without a cutoff.",
+        formula=r"num\_rel\_ret = |\{i : rel_i \ge rel\}|",
+        citation="trec_eval num_rel_ret.",
+        kernel=hits_kernel,
+        reference=hits_reference,
+        params=(REL,),
+        bounds=(0.0, np.inf),
+        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0),),
+        properties=frozenset(set(_H) | {"count", "monotone_k"}),
+        trec_name="num_rel_ret",
+    )
+)
+
+
+def success_kernel(b: Batch, rel: float) -> np.ndarray:
+    return (_hits(b, rel) > 0).astype(np.float64)
+
+
+def success_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+    return 1.0 if any(is_rel(qrels, d, rel) for d in top(ranking, k)) else 0.0
+
+
+register(
+    MetricSpec(
+        name="success",
+        family="ranking",
+        summary="Success at k (hit rate): 1 if any of the top k is relevant, else 0.",
+        formula=r"success@k = [\exists i \le k : rel_i \ge rel]",
+        citation="trec_eval success; ranx hit_rate.",
+        kernel=success_kernel,
+        reference=success_reference,
+        params=(REL,),
+        aliases={"hit_rate": {}, "hitrate": {}},
+        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1.0, k=1), Example(("3", "6"), _HIVEMALL_TRUTH, 0.0, k=2)),
+        properties=frozenset(set(_H) | {"monotone_k"}),
+        trec_name="success",
+    )
+)
+
+
+def num_ret_kernel(b: Batch) -> np.ndarray:
+    return b.lengths.astype(np.float64)
+
+
+def num_ret_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None) -> float:
+    return float(len(top(ranking, k)))
+
+
+register(
+    MetricSpec(
+        name="num_ret",
+        family="ranking",
+        summary="Number of items retrieved (within the cutoff).",
+        formula=r"num\_ret = |ranking|",
+        citation="trec_eval num_ret.",
+        kernel=num_ret_kernel,
+        reference=num_ret_reference,
+        bounds=(0.0, np.inf),
+        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 4.0), Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0, k=2)),
+        properties=frozenset({"ranking", "count", "monotone_k", "judgment_free"}),
+        trec_name="num_ret",
+    )
+)
+
+
+def num_rel_kernel(b: Batch, rel: float) -> np.ndarray:
+    return b.n_rel(rel).astype(np.float64)
+
+
+def num_rel_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+    return float(n_relevant(qrels, rel))
+
+
+register(
+    MetricSpec(
+        name="num_rel",
+        family="ranking",
+        summary="Number of relevant items judged for the query (whatever was retrieved).",
+        formula=r"num\_rel = |\{d : rel_d \ge rel\}|",
+        citation="trec_eval num_rel.",
+        kernel=num_rel_kernel,
+        reference=num_rel_reference,
+        params=(REL,),
+        cutoff=False,
+        bounds=(0.0, np.inf),
+        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 3.0),),
+        properties=frozenset({"ranking", "binary", "count", "ranking_free"}),
+        trec_name="num_rel",
+    )
+)
+
+
+def rprec_kernel(b: Batch, rel: float) -> np.ndarray:
+    nrel = b.n_rel(rel)
+    limit = np.repeat(nrel, b.lengths)
+    return _safe_div(b.seg_sum(b.relevant(rel) & (b.pos <= limit)), nrel)
+
+
+def rprec_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+    nrel = n_relevant(qrels, rel)
+    if not nrel:
+        return 0.0
+    return sum(is_rel(qrels, d, rel) for d in top(ranking, k)[:nrel]) / nrel
+
+
+register(
+    MetricSpec(
+        name="rprec",
+        family="ranking",
+        summary="R-precision: precision at rank R, R the number of relevant items.",
+        formula=r"Rprec = |\{i \le R : rel_i \ge rel\}| / R",
+        citation="trec_eval Rprec; Buckley & Voorhees (2000).",
+        kernel=rprec_kernel,
+        reference=rprec_reference,
+        params=(REL,),
+        aliases={"r-precision": {}, "r_precision": {}},
+        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="R = 3: items 1 and 2 in the top 3"),),
+        properties=frozenset(_H),
+        trec_name="Rprec",
+    )
+)

@@ -1,0 +1,47 @@
+"""Reciprocal rank of the first relevant item (mrr is its mean)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .. import _segments as S
+from ..batch import Batch
+from ..registry import Example, MetricSpec, register
+from ._common import REL, is_rel, top
+
+
+def rr_kernel(b: Batch, rel: float) -> np.ndarray:
+    first = S.seg_first_true(b.relevant(rel), b.pos, b.offsets)
+    return np.divide(1.0, first, out=np.zeros(len(first)), where=first > 0)
+
+
+def rr_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+    for i, d in enumerate(top(ranking, k), start=1):
+        if is_rel(qrels, d, rel):
+            return 1.0 / i
+    return 0.0
+
+
+register(
+    MetricSpec(
+        name="rr",
+        family="ranking",
+        summary="Reciprocal rank: 1 / rank of the first relevant item, 0 if none (mrr is its mean).",
+        formula=r"RR@k = 1 / \min\{i \le k : rel_i \ge rel\}",
+        citation="Voorhees, TREC-8 QA track (1999); trec_eval recip_rank.",
+        kernel=rr_kernel,
+        reference=rr_reference,
+        params=(REL,),
+        aliases={"mrr": {}, "recip_rank": {}, "reciprocal_rank": {}},
+        examples=(
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1.0, note="seed 000 MRR"),
+            Example(("classical", "instrumental", "piano", "baroque"), {"instrumental": 1}, 0.5,
+                    note="seed 002: found at rank 2"),
+            Example(("a", "b", "c"), {"c": 1}, 0.0, k=2),
+        ),
+        properties=frozenset({"ranking", "binary", "monotone_k"}),
+        trec_name="recip_rank",
+    )
+)
