@@ -26,7 +26,7 @@ from .metrics.batch import Batch
 from .metrics.registry import Metric, parse_metrics
 from .result import Coverage, Result
 
-__all__ = ["evaluate", "align", "compute"]
+__all__ = ["evaluate", "align", "compute", "finalize", "check_ranking_metrics"]
 
 QueryPolicy = Literal["judged", "run", "qrels"]
 
@@ -162,14 +162,37 @@ def align(
     return batch, qvocab.take(pa.array(sel_codes)), coverage
 
 
-def compute(batch: Batch, metrics: Iterable[Metric]) -> dict[str, np.ndarray]:
-    """Per-query values of each metric on a batch."""
-    out: dict[str, np.ndarray] = {}
+def check_ranking_metrics(metrics: Iterable[Metric]) -> None:
     for m in metrics:
-        values = np.asarray(m.spec.kernel(batch.cut(m.k), **m.params), dtype=np.float64)
-        if values.shape != (batch.n_queries,):
-            raise RuntimeError(f"kernel of {m.name} returned shape {values.shape} for {batch.n_queries} queries")
-        out[m.text] = values
+        if m.spec.input != "ranking":
+            raise ParameterError(
+                f"metric {m.text!r} evaluates {m.spec.input}, not rankings: use "
+                f"rankmeter.evaluate_{m.spec.input}(...) (CLI: rankmeter evaluate-{m.spec.input})")
+
+
+def compute(batch: Batch, metrics: Iterable[Metric]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Per-query values of the query-level metrics, and the states of the corpus-level ones."""
+    values: dict[str, np.ndarray] = {}
+    states: dict[str, Any] = {}
+    for m in metrics:
+        out = m.spec.kernel(batch.cut(m.k), **m.params)
+        if m.spec.level == "corpus":
+            states[m.text] = out
+            continue
+        arr = np.asarray(out, dtype=np.float64)
+        if arr.shape != (batch.n_queries,):
+            raise RuntimeError(f"kernel of {m.name} returned shape {arr.shape} for {batch.n_queries} queries")
+        values[m.text] = arr
+    return values, states
+
+
+def finalize(metrics: Iterable[Metric], states: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, float]:
+    """Values of the corpus-level metrics from their (merged) states."""
+    out: dict[str, float] = {}
+    for m in metrics:
+        if m.spec.level == "corpus":
+            assert m.spec.finalize is not None
+            out[m.text] = float(m.spec.finalize(states[m.text], context=context, **m.params))
     return out
 
 
@@ -196,7 +219,9 @@ def evaluate(
     parsed = parse_metrics(metrics)
     q = as_qrels(qrels, duplicates=duplicates) if not isinstance(qrels, Qrels) else qrels
     r = as_run(run, duplicates=duplicates) if not isinstance(run, Run) else run
+    check_ranking_metrics(parsed)
     batch, qids, coverage = align(q, r, queries, context)
-    values = compute(batch, parsed)
+    values, states = compute(batch, parsed)
+    corpus = finalize(parsed, states, batch.context)
     return Result(queries=qids.to_pylist(), values=values, metrics=parsed, coverage=coverage,
-                  notes=coverage.notes())
+                  notes=coverage.notes(), corpus=corpus)

@@ -82,11 +82,18 @@ class Result:
     metrics: Sequence[Any] = ()
     coverage: Coverage | None = None
     notes: Sequence[str] = ()
+    corpus: Mapping[str, float] = field(default_factory=dict)
     index_name: str = "query"
 
     @property
     def mean(self) -> dict[str, float]:
-        return {m: (float(np.mean(v)) if len(v) else float("nan")) for m, v in self.values.items()}
+        """Metric -> aggregate: the mean over queries, or the corpus-level value."""
+        out = {m: (float(np.mean(v)) if len(v) else float("nan")) for m, v in self.values.items()}
+        out.update(self.corpus)
+        if self.metrics:
+            order = [m.text for m in self.metrics if m.text in out]
+            out = {k: out[k] for k in order + [k for k in out if k not in order]}
+        return out
 
     @property
     def n_queries(self) -> int:
@@ -101,6 +108,8 @@ class Result:
         return frame
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
+        """``{"queries": N, "mean": {...}, "per_query": {query: {metric: value}}}`` (corpus-level
+        metrics appear in ``mean`` only)."""
         out: dict[str, Any] = {"queries": self.n_queries, "mean": self.mean}
         if per_query:
             names = list(self.values)

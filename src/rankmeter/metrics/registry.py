@@ -139,6 +139,24 @@ class MetricSpec:
     convention: str = ""
     properties: frozenset[str] = frozenset()
     trec_name: str | None = None
+    # What the kernel reads: "ranking" (a Batch of ranked lists with judgments) or
+    # "ratings" (predicted vs true ratings, see rankmeter.ratings). evaluate() takes
+    # ranking metrics only and says which entry point a metric needs.
+    input: str = "ranking"
+    # "query": the kernel returns one value per query and the mean aggregates.
+    # "corpus": the metric is a property of all lists together (catalogue coverage,
+    # Gini of exposure): the kernel returns a mergeable *state* for the batch,
+    # ``merge(a, b)`` combines the states of two batches (streaming, Spark) and
+    # ``finalize(state, context)`` gives the value.
+    level: str = "query"
+    merge: Callable[[Any, Any], Any] | None = None
+    finalize: Callable[..., float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.level not in ("query", "corpus"):
+            raise ValueError(f"{self.name}: level must be 'query' or 'corpus'")
+        if self.level == "corpus" and (self.merge is None or self.finalize is None):
+            raise ValueError(f"{self.name}: a corpus-level metric needs merge and finalize")
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
