@@ -1,0 +1,43 @@
+# rankmeter: `make demo` runs the main job, `make test` runs the whole suite.
+# Needs only python3 (>= 3.11) and make; everything else is installed into .venv.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+
+.PHONY: demo test bench lint clean help
+
+help:
+	@echo "make demo   - install into .venv and run the demo experiment (writes demo-output/)"
+	@echo "make test   - install test extras into .venv and run the whole test suite"
+	@echo "make bench  - run the benchmarks (slow; figures in benchmarks/RESULTS-*.md)"
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "rankmeter needs Python >= 3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[report]"
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[test]"
+	touch $@
+
+$(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[test,bench]"
+	touch $@
+
+demo: $(VENV)/.demo-installed
+	$(BIN)/rankmeter demo --out demo-output
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+bench: $(VENV)/.bench-installed
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) demo-output .pytest_cache .hypothesis benchmarks/_data
