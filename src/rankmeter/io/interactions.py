@@ -740,6 +740,10 @@ def _locate_csv_error(source: str, sep: str, n_fields: int, first_data: int, mes
                         f"expected {n_fields} fields, found {len(fields)}",
                         source=source, line=number, text=line,
                     )
+                if sep == "::" and line.count(":") != 2 * (n_fields - 1):
+                    return InputError(
+                        "a field contains ':' in a '::'-separated file", source=source, line=number, text=line
+                    )
                 if bad_value is not None and bad_value in fields:
                     return InputError(
                         f"cannot read {bad_value!r} as a number", source=source, line=number, text=line

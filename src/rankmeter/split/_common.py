@@ -628,7 +628,7 @@ def check_small_policy(
     if n_present and n_small == n_present:
         raise InputError(
             f"{prep.func}: every user has {rule}, so no user can be split ({eligible_needed}); "
-            f"the largest user has {int(counts.max())} interactions"
+            f"the largest user has {int(counts.max())} interaction{'s' if counts.max() != 1 else ''}"
         )
     if n_small and small_users == "error":
         raise InputError(

@@ -364,10 +364,8 @@ def _as_time(threshold: Any, unit: str | None) -> str | None:
     if unit is None:
         return None
     try:
-        if unit == "D":
-            return str(np.datetime64(int(math.ceil(threshold)), "D"))
-        ns = int(math.ceil(float(threshold) * _NS_PER[unit])) if not isinstance(threshold, (int, np.integer)) \
-            else int(threshold) * _NS_PER[unit]
-        return str(np.datetime64(ns, "ns"))
+        if isinstance(threshold, (int, np.integer)):
+            return str(np.datetime64(int(threshold), unit))
+        return str(np.datetime64(int(math.ceil(float(threshold) * _NS_PER[unit])), "ns"))
     except (OverflowError, ValueError):  # pragma: no cover - out of datetime64 range
         return None
