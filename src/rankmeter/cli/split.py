@@ -1,0 +1,290 @@
+"""``rankmeter split``: split an interaction file into train and test files.
+
+Writes ``OUT/train.parquet`` and ``OUT/test.parquet`` (k-fold: ``OUT/fold-1/train.parquet``
+...), every input column kept, rows in input order, and ``OUT/summary.json`` with the
+counts; prints a short summary on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+METHODS = ("holdout", "temporal", "leave-k-out", "kfold")
+
+# options that only make sense for some methods (None: the option was not given)
+_APPLIES = {
+    "test_fraction": ("holdout", "temporal"),
+    "per_user": ("holdout", "temporal", "kfold"),
+    "k": ("temporal", "leave-k-out"),
+    "folds": ("kfold",),
+    "by": ("leave-k-out",),
+    "seed": ("holdout", "leave-k-out", "kfold"),
+    "cutoff": ("temporal",),
+    "test_span": ("temporal",),
+    "time_unit": ("temporal",),
+    "unit": ("kfold",),
+}
+
+
+@click.command(
+    name="split",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=(
+        "Examples:\n\n"
+        "  rankmeter split u.data --method holdout --per-user --test-fraction 0.2 --out out/\n\n"
+        "  rankmeter split ratings.parquet --method temporal --cutoff 2024-06-01 --out out/\n\n"
+        "  rankmeter split u.data --method leave-k-out --k 1 --by time --out out/\n\n"
+        "  rankmeter split u.data --method kfold --folds 5 --per-user --seed 7 --out out/"
+    ),
+)
+@click.argument("interactions", metavar="INTERACTIONS")
+@click.option("--method", type=click.Choice(METHODS), required=True, help="Splitting protocol.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.option("--test-fraction", type=float, default=None,
+              help="Test fraction in (0, 1) (holdout default 0.2; temporal: latest fraction).")
+@click.option("--per-user", is_flag=True, default=None,
+              help="Within each user (holdout, temporal) / user-stratified folds (kfold).")
+@click.option("--k", "k", type=int, default=None, help="Test interactions per user (leave-k-out default 1; temporal --per-user: latest k).")
+@click.option("--folds", type=int, default=None, help="Number of folds (kfold, default 5).")
+@click.option("--by", type=click.Choice(["time", "random"]), default=None, help="leave-k-out: latest (default) or random.")
+@click.option("--seed", type=int, default=None, help="Random seed (default 0).")
+@click.option("--cutoff", default=None, help="temporal: test = timestamp >= CUTOFF (number or ISO date/time).")
+@click.option("--test-span", type=float, default=None, help="temporal: test the last fraction of the time span.")
+@click.option("--time-unit", type=click.Choice(["s", "ms", "us", "ns"]), default=None,
+              help="What numeric timestamps count, for a date --cutoff.")
+@click.option("--unit", type=click.Choice(["interactions", "users"]), default=None, help="kfold: deal interactions (default) or users into folds.")
+@click.option("--min-user-interactions", type=int, default=1, show_default=True, help="Filter users with fewer rows first.")
+@click.option("--min-item-interactions", type=int, default=1, show_default=True, help="Filter items with fewer rows first.")
+@click.option("--iterate-filters", is_flag=True, help="Repeat the filters until they hold (k-core).")
+@click.option("--small-users", type=click.Choice(["train", "drop", "error"]), default="train", show_default=True,
+              help="Users too small for the protocol: keep in train, drop, or fail.")
+@click.option("--drop-cold-users", is_flag=True, help="Remove test rows whose user has no train row.")
+@click.option("--drop-cold-items", is_flag=True, help="Remove test rows whose item has no train row.")
+@click.option("--user", "user_col", default=None, help="User column (detected by default).")
+@click.option("--item", "item_col", default=None, help="Item column (detected by default).")
+@click.option("--rating", "rating_col", default=None, help="Rating column (checked to be numeric; kept either way).")
+@click.option("--timestamp", "timestamp_col", default=None, help="Timestamp column (detected by default).")
+@click.option("--sep", default=None, help="Field separator of a text file (default: guessed; '::' for ml-1m).")
+@click.option("--header/--no-header", default=None, help="Whether a text file has a header line (default: guessed).")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True,
+              help="Output file format.")
+def command(interactions: str, method: str, out_dir: str, fmt: str, **options: Any) -> None:
+    """Split INTERACTIONS into train and test files (hold-out, temporal, leave-k-out, k-fold).
+
+    INTERACTIONS is a CSV/TSV file with a header, a Parquet file, a MovieLens u.data
+    (user item rating timestamp, tab-separated) or ratings.dat ('::') file.
+    """
+    from ..io.interactions import read_interactions
+
+    given = {name: options[name] for name in _APPLIES if options.get(name) is not None}
+    for name in given:
+        if method not in _APPLIES[name]:
+            flag = "--" + name.replace("_", "-")
+            raise click.UsageError(
+                f"{flag} does not apply to --method {method} (it applies to "
+                f"{', '.join(_APPLIES[name])})"
+            )
+    needs_time = method == "temporal" or (method == "leave-k-out" and (options["by"] or "time") == "time")
+    if options["by"] == "random" and method == "leave-k-out" and options["seed"] is None:
+        options["seed"] = 0
+    timestamp_col = options["timestamp_col"]
+    data = read_interactions(
+        interactions,
+        user=options["user_col"],
+        item=options["item_col"],
+        rating=options["rating_col"] or False,
+        timestamp=timestamp_col if (needs_time or timestamp_col) else False,
+        sep=options["sep"],
+        header=options["header"],
+    )
+    common = dict(
+        min_user_interactions=options["min_user_interactions"],
+        min_item_interactions=options["min_item_interactions"],
+        iterate_filters=options["iterate_filters"],
+        small_users=options["small_users"],
+        drop_cold_users=options["drop_cold_users"],
+        drop_cold_items=options["drop_cold_items"],
+    )
+    seed = options["seed"] if options["seed"] is not None else 0
+    per_user = bool(options["per_user"])
+    out = Path(out_dir)
+    if method == "holdout":
+        from ..split import holdout
+
+        test_fraction = options["test_fraction"] if options["test_fraction"] is not None else 0.2
+        result: Any = holdout(data, test_fraction=test_fraction, per_user=per_user, seed=seed, **common)
+    elif method == "temporal":
+        from ..split import temporal
+
+        result = temporal(
+            data,
+            test_fraction=options["test_fraction"],
+            cutoff=_parse_cutoff(options["cutoff"]),
+            test_span=options["test_span"],
+            per_user=per_user,
+            k=options["k"],
+            time_unit=options["time_unit"],
+            **common,
+        )
+    elif method == "leave-k-out":
+        from ..split import leave_k_out
+
+        if options["by"] != "random" and options["seed"] is not None:
+            raise click.UsageError("--seed applies to --method leave-k-out only with --by random")
+        result = leave_k_out(
+            data, k=options["k"] if options["k"] is not None else 1, by=options["by"] or "time", seed=seed, **common
+        )
+    else:
+        from ..split import kfold
+
+        result = kfold(
+            data,
+            folds=options["folds"] if options["folds"] is not None else 5,
+            unit=options["unit"] or "interactions",
+            per_user=per_user,
+            seed=seed,
+            **common,
+        )
+    _write_all(result, data, out, fmt, interactions)
+
+
+def _parse_cutoff(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None:
+    from ..split import Folds
+
+    out.mkdir(parents=True, exist_ok=True)
+    ext = "parquet" if fmt == "parquet" else "csv"
+    if isinstance(result, Folds):
+        summary = result.summary.to_dict()
+        for i, fold in enumerate(result):
+            folder = out / f"fold-{i + 1}"
+            folder.mkdir(exist_ok=True)
+            files = _write_split(fold, data, folder, ext)
+            summary["folds"][i]["files"] = files
+        lines = [_headline(result.summary.to_dict(), source)]
+        lines += _common_lines(summary)
+        for i, fold in enumerate(result):
+            s = fold.summary
+            lines.append(
+                f"  fold {i + 1}: train {_counts(s.train)}; test {_counts(s.test)}; "
+                f"cold in test: {s.cold.users} users, {s.cold.items} items"
+                + (f" ({s.cold.dropped_rows} rows dropped)" if s.cold.dropped_rows else "")
+            )
+    else:
+        files = _write_split(result, data, out, ext)
+        summary = result.summary.to_dict()
+        summary["files"] = files
+        s = result.summary
+        lines = [_headline(summary, source)]
+        lines += _common_lines(summary)
+        lines.append(f"  train: {_counts(s.train)} -> {files['train']}")
+        lines.append(f"  test:  {_counts(s.test)} -> {files['test']}")
+        lines.append(
+            f"  cold in test: {s.cold.users} users ({s.cold.user_rows} rows), "
+            f"{s.cold.items} items ({s.cold.item_rows} rows)"
+            + (f"; {s.cold.dropped_rows} rows dropped" if s.cold.dropped_rows else "")
+        )
+    summary["source"] = source
+    summary["format"] = fmt
+    path = out / "summary.json"
+    path.write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    lines.append(f"  summary: {path}")
+    click.echo("\n".join(lines), err=True)
+
+
+def _write_split(split: Any, data: Any, folder: Path, ext: str) -> dict[str, str]:
+    files = {}
+    for part, mask in (("train", split.train_mask), ("test", split.test_mask)):
+        path = folder / f"{part}.{ext}"
+        _write_rows(data.table, mask, path, ext)
+        files[part] = str(path)
+    return files
+
+
+def _write_rows(table: Any, mask: Any, path: Path, ext: str) -> None:
+    """Write the rows of ``table`` selected by ``mask``, batch by batch (bounded memory)."""
+    import pyarrow as pa
+
+    schema = table.schema
+    if ext == "csv":
+        schema = pa.schema(
+            [pa.field(f.name, f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema]
+        )
+    if ext == "parquet":
+        import pyarrow.parquet as pq
+
+        writer: Any = pq.ParquetWriter(str(path), schema)
+    else:
+        import pyarrow.csv as pacsv
+
+        writer = pacsv.CSVWriter(str(path), schema)
+    try:
+        start = 0
+        for batch in table.to_batches(max_chunksize=1 << 20):
+            part = batch.filter(pa.array(mask[start : start + batch.num_rows]))
+            start += batch.num_rows
+            if part.num_rows:
+                if ext == "csv" and part.schema != schema:
+                    part = pa.RecordBatch.from_arrays(
+                        [c.cast(f.type) for c, f in zip(part.columns, schema)], schema=schema
+                    )
+                writer.write_batch(part)
+        if ext == "parquet" and start == 0:
+            writer.write_table(table.schema.empty_table())
+    finally:
+        writer.close()
+
+
+def _counts(c: Any) -> str:
+    return f"{c.rows} rows, {c.users} users, {c.items} items"
+
+
+def _headline(summary: dict[str, Any], source: str) -> str:
+    params = summary["params"]
+    shown = ", ".join(
+        f"{k}={v}" for k, v in params.items()
+        if k not in ("min_user_interactions", "min_item_interactions", "iterate_filters", "filter_rounds",
+                     "small_users", "drop_cold_users", "drop_cold_items", "tie_rule", "threshold_time")
+        and v is not None
+    )
+    i = summary["input"]
+    return (
+        f"rankmeter split: {summary['method']} ({shown}) of {source}: "
+        f"{i['rows']} rows, {i['users']} users, {i['items']} items"
+    )
+
+
+def _common_lines(summary: dict[str, Any]) -> list[str]:
+    lines = []
+    f = summary["filtered"]
+    p = summary["params"]
+    if f["rows"] or p["min_user_interactions"] > 1 or p["min_item_interactions"] > 1:
+        lines.append(
+            f"  filtered (min {p['min_user_interactions']} per user, {p['min_item_interactions']} per item"
+            f"{', iterated' if p['iterate_filters'] else ''}): {f['rows']} rows, "
+            f"{f['users']} users, {f['items']} items removed"
+        )
+    s = summary["small_users"]
+    if s["users"]:
+        what = "kept in train" if s["policy"] == "train" else "dropped"
+        lines.append(f"  small users ({s['rule']}): {s['users']} users, {s['rows']} rows, {what}")
+    if p.get("threshold_time") or p.get("threshold") is not None:
+        when = p.get("threshold_time") or p.get("threshold")
+        lines.append(f"  test from timestamp >= {when}")
+    return lines
