@@ -162,6 +162,28 @@ def test_temporal_per_user_last_k(table: pa.Table, k: int) -> None:
 
 
 @PROPS
+@given(interactions(min_rows=1), st.integers(1, 3), st.sampled_from(["float", "wide", "negative"]))
+def test_temporal_per_user_other_time_types(table: pa.Table, k: int, kind: str) -> None:
+    """Floats and integer ranges too wide to pack take another code path: same answer."""
+    assume(_eligible_exists(table, k + 1))
+    ts = table.column("ts").to_pylist()
+    if kind == "float":
+        new = pa.array([t / 3.0 for t in ts])
+    elif kind == "wide":
+        new = pa.array([t * 2**59 - 2**62 for t in ts], pa.int64())  # order kept, range ~2**62
+    else:
+        new = pa.array([t - 1000 for t in ts], pa.int64())
+    other = table.set_column(2, "ts", new)
+    expected = temporal(table, per_user=True, k=k)
+    got = temporal(other, per_user=True, k=k)
+    assert np.array_equal(got.test_mask, expected.test_mask)
+    assert np.array_equal(
+        temporal(other, per_user=True, test_fraction=0.5).test_mask,
+        temporal(table, per_user=True, test_fraction=0.5).test_mask,
+    )
+
+
+@PROPS
 @given(interactions(min_rows=1), FRACTIONS)
 def test_temporal_per_user_fraction(table: pa.Table, f: float) -> None:
     assume(_eligible_exists(table, 2))

@@ -403,6 +403,7 @@ class Prepared:
     input: Counts
     filtered: Counts
     filter_params: dict[str, Any]
+    _user_counts: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -410,7 +411,9 @@ class Prepared:
 
     def user_counts(self) -> np.ndarray:
         """Rows per user code among the active rows."""
-        return count_per(self.users, self.active, self.n_user_codes)
+        if self._user_counts is None:
+            self._user_counts = count_per(self.users, self.active, self.n_user_codes)
+        return self._user_counts
 
     def active_rows(self) -> np.ndarray:
         """Positions of the active rows."""
@@ -466,7 +469,8 @@ def prepare(
     users, n_u = encode_column(data.table.column(data.user))
     items, n_i = encode_column(data.table.column(data.item))
     n = len(users)
-    inp = Counts(n, distinct(users, None, n_u), distinct(items, None, n_i))
+    all_user_counts = count_per(users, None, n_u)
+    inp = Counts(n, int(np.count_nonzero(all_user_counts)), distinct(items, None, n_i))
     active: np.ndarray | None = None
     rounds = 0
     if mu > 1 or mi > 1:
@@ -474,7 +478,8 @@ def prepare(
             rounds += 1
             keep = np.ones(n, dtype=bool) if active is None else active.copy()
             if mu > 1:
-                keep &= (count_per(users, active, n_u) >= mu)[users]
+                counts = all_user_counts if active is None else count_per(users, active, n_u)
+                keep &= (counts >= mu)[users]
             if mi > 1:
                 keep &= (count_per(items, active, n_i) >= mi)[items]
             changed = active is None or bool(np.any(keep != active))
@@ -502,6 +507,7 @@ def prepare(
         active=active,
         input=inp,
         filtered=filtered,
+        _user_counts=all_user_counts if active is None else None,
         filter_params={
             "min_user_interactions": mu,
             "min_item_interactions": mi,
@@ -530,6 +536,56 @@ def group_order_random(prep: Prepared, rows: np.ndarray, rng: np.random.Generato
     perm = rows[rng.permutation(len(rows))]
     grouped = np.argsort(prep.users[perm], kind="stable")
     return perm[grouped]
+
+
+def participating(prep: Prepared, eligible: np.ndarray) -> np.ndarray | None:
+    """Positions of the active rows of eligible users, or None when that is every row."""
+    keep = eligible[prep.users]
+    if prep.active is not None:
+        keep &= prep.active
+    if bool(keep.all()):
+        return None
+    return np.flatnonzero(keep)
+
+
+def random_per_user(prep: Prepared, eligible: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Test mask with, for each eligible user code ``u``, ``m[u]`` of the user's active rows
+    chosen uniformly at random (every ``m[u]``-subset equally likely).
+
+    Each participating row gets a distinct random rank (a random permutation); a row is
+    in test when its rank is among the ``m[u]`` smallest of its user. The per-user
+    threshold comes from one value sort of the packed keys ``user << b | rank``: no
+    argsort, no inverse permutation.
+    """
+    n = prep.n_rows
+    rows = participating(prep, eligible)
+    codes = prep.users if rows is None else prep.users[rows]
+    size = len(codes)
+    test = np.zeros(n, dtype=bool)
+    if size == 0:
+        return test
+    rank = rng.permutation(size)
+    bits = max(1, (size - 1).bit_length())
+    if (max(prep.n_user_codes, 1) << bits) >= 2**63:  # pragma: no cover - beyond 2**31 rows and users
+        order = group_order_random(prep, np.arange(n) if rows is None else rows, rng)
+        counts = np.bincount(prep.users[order], minlength=prep.n_user_codes)[eligible]
+        test[order] = segment_mask(m[eligible], counts - m[eligible], True)
+        return test
+    key = codes.astype(np.int64)
+    key <<= bits
+    key |= rank
+    key.sort()
+    counts = np.bincount(codes, minlength=prep.n_user_codes)
+    starts = np.cumsum(counts) - counts
+    threshold = np.full(prep.n_user_codes, -1, dtype=np.int64)
+    chosen = eligible & (m > 0)
+    threshold[chosen] = key[starts[chosen] + m[chosen] - 1] & ((1 << bits) - 1)
+    del key
+    local = rank <= threshold[codes]
+    if rows is None:
+        return local
+    test[rows] = local
+    return test
 
 
 def finish(
@@ -564,39 +620,49 @@ def finish(
             active &= ~small_rows_mask
     test = test & active
     train = active & ~test
-    seen_user = count_per(users, train, prep.n_user_codes) > 0
-    seen_item = count_per(items, train, prep.n_item_codes) > 0
-    cold_user_rows = test & ~seen_user[users]
-    cold_item_rows = test & ~seen_item[items]
-    cold_user_pos = np.flatnonzero(cold_user_rows)
-    cold_item_pos = np.flatnonzero(cold_item_rows)
-    n_cold_user_rows, n_cold_item_rows = len(cold_user_pos), len(cold_item_pos)
-    n_cold_users = distinct(users, cold_user_pos, prep.n_user_codes) if n_cold_user_rows else 0
-    n_cold_items = distinct(items, cold_item_pos, prep.n_item_codes) if n_cold_item_rows else 0
-    cold_users = ids_of(data.table.column(data.user), cold_user_pos, users)
-    cold_items = ids_of(data.table.column(data.item), cold_item_pos, items)
+    del active
+    n_u, n_i = prep.n_user_codes, prep.n_item_codes
+    train_per_user = count_per(users, train, n_u)
+    train_per_item = count_per(items, train, n_i)
+    test_per_user = count_per(users, test, n_u)
+    test_per_item = count_per(items, test, n_i)
+    cold_user_flag = (test_per_user > 0) & (train_per_user == 0)
+    cold_item_flag = (test_per_item > 0) & (train_per_item == 0)
+    n_cold_users = int(np.count_nonzero(cold_user_flag))
+    n_cold_items = int(np.count_nonzero(cold_item_flag))
+    n_cold_user_rows = int(test_per_user[cold_user_flag].sum())
+    n_cold_item_rows = int(test_per_item[cold_item_flag].sum())
+    cold_user_rows = test & cold_user_flag[users] if n_cold_users else None
+    cold_item_rows = test & cold_item_flag[items] if n_cold_items else None
+    no_rows = np.zeros(0, dtype=np.int64)
+    cold_users = ids_of(data.table.column(data.user),
+                        np.flatnonzero(cold_user_rows) if cold_user_rows is not None else no_rows, users)
+    cold_items = ids_of(data.table.column(data.item),
+                        np.flatnonzero(cold_item_rows) if cold_item_rows is not None else no_rows, items)
     dropped_cold = 0
-    if drop_cold_users or drop_cold_items:
-        before = int(np.count_nonzero(test))
-        if drop_cold_users:
+    test_rows_before = int(test_per_user.sum())
+    if (drop_cold_users and cold_user_rows is not None) or (drop_cold_items and cold_item_rows is not None):
+        if drop_cold_users and cold_user_rows is not None:
             test &= ~cold_user_rows
-        if drop_cold_items:
+        if drop_cold_items and cold_item_rows is not None:
             test &= ~cold_item_rows
-        dropped_cold = before - int(np.count_nonzero(test))
-    small_ids = (
-        ids_of(data.table.column(data.user), np.flatnonzero(small_rows_mask), users)
-        if small_rows_mask is not None and n_small_rows
-        else ids_of(data.table.column(data.user), np.zeros(0, dtype=np.int64), users)
+        test_per_user = count_per(users, test, n_u)
+        test_per_item = count_per(items, test, n_i)
+        dropped_cold = test_rows_before - int(test_per_user.sum())
+    small_ids = ids_of(
+        data.table.column(data.user),
+        np.flatnonzero(small_rows_mask) if small_rows_mask is not None and n_small_rows else no_rows,
+        users,
     )
     train_counts = Counts(
-        int(np.count_nonzero(train)),
-        distinct(users, train, prep.n_user_codes),
-        distinct(items, train, prep.n_item_codes),
+        int(train_per_user.sum()),
+        int(np.count_nonzero(train_per_user)),
+        int(np.count_nonzero(train_per_item)),
     )
     test_counts = Counts(
-        int(np.count_nonzero(test)),
-        distinct(users, test, prep.n_user_codes),
-        distinct(items, test, prep.n_item_codes),
+        int(test_per_user.sum()),
+        int(np.count_nonzero(test_per_user)),
+        int(np.count_nonzero(test_per_item)),
     )
     summary = SplitSummary(
         method=method,

@@ -15,12 +15,11 @@ from ._common import (
     check_fraction,
     check_small_policy,
     finish,
-    group_order_random,
     load,
     make_rng,
     prepare,
+    random_per_user,
     round_count,
-    segment_mask,
 )
 
 __all__ = ["holdout"]
@@ -110,11 +109,8 @@ def holdout(
     rule = "fewer than 2 interactions"
     check_small_policy(prep, small, small_users, rule, "a per-user hold-out needs one train and one test row")
     eligible = counts >= 2
-    rows = np.flatnonzero(eligible[prep.users] if prep.active is None else (eligible[prep.users] & prep.active))
-    order = group_order_random(prep, rows, rng)
-    n_u = counts[eligible]
-    m_u = round_count(n_u, fraction)
-    test[order] = segment_mask(m_u, n_u - m_u, True)
+    m = np.where(eligible, round_count(counts, fraction), 0)
+    test = random_per_user(prep, eligible, m, rng)
     return finish(
         prep, test, method=func, params=params, small=small, small_rule=rule,
         small_users=small_users, drop_cold_users=drop_cold_users, drop_cold_items=drop_cold_items,

@@ -15,11 +15,10 @@ from ._common import (
     check_int,
     check_small_policy,
     finish,
-    group_order_random,
     load,
     make_rng,
     prepare,
-    segment_mask,
+    random_per_user,
 )
 from .temporal import last_per_user, time_values_for
 
@@ -90,13 +89,7 @@ def leave_k_out(
         rule = f"{k} or fewer interactions" if k > 1 else "only 1 interaction"
         check_small_policy(prep, small, small_users, rule, f"k={k} test rows and one train row are needed")
         eligible = counts > k
-        keep = eligible[prep.users]
-        if prep.active is not None:
-            keep &= prep.active
-        order = group_order_random(prep, np.flatnonzero(keep), rng)
-        n_u = counts[eligible]
-        test = np.zeros(prep.n_rows, dtype=bool)
-        test[order] = segment_mask(np.full(len(n_u), k, dtype=np.int64), n_u - k, True)
+        test = random_per_user(prep, eligible, np.where(eligible, k, 0), rng)
     return finish(
         prep, test, method=func, params=params, small=small, small_rule=rule,
         small_users=small_users, drop_cold_users=drop_cold_users, drop_cold_items=drop_cold_items,

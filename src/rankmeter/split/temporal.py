@@ -29,6 +29,7 @@ from ._common import (
     check_small_policy,
     finish,
     load,
+    participating,
     prepare,
     round_count,
     segment_mask,
@@ -267,15 +268,85 @@ def last_per_user(
         eligible = counts >= 2
         n_u = counts[eligible]
         m_u = round_count(n_u, fraction)
-    keep = eligible[prep.users]
-    if prep.active is not None:
-        keep &= prep.active
-    rows = np.arange(prep.n_rows, dtype=np.int64) if bool(keep.all()) else np.flatnonzero(keep)
-    del keep
-    order = group_order_time(prep, rows, t)
-    test = np.zeros(prep.n_rows, dtype=bool)
-    test[order] = segment_mask(n_u - m_u, m_u, False)
-    return test, small, rule
+    m = np.zeros(prep.n_user_codes, dtype=np.int64)
+    m[eligible] = m_u
+    return latest_per_user(prep, t, eligible, m), small, rule
+
+
+def latest_per_user(prep: Prepared, t: np.ndarray, eligible: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Test mask holding, for each eligible user code ``u``, the user's ``m[u]`` latest
+    active rows by (timestamp, input position).
+
+    Integer timestamps: one value sort of the packed keys ``user * width + (t - t_min)``
+    gives each user's boundary timestamp (that of its ``m[u]``-th latest row); rows after
+    it are test, and among the rows *at* it the last ones in the input make up the
+    count. Other timestamps (floats, or a range too wide to pack): a stable sort by
+    time then by user.
+    """
+    n = prep.n_rows
+    rows = participating(prep, eligible)
+    codes = prep.users if rows is None else prep.users[rows]
+    tr = t if rows is None else t[rows]
+    test = np.zeros(n, dtype=bool)
+    if len(codes) == 0:
+        return test
+    n_codes = prep.n_user_codes
+    local: np.ndarray | None = None
+    if tr.dtype.kind in "iu":
+        lo, hi = int(tr.min()), int(tr.max())
+        width = hi - lo + 1
+        if max(n_codes, 1) * width < 2**63:
+            local = _latest_by_threshold(codes, tr, m, eligible, n_codes, lo, width)
+    if local is None:
+        order = group_order_time(prep, np.arange(n, dtype=np.int64) if rows is None else rows, t)
+        n_u = np.bincount(prep.users[order], minlength=n_codes)[eligible]
+        test[order] = segment_mask(n_u - m[eligible], m[eligible], False)
+        return test
+    if rows is None:
+        return local
+    test[rows] = local
+    return test
+
+
+def _latest_by_threshold(
+    codes: np.ndarray, tr: np.ndarray, m: np.ndarray, eligible: np.ndarray, n_codes: int, lo: int, width: int
+) -> np.ndarray:
+    key = codes.astype(np.int64)
+    key *= width
+    if lo >= 0:
+        key -= lo
+        key += tr
+    else:
+        key += tr
+        key -= lo
+    key.sort()
+    counts = np.bincount(codes, minlength=n_codes)
+    ends = np.cumsum(counts)
+    chosen = eligible & (m > 0)
+    code_ids = np.flatnonzero(chosen)
+    boundary = np.full(n_codes, np.iinfo(np.int64).max, dtype=np.int64)
+    boundary[code_ids] = key[ends[code_ids] - m[code_ids]] - code_ids.astype(np.int64) * width + lo
+    del key
+    # rows after the boundary time, and rows at it, block by block (bounded memory)
+    size = len(codes)
+    after = np.empty(size, dtype=bool)
+    at = np.empty(size, dtype=bool)
+    step = 1 << 22
+    for a in range(0, size, step):
+        b_ = boundary[codes[a : a + step]]
+        after[a : a + step] = tr[a : a + step] > b_
+        at[a : a + step] = tr[a : a + step] == b_
+    # among the rows at the boundary, each user needs the last (m - #after) in input order
+    need = m - np.bincount(codes[after], minlength=n_codes)
+    tied = np.flatnonzero(at)
+    del at
+    tied_codes = codes[tied]
+    grouped = np.argsort(tied_codes, kind="stable")
+    tied_counts = np.bincount(tied_codes, minlength=n_codes)
+    present = tied_counts > 0
+    take = need[present]
+    after[tied[grouped][segment_mask(tied_counts[present] - take, take, False)]] = True
+    return after
 
 
 # --------------------------------------------------------------------------- cut-offs
