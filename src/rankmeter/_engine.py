@@ -1,0 +1,569 @@
+"""Evaluate a run piece by piece: the engine shared by streaming, DuckDB and Spark.
+
+A run is cut into *chunks* of whole queries. Each chunk becomes a
+:class:`~rankmeter.metrics.batch.Batch` evaluated by the same kernels as
+:func:`rankmeter.evaluate`. Because every per-query value is a sum over that query's
+own rows (``np.add.reduceat``), a query's value does not depend on which other
+queries share its chunk, so concatenating the chunks' values gives exactly the
+in-process numbers. Corpus-level metrics return a state per chunk; the states are
+combined with ``spec.merge`` and turned into a value by ``spec.finalize``.
+
+What every chunk sees from outside is fixed once, from the full judgments:
+``context["max_grade"]`` (the top grade of all judgments, as ``align`` computes it),
+the query policy (which queries count) and the judgments of the chunk's queries.
+
+Two ways to build a chunk's batch
+---------------------------------
+*exact*: ``Run.from_columns`` + ``evaluate.align`` on the chunk, exactly what
+``rankmeter.evaluate`` does (used for order="rank", for kernels that read item codes
+or the item vocabulary, and for any chunk with a duplicate (query, item) row).
+
+*fast* (order="score", query-level kernels of the core ``ranking`` family, which
+read grades, scores and positions but never item codes): no item vocabulary is
+built. The rows are checked to be in rank order (score descending, ties by item id
+descending, comparing bytes) and sorted only when they are not; duplicate (query,
+item) rows are found with a 64-bit signature of the item bytes, every candidate
+confirmed by comparing the ids themselves, and such a chunk goes the exact way;
+grades come from a hash join of (query, item) with the chunk's judgments. The
+kernels then receive the same ``offsets``, ``grade``, ``judged``, ``score`` and
+judgment arrays as in-process, hence the same values to the last bit
+(tests/backends/test_agreement.py checks this for every registered metric).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._errors import InputError, ParameterError
+from .data import Qrels, Run
+from .data._ids import as_string_array
+from .data._table import RowError
+from .evaluate import align, check_ranking_metrics, compute, finalize
+from .metrics.batch import Batch
+from .metrics.registry import Metric, parse_metrics
+from .result import Coverage, Result
+
+__all__ = ["Engine", "ChunkOut", "Accumulator", "string_signature", "FAST_MODULE_PREFIX"]
+
+# Kernels of this package read only grades, judged flags, scores, positions and the
+# judgment arrays, never item codes or context["item_ids"]: the fast path may skip
+# the item vocabulary for them. Other kernels (e.g. the beyond-accuracy family) go
+# the exact way.
+FAST_MODULE_PREFIX = "rankmeter.metrics.ranking."
+
+_POLICIES = ("judged", "run", "qrels")
+
+
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def string_signature(arr: pa.Array) -> np.ndarray:
+    """A 64-bit signature of every string: equal strings get equal signatures.
+
+    Made of the length and two 8-byte words of the UTF-8 bytes (head and tail), so
+    it is injective for ids up to 16 bytes and a filter beyond; callers confirm every
+    collision by comparing the strings themselves.
+    """
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = as_string_array(arr)
+    bufs = arr.buffers()
+    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offs = np.frombuffer(bufs[1], dtype=odt, count=n + 1 + arr.offset)[arr.offset:].astype(np.int64)
+    a, b = int(offs[0]), int(offs[-1])
+    raw = np.frombuffer(bufs[2], dtype=np.uint8)[a:b] if (bufs[2] is not None and b > a) else np.zeros(0, np.uint8)
+    data = np.zeros(len(raw) + 16, dtype=np.uint8)
+    data[: len(raw)] = raw
+    # unaligned little-endian 8-byte words starting at every byte
+    words = np.ndarray((len(raw) + 9,), dtype="<u8", buffer=data, strides=(1,))
+    starts = offs[:-1] - a
+    lengths = np.diff(offs)
+    mask = _MASKS[np.minimum(lengths, 8)]
+    with np.errstate(over="ignore"):
+        h = (words[starts] & mask) * np.uint64(0x9E3779B97F4A7C15)
+        h += (words[starts + np.maximum(lengths - 8, 0)] & mask) * np.uint64(0xC2B2AE3D27D4EB4F)
+        h += lengths.astype(np.uint64) * np.uint64(0x27D4EB2F165667C5)
+    return h.astype(np.uint64, copy=False)
+
+
+def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    return arr.to_numpy(zero_copy_only=False)
+
+
+def _smallest(ids: Iterable[str], n: int = 3) -> list[str]:
+    """The n smallest ids in byte order (the order of rankmeter's sorted vocabularies)."""
+    return [s.decode("utf-8", "surrogatepass") for s in heapq.nsmallest(n, (i.encode("utf-8", "surrogatepass")
+                                                                           for i in ids))]
+
+
+@dataclass
+class ChunkOut:
+    """What one chunk contributes: per-query values of its selected queries, states, counts."""
+
+    queries: list[str]
+    values: dict[str, np.ndarray]
+    states: dict[str, Any]
+    run_rows: int = 0
+    run_rows_used: int = 0
+    seen_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # judged queries met
+    without_judgments: int = 0
+    without_judgments_examples: list[str] = field(default_factory=list)
+    extra_seen: list[str] = field(default_factory=list)  # requested ids without judgments that were met
+    path: str = "fast"
+
+
+class Engine:
+    """Judgments, metrics, query policy and context, prepared once for many chunks.
+
+    ``evaluate_table`` evaluates a table of whole queries (columns ``query``, ``item``,
+    ``score`` and, for order="rank", ``rank``); ``accumulator()`` collects the chunks'
+    outputs into a :class:`~rankmeter.result.Result` equal to ``rankmeter.evaluate``'s.
+    """
+
+    def __init__(
+        self,
+        qrels: Qrels,
+        metrics: Any,
+        *,
+        queries: str | Sequence[str] = "judged",
+        context: Mapping[str, Any] | None = None,
+        order: str = "score",
+        duplicates: str = "error",
+        source: str = "<run>",
+    ) -> None:
+        self.qrels = qrels
+        self.metrics: list[Metric] = parse_metrics(metrics)
+        check_ranking_metrics(self.metrics)
+        if order not in ("score", "rank"):
+            raise ParameterError(f"The 'order' parameter must be 'score' or 'rank'. Got {order!r} instead.")
+        if duplicates not in ("error", "max", "first", "last"):
+            raise ParameterError(
+                f"The 'duplicates' parameter must be 'error', 'max', 'first' or 'last'. Got {duplicates!r} instead.")
+        self.order = order
+        self.duplicates = duplicates
+        self.source = source
+        if isinstance(queries, str):
+            if queries not in _POLICIES:
+                raise ParameterError(
+                    "The 'queries' parameter of evaluate must be 'judged', 'run', 'qrels' or a list of query ids. "
+                    f"Got {queries!r} instead.")
+            self.policy = queries
+            self.wanted: set[str] | None = None
+        else:
+            self.policy = "given"
+            self.wanted = {str(q) for q in queries}
+        ctx: dict[str, Any] = {"max_grade": float(qrels.grades.max()) if len(qrels.grades) else 1.0}
+        if context:
+            ctx.update(context)
+        self.context = ctx
+        self.fast = order == "score" and all(
+            m.spec.level == "query" and getattr(m.spec.kernel, "__module__", "").startswith(FAST_MODULE_PREFIX)
+            for m in self.metrics)
+        self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
+
+        nq = qrels.n_queries
+        rowq = qrels.row_queries()
+        self._qorder = np.lexsort((-qrels.grades, rowq))  # judgments by query, grade descending
+        self._grade_desc = np.ascontiguousarray(qrels.grades[self._qorder])
+        self.positive = np.zeros(nq, dtype=bool)
+        self.positive[rowq[qrels.grades > 0]] = True
+        self._qids = qrels.query_ids.to_pylist()
+        self._index = {q: i for i, q in enumerate(self._qids)}
+        if self.policy == "judged":
+            self.selectable = self.positive
+        else:
+            self.selectable = np.ones(nq, dtype=bool)
+        if self.wanted is not None:
+            self.selectable = np.array([q in self.wanted for q in self._qids], dtype=bool)
+
+    # -- building blocks -------------------------------------------------------------
+    def codes(self, ids: Sequence[str]) -> np.ndarray:
+        get = self._index.get
+        return np.fromiter((get(q, -1) for q in ids), dtype=np.int64, count=len(ids))
+
+    def select(self, ids: Sequence[str], codes: np.ndarray) -> np.ndarray:
+        """Which of these run queries are evaluated under the policy."""
+        inq = codes >= 0
+        sel = np.zeros(len(ids), dtype=bool)
+        sel[inq] = self.selectable[codes[inq]]
+        if self.wanted is not None:
+            out = ~inq
+            if out.any():
+                sel[out] = [ids[i] in self.wanted for i in np.flatnonzero(out)]
+        return sel
+
+    def _judgment_rows(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the judgments of these queries (-1: none), in grade-descending order, and offsets."""
+        offs = self.qrels.offsets
+        valid = codes >= 0
+        c = np.where(valid, codes, 0)
+        lens = np.where(valid, offs[c + 1] - offs[c], 0)
+        out_offsets = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        total = int(out_offsets[-1])
+        rows = np.arange(total, dtype=np.int64) - np.repeat(out_offsets[:-1] - offs[c], lens)
+        return rows, out_offsets
+
+    def sub_qrels(self, codes: np.ndarray) -> Qrels:
+        """The judgments of some queries (codes ascending) as a compact :class:`Qrels`."""
+        q = self.qrels
+        codes = np.asarray(codes, dtype=np.int64)
+        lens = q.offsets[codes + 1] - q.offsets[codes]
+        offsets = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        rows = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1] - q.offsets[codes], lens)
+        items = q.items[rows]
+        used = np.unique(items)
+        return Qrels(
+            query_ids=q.query_ids.take(pa.array(codes, type=pa.int64())),
+            item_ids=q.item_ids.take(pa.array(used, type=pa.int64())),
+            offsets=offsets,
+            items=np.searchsorted(used, items).astype(np.int64),
+            grades=np.ascontiguousarray(q.grades[rows]),
+        )
+
+    # -- one chunk -------------------------------------------------------------------
+    def evaluate_table(self, table: pa.Table, row_index: np.ndarray | None = None, first_row: int = 0,
+                       force_exact: bool = False) -> ChunkOut:
+        """Evaluate a table of whole queries (every row of each of its queries is in it).
+
+        Rows of a query need not be contiguous nor in rank order. ``row_index`` (or
+        ``first_row``) gives each row's position in the whole run, for error messages
+        (raised as :class:`~rankmeter.data._table.RowError` with that position).
+        """
+        n = table.num_rows
+        if row_index is None:
+            row_index = np.arange(first_row, first_row + n, dtype=np.int64)
+        if n == 0:
+            return ChunkOut(queries=[], values={m.text: np.zeros(0) for m in self.metrics if m.spec.level == "query"},
+                            states={})
+        qcol = _combine(table.column("query"))
+        for name in ("query", "item"):
+            col = table.column(name)
+            if col.null_count:
+                r = int(np.flatnonzero(_np(col.is_null()))[0])
+                raise RowError(int(row_index[r]), f"{name} id is missing")
+        qcol = as_string_array(qcol)
+        if self.duplicates != "error":
+            return self._dedupe_chunk(table, row_index)
+        # group the rows by query (a stable regroup when the table is not grouped)
+        change = np.flatnonzero(_np(pc.not_equal(qcol.slice(1), qcol.slice(0, n - 1)))) + 1
+        starts = np.concatenate(([0], change)).astype(np.int64)
+        ids = qcol.take(pa.array(starts, type=pa.int64())).to_pylist()
+        if len(set(ids)) != len(ids):
+            enc = pc.dictionary_encode(qcol)
+            perm = np.argsort(_np(enc.indices), kind="stable")
+            table = table.take(pa.array(perm, type=pa.int64()))
+            row_index = row_index[perm]
+            return self.evaluate_table(table, row_index, force_exact=force_exact)
+        lengths = np.diff(np.concatenate((starts, [n])))
+        codes = self.codes(ids)
+        sel = self.select(ids, codes)
+        nojudg = [ids[i] for i in np.flatnonzero(codes < 0)]
+        out_base = dict(
+            run_rows=n,
+            run_rows_used=int(lengths[sel].sum()),
+            seen_codes=codes[codes >= 0],
+            without_judgments=len(nojudg),
+            without_judgments_examples=_smallest(nojudg),
+            extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))],
+        )
+        if not sel.any():
+            return ChunkOut(queries=[], values={m.text: np.zeros(0) for m in self.metrics if m.spec.level == "query"},
+                            states={}, **out_base)  # type: ignore[arg-type]
+        if not sel.all():
+            mask = np.repeat(sel, lengths)
+            table = table.filter(pa.array(mask))
+            row_index = row_index[mask]
+        sel_ids = [ids[i] for i in np.flatnonzero(sel)]
+        sel_codes = codes[sel]
+        sel_lengths = lengths[sel]
+        if self.fast and not force_exact:
+            got = self._fast(table, row_index, sel_ids, sel_codes, sel_lengths)
+            if got is not None:
+                values, states = got
+                return ChunkOut(queries=sel_ids, values=values, states=states, path="fast",
+                                **out_base)  # type: ignore[arg-type]
+        values, states, qids = self._exact(table, row_index, sel_ids, sel_codes)
+        return ChunkOut(queries=qids, values=values, states=states, path="exact", **out_base)  # type: ignore[arg-type]
+
+    def _dedupe_chunk(self, table: pa.Table, row_index: np.ndarray) -> ChunkOut:
+        """A chunk under a duplicates policy: build the (deduplicated) run first, count its rows."""
+        run = self._run(table, row_index)
+        ids = run.query_ids.to_pylist()
+        codes = self.codes(ids)
+        sel = self.select(ids, codes)
+        lengths = run.lengths()
+        nojudg = [ids[i] for i in np.flatnonzero(codes < 0)]
+        sel_ids = [ids[i] for i in np.flatnonzero(sel)]
+        if sel_ids:
+            sub = self.sub_qrels(np.sort(codes[sel & (codes >= 0)]))
+            batch, qids, _ = align(sub, run, sel_ids, self.context)
+            values, states = compute(batch, self.metrics)
+            queries = qids.to_pylist()
+        else:
+            values, states, queries = {m.text: np.zeros(0) for m in self.metrics if m.spec.level == "query"}, {}, []
+        return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
+                        run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
+                        without_judgments=len(nojudg), without_judgments_examples=_smallest(nojudg),
+                        extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact")
+
+    def _run(self, table: pa.Table, row_index: np.ndarray) -> Run:
+        rank = table.column("rank") if self.order == "rank" else None
+        score = table.column("score") if "score" in table.column_names else None
+        try:
+            return Run.from_columns(table.column("query"), table.column("item"), score, rank=rank,
+                                    order=self.order, duplicates=self.duplicates)  # type: ignore[arg-type]
+        except RowError as exc:
+            raise RowError(int(row_index[exc.row]), exc.message) from None
+        except ValueError as exc:
+            raise InputError(str(exc), source=self.source) from None
+
+    def _exact(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str],
+               sel_codes: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any], list[str]]:
+        run = self._run(table, row_index)
+        judged = np.sort(sel_codes[sel_codes >= 0])
+        sub = self.sub_qrels(judged)
+        batch, qids, _ = align(sub, run, sel_ids, self.context)
+        values, states = compute(batch, self.metrics)
+        return values, states, qids.to_pylist()
+
+    def _fast(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str], sel_codes: np.ndarray,
+              lengths: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        n = table.num_rows
+        items = as_string_array(_combine(table.column("item")))
+        scol = table.column("score")
+        if scol.null_count:
+            r = int(np.flatnonzero(_np(scol.is_null()))[0])
+            raise RowError(int(row_index[r]), "score is missing")
+        if not (pa.types.is_floating(scol.type) or pa.types.is_integer(scol.type) or pa.types.is_boolean(scol.type)):
+            raise InputError(f"score column must be numeric, found {scol.type}", source=self.source)
+        score = np.ascontiguousarray(_np(scol), dtype=np.float64)
+        bad = ~np.isfinite(score)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise RowError(int(row_index[r]), f"score is not a finite number ({score[r]})")
+        nq = len(sel_ids)
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        qi = np.repeat(np.arange(nq, dtype=np.int64), lengths)
+
+        # rank order: score descending, ties by item id descending (bytes)
+        if n > 1:
+            same = qi[1:] == qi[:-1]
+            ds = score[1:] - score[:-1]
+            in_order = not bool((same & (ds > 0)).any())
+            if in_order:
+                tie = np.flatnonzero(same & (ds == 0))
+                if len(tie):
+                    t = pa.array(tie, type=pa.int64())
+                    lower = pc.less(items.take(pc.add(t, 1)), items.take(t))
+                    in_order = bool(pc.all(lower).as_py())
+            if not in_order:
+                perm = _np(pc.sort_indices(
+                    pa.table({"q": qi, "s": score, "i": items}),
+                    sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]))
+                pa_perm = pa.array(perm, type=pa.int64())
+                items = items.take(pa_perm)
+                score = score[perm]
+                row_index = row_index[perm]
+
+        # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
+        sig = string_signature(items)
+        with np.errstate(over="ignore"):
+            key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
+        width = int(lengths.max()) if nq else 0
+        if width and nq * width <= 2 * n + 1024:
+            # sort each query's keys in a (queries x width) grid; padding cells hold
+            # distinct values, so only real rows can look equal (and candidates are confirmed)
+            pos = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+            grid = np.uint64(0xFFFFFFFFFFFFFFFF) - np.arange(nq * width, dtype=np.uint64).reshape(nq, width)
+            grid[qi, pos] = key
+            grid.sort(axis=1)
+            cand = bool((grid[:, 1:] == grid[:, :-1]).any())
+        else:
+            ks = np.sort(key)
+            cand = bool((ks[1:] == ks[:-1]).any()) if n > 1 else False
+        if cand and self._has_duplicates(qi, items, key):
+            return None  # the exact path applies the duplicates policy (or reports the row)
+
+        # grades: join (query, item) with the judgments of these queries
+        jrows, qrel_offsets = self._judgment_rows(sel_codes)
+        grade = np.zeros(n, dtype=np.float64)
+        matched = np.zeros(n, dtype=bool)
+        if len(jrows):
+            qrow = self._qorder[jrows]
+            sub = pa.table({
+                "q": np.repeat(np.arange(nq, dtype=np.int64), np.diff(qrel_offsets)),
+                "i": self.qrels.item_ids.take(pa.array(self.qrels.items[qrow], type=pa.int64())),
+                "g": self._grade_desc[jrows],
+            })
+            probe = pa.table({"q": qi, "i": items, "r": np.arange(n, dtype=np.int64)})
+            j = probe.join(sub, ["q", "i"], join_type="inner", use_threads=True)
+            if j.num_rows:
+                r = _np(j.column("r"))
+                grade[r] = _np(j.column("g"))
+                matched[r] = True
+        qrel_grade = self._grade_desc[jrows] if len(jrows) else np.zeros(0)
+        batch = Batch(
+            offsets=offsets,
+            grade=grade,
+            judged=matched & (grade >= 0),
+            score=score,
+            item=np.zeros(n, dtype=np.int64),  # unused by the fast-path kernels (see FAST_MODULE_PREFIX)
+            qrel_offsets=qrel_offsets,
+            qrel_grade=np.ascontiguousarray(qrel_grade, dtype=np.float64),
+            context=self.context,
+        )
+        return compute(batch, self.metrics)
+
+    @staticmethod
+    def _has_duplicates(qi: np.ndarray, items: pa.Array, key: np.ndarray) -> bool:
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        eq = np.flatnonzero(ks[1:] == ks[:-1])
+        if not len(eq):
+            return False
+        a, b = order[eq], order[eq + 1]
+        same_q = qi[a] == qi[b]
+        if not same_q.any():
+            return False
+        ia = items.take(pa.array(a[same_q], type=pa.int64()))
+        ib = items.take(pa.array(b[same_q], type=pa.int64()))
+        # equal signatures of different strings are possible; any run of equal keys
+        # holds a duplicate iff some adjacent pair in key order is truly equal, unless
+        # the run mixes several distinct strings: check those runs exhaustively
+        if bool(pc.any(pc.equal(ia, ib)).as_py()):
+            return True
+        keys = np.unique(ks[eq][same_q])
+        for kv in keys:
+            rows = order[np.searchsorted(ks, kv, "left"):np.searchsorted(ks, kv, "right")]
+            pairs = list(zip(qi[rows].tolist(), items.take(pa.array(rows, type=pa.int64())).to_pylist()))
+            if len(set(pairs)) != len(pairs):
+                return True
+        return False
+
+    # -- the end -------------------------------------------------------------------
+    def accumulator(self) -> "Accumulator":
+        return Accumulator(self)
+
+    def missing_batch(self, codes: np.ndarray, extra_ids: Sequence[str] = ()) -> tuple[list[str], dict[str, np.ndarray], dict[str, Any]]:
+        """Evaluate judged queries that never appeared in the run, as empty rankings."""
+        codes = np.sort(np.asarray(codes, dtype=np.int64))
+        sub = self.sub_qrels(codes)
+        empty = pa.array([], type=pa.string())
+        run = Run.from_columns(empty, empty, pa.array([], type=pa.float64()))
+        ids = [self._qids[c] for c in codes] + list(extra_ids)
+        batch, qids, _ = align(sub, run, ids if ids else "qrels", self.context)
+        values, states = compute(batch, self.metrics)
+        return qids.to_pylist(), values, states
+
+
+def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col
+
+
+class Accumulator:
+    """Collects chunk outputs and builds the :class:`Result` (queries in id order)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.queries: list[list[str]] = []
+        self.values: dict[str, list[np.ndarray]] = {m.text: [] for m in engine.metrics if m.spec.level == "query"}
+        self.states: dict[str, Any] = {}
+        self.run_rows = 0
+        self.run_rows_used = 0
+        self.seen = np.zeros(engine.qrels.n_queries, dtype=bool)
+        self.without_judgments = 0
+        self.nojudg_examples: list[str] = []
+        self.extra_seen: set[str] = set()
+        self.paths: dict[str, int] = {"fast": 0, "exact": 0}
+        self.chunks = 0
+
+    def add(self, out: ChunkOut) -> None:
+        self.chunks += 1
+        self.paths[out.path] = self.paths.get(out.path, 0) + 1
+        self.queries.append(out.queries)
+        for k in self.values:
+            self.values[k].append(out.values[k])
+        self._merge(out.states)
+        self.run_rows += out.run_rows
+        self.run_rows_used += out.run_rows_used
+        self.seen[out.seen_codes] = True
+        self.without_judgments += out.without_judgments
+        self.nojudg_examples = _smallest(self.nojudg_examples + out.without_judgments_examples)
+        self.extra_seen.update(out.extra_seen)
+
+    def _merge(self, states: Mapping[str, Any]) -> None:
+        for m in self.engine.corpus_metrics:
+            if m.text not in states:
+                continue
+            if m.text in self.states:
+                assert m.spec.merge is not None
+                self.states[m.text] = m.spec.merge(self.states[m.text], states[m.text])
+            else:
+                self.states[m.text] = states[m.text]
+
+    def result(self) -> Result:
+        e = self.engine
+        in_run = self.seen
+        policy = e.policy
+        missing_codes = np.flatnonzero(e.selectable & ~in_run) if policy != "run" else np.zeros(0, dtype=np.int64)
+        if e.wanted is not None:
+            known = set(e._qids) | self.extra_seen
+            unknown = sorted(w for w in e.wanted if w not in known)
+            if unknown:
+                raise InputError(f"{len(unknown)} requested queries are in neither input, e.g. {unknown[:3]}",
+                                 source="queries")
+        if len(missing_codes) or e.corpus_metrics:
+            qids, values, states = e.missing_batch(missing_codes)
+            self.queries.append(qids)
+            for k in self.values:
+                self.values[k].append(values[k])
+            self._merge(states)
+        all_q = [q for part in self.queries for q in part]
+        qarr = pa.array(all_q, type=pa.string())
+        perm = _np(pc.sort_indices(qarr)) if len(all_q) else np.zeros(0, dtype=np.int64)
+        values = {k: (np.concatenate(v)[perm] if v else np.zeros(0)) for k, v in self.values.items()}
+        queries = [all_q[i] for i in perm]
+        corpus = finalize(e.metrics, self.states, e.context)
+
+        # coverage, exactly as align() counts it over the whole run
+        qids = e._qids
+        positive = e.positive
+        examples: dict[str, list[str]] = {}
+
+        def sample(mask: np.ndarray, key: str) -> int:
+            idx = np.flatnonzero(mask)
+            if len(idx):
+                examples[key] = [qids[i] for i in idx[:3]]
+            return int(len(idx))
+
+        missing = sample(np.isin(np.arange(len(qids)), missing_codes), "missing_from_run")
+        if self.without_judgments:
+            examples["without_judgments"] = list(self.nojudg_examples)
+        without_relevant = sample(~positive, "without_relevant")
+        not_in_run = sample(~in_run, "not_in_run") if policy == "run" else 0
+        coverage = Coverage(
+            policy=policy,
+            evaluated=len(queries),
+            missing_from_run=missing,
+            without_judgments=self.without_judgments,
+            without_relevant=without_relevant,
+            without_relevant_kept=policy in ("run", "qrels", "given"),
+            not_in_run_left_out=not_in_run,
+            run_rows=self.run_rows,
+            run_rows_used=self.run_rows_used,
+            examples=examples,
+        )
+        return Result(queries=queries, values=values, metrics=e.metrics, coverage=coverage,
+                      notes=coverage.notes(), corpus=corpus)

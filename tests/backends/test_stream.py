@@ -1,0 +1,203 @@
+"""Streaming evaluation: the same Result as rankmeter.evaluate, in chunks, from every file format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rankmeter
+from rankmeter import InputError, ParameterError
+from rankmeter._engine import Engine, string_signature
+from rankmeter.data import Qrels
+from rankmeter.io import as_qrels, as_run
+from rankmeter.stream import evaluate_stream
+
+from ._data import context_for, grouped, random_data, write_csv, write_parquet, write_trec
+
+METRICS = ["ndcg@5", "ndcg(gain=exp)", "ap", "P@3", "p(norm=retrieved)@4", "rr", "err@4", "bpref", "auc@6",
+           "rbp", "r@10", "rprec", "success@2", "num_ret", "num_rel", "rank_score", "lift_index@3", "f@5"]
+
+
+def assert_same(got: rankmeter.Result, want: rankmeter.Result, exact: bool = True) -> None:
+    assert list(got.queries) == list(want.queries)
+    assert set(got.values) == set(want.values)
+    for m in want.values:
+        if exact:
+            np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
+        else:
+            np.testing.assert_allclose(got.values[m], want.values[m], rtol=0, atol=1e-12, err_msg=m)
+    assert set(got.corpus) == set(want.corpus)
+    for m in want.corpus:
+        assert got.corpus[m] == pytest.approx(want.corpus[m], abs=1e-12, nan_ok=True), m
+    assert got.coverage == want.coverage
+    assert list(got.notes) == list(want.notes)
+
+
+def test_seed_000_from_a_trec_file(tmp_path: Path) -> None:
+    """Seed 000's dummy_rec / dummy_truth, streamed one query per chunk."""
+    run = tmp_path / "rec.txt"
+    run.write_text("".join(f"{u} Q0 {i} 0 {s} hivemall\n" for u in (1, 2, 3)
+                           for i, s in ((1, 10.0), (3, 8.0), (2, 6.0), (6, 2.0))))
+    truth = {str(u): ["1", "2", "4"] for u in (1, 2, 3)}
+    r = evaluate_stream(truth, run, ["r@4", "r@2", "P@4", "P@2", "ap@4", "ap@2", "auc@4", "auc@2", "rr@4",
+                                     "ndcg@4", "ndcg@2"], chunk_rows=1)
+    want = {"r@4": 2 / 3, "r@2": 1 / 3, "P@4": 0.5, "P@2": 0.5, "ap@4": 0.5555555555555555,
+            "ap@2": 0.3333333333333333, "auc@4": 0.75, "auc@2": 1.0, "rr@4": 1.0,
+            "ndcg@4": 0.7039180890341349, "ndcg@2": 0.6131471927654585}
+    for k, v in want.items():
+        assert r.mean[k] == pytest.approx(v, abs=1e-15), k
+    assert r.n_queries == 3 and r.coverage is not None and r.coverage.run_rows == 12
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("queries", ["judged", "run", "qrels"])
+def test_grouped_files_agree_bit_for_bit(tmp_path: Path, seed: int, queries: str) -> None:
+    qrels, run = random_data(seed)
+    want = rankmeter.evaluate(qrels, run, METRICS, queries=queries)
+    g = grouped(run, seed)
+    files = [write_parquet(g, tmp_path / "run.parquet"), write_trec(g, tmp_path / "run.txt"),
+             write_csv(g, tmp_path / "run.csv")]
+    for path in files:
+        for chunk in (1, 7, 50, 10_000):
+            got = evaluate_stream(qrels, path, METRICS, queries=queries, chunk_rows=chunk, grouped=True)
+            assert_same(got, want)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_ungrouped_files_are_partitioned_on_disk(tmp_path: Path, seed: int) -> None:
+    qrels, run = random_data(seed)  # rows shuffled: not grouped by query
+    want = rankmeter.evaluate(qrels, run, METRICS)
+    for path in (write_parquet(run, tmp_path / "run.parquet"), write_trec(run, tmp_path / "run.txt")):
+        for chunk in (4, 30, 10_000):
+            got = evaluate_stream(qrels, path, METRICS, chunk_rows=chunk, tmp_dir=tmp_path)
+            assert_same(got, want)
+        got = evaluate_stream(qrels, path, METRICS, chunk_rows=10, grouped=False, workers=1)
+        assert_same(got, want)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("rankmeter-partitions-")]
+
+
+def test_grouped_true_refuses_an_ungrouped_file(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("a Q0 x 1 1 t\nb Q0 y 1 1 t\na Q0 z 2 0.5 t\n")
+    with pytest.raises(InputError, match="not grouped by query: query 'a' appears again"):
+        evaluate_stream({"a": ["x"]}, path, ["P@1"], chunk_rows=1, grouped=True)
+    # the default detects it and partitions
+    assert evaluate_stream({"a": ["z"]}, path, ["rr"], chunk_rows=1).mean == {"rr": 0.5}
+
+
+def test_queries_given_as_a_list(tmp_path: Path) -> None:
+    qrels, run = random_data(5)
+    ids = sorted(set(run.column("query").to_pylist()))[:5] + sorted(set(qrels.column("query").to_pylist()))[-3:]
+    want = rankmeter.evaluate(qrels, run, METRICS, queries=ids)
+    got = evaluate_stream(qrels, write_parquet(grouped(run), tmp_path / "r.parquet"), METRICS, queries=ids,
+                          chunk_rows=5)
+    assert_same(got, want)
+    with pytest.raises(InputError, match="requested queries are in neither input"):
+        evaluate_stream(qrels, tmp_path / "r.parquet", ["P@1"], queries=["no-such-query"])
+
+
+def test_order_rank_and_duplicate_policies(tmp_path: Path) -> None:
+    qrels, run = random_data(6)
+    g = grouped(run)
+    path = write_trec(g, tmp_path / "run.txt")  # rank column = file position
+    want = rankmeter.evaluate(qrels, rankmeter.read_run(path, order="rank"), METRICS)
+    assert_same(evaluate_stream(qrels, path, METRICS, order="rank", chunk_rows=9), want)
+    # a repeated (query, item) row: error with the line, or a policy
+    dup = pa.concat_tables([g, g.slice(3, 1).set_column(2, "score", pa.array([99.0]))])
+    dup = grouped(dup, 1)
+    p2 = write_trec(dup, tmp_path / "dup.txt")
+    with pytest.raises(InputError, match=r"dup.txt:\d+: item .* appears twice"):
+        evaluate_stream(qrels, p2, ["P@1"], chunk_rows=5)
+    for policy in ("max", "first", "last"):
+        want = rankmeter.evaluate(qrels, rankmeter.read_run(p2, duplicates=policy), METRICS)
+        assert_same(evaluate_stream(qrels, p2, METRICS, duplicates=policy, chunk_rows=5), want)
+
+
+def test_bad_input_reports_file_and_line(tmp_path: Path) -> None:
+    p = tmp_path / "bad.txt"
+    p.write_text("q1 Q0 a 1 1.0 t\n# comment\nq1 Q0 b 2 nan t\n")
+    with pytest.raises(InputError, match=r"bad.txt:3: score is not a finite number"):
+        evaluate_stream({"q1": ["a"]}, p, ["P@1"], chunk_rows=1)
+    p.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b\n")
+    with pytest.raises(InputError, match=r"bad.txt:2: expected 6"):
+        evaluate_stream({"q1": ["a"]}, p, ["P@1"])
+    with pytest.raises(InputError, match="no such file"):
+        evaluate_stream({"q1": ["a"]}, tmp_path / "nope.parquet", ["P@1"])
+    with pytest.raises(ParameterError, match="'chunk_rows' parameter of evaluate_stream must be an int >= 1"):
+        evaluate_stream({"q1": ["a"]}, p, ["P@1"], chunk_rows=0)
+    pq.write_table(pa.table({"query": ["q1", "q1"], "item": ["a", None], "score": [1.0, 2.0]}),
+                   tmp_path / "null.parquet")
+    with pytest.raises(InputError, match=r"null.parquet:2: item id is missing"):
+        evaluate_stream({"q1": ["a"]}, tmp_path / "null.parquet", ["P@1"])
+
+
+def test_corpus_level_metrics_merge_across_chunks(tmp_path: Path) -> None:
+    qrels, run = random_data(8)
+    ctx = context_for(qrels, run)
+    specs = [m for m in ("gini@5", "entropy", "catalog_coverage@3", "user_coverage@5", "personalization@4",
+                         "novelty@5", "arp", "ild@4", "serendipity@5")]
+    from rankmeter.metrics.registry import get_spec
+    from rankmeter._errors import MetricNameError
+
+    try:
+        for s in specs:
+            get_spec(s.split("@")[0])
+    except MetricNameError:
+        pytest.skip("the beyond-accuracy metrics are not in this build")
+    want = rankmeter.evaluate(qrels, run, specs + ["ndcg@5"], context=ctx)
+    for chunk in (3, 50):
+        got = evaluate_stream(qrels, write_parquet(run, tmp_path / "r.parquet"), specs + ["ndcg@5"], context=ctx,
+                              chunk_rows=chunk)
+        assert_same(got, want, exact=False)
+
+
+def test_chunks_take_the_fast_path_and_match_the_exact_one() -> None:
+    qrels, run = random_data(9)
+    q = as_qrels(qrels)
+    e = Engine(q, METRICS)
+    assert e.fast
+    table = grouped(run).rename_columns(["query", "item", "score"])
+    fast = e.evaluate_table(table)
+    exact = e.evaluate_table(table, force_exact=True)
+    assert fast.path == "fast" and exact.path == "exact"
+    order = np.argsort(np.array(fast.queries, dtype=object))
+    assert sorted(fast.queries) == exact.queries
+    for m in METRICS:
+        np.testing.assert_array_equal(fast.values[m][order], exact.values[m], err_msg=m)
+
+
+def test_string_signature_is_equal_for_equal_strings() -> None:
+    ids = ["", "a", "ab", "a", "abcdefghijk", "abcdefghijk", "é", "", "x" * 40 + "1", "x" * 40 + "2", "x" * 40 + "1"]
+    arr = pa.array(ids)
+    sig = string_signature(arr)
+    for i in range(len(ids)):
+        for j in range(len(ids)):
+            if ids[i] == ids[j]:
+                assert sig[i] == sig[j]
+            elif max(len(ids[i].encode()), len(ids[j].encode())) <= 16:
+                assert sig[i] != sig[j]
+    np.testing.assert_array_equal(string_signature(arr.slice(3)), sig[3:])
+
+
+def test_long_ids_sharing_head_and_tail_are_not_taken_for_duplicates(tmp_path: Path) -> None:
+    a, b = "x" * 10 + "A" + "y" * 10, "x" * 10 + "B" + "y" * 10
+    assert string_signature(pa.array([a]))[0] == string_signature(pa.array([b]))[0]
+    run = {"q": {a: 1.0, b: 1.0, "c": 0.5}}
+    qrels = {"q": {b: 1, "c": 2}}
+    want = rankmeter.evaluate(qrels, run, METRICS)
+    path = write_parquet(as_run(run).to_arrow().select(["query", "item", "score"]), tmp_path / "r.parquet")
+    assert_same(evaluate_stream(qrels, path, METRICS), want)
+
+
+def test_missing_from_run_and_empty_inputs(tmp_path: Path) -> None:
+    q = {"q1": {"a": 1}, "q2": {"b": 2}, "q3": {"c": 0}}
+    path = tmp_path / "r.txt"
+    path.write_text("q1 Q0 a 1 1 t\nq9 Q0 z 1 1 t\n")
+    for policy in ("judged", "run", "qrels"):
+        assert_same(evaluate_stream(q, path, METRICS, queries=policy),
+                    rankmeter.evaluate(q, rankmeter.read_run(path), METRICS, queries=policy))
+    assert isinstance(as_qrels(q), Qrels)
