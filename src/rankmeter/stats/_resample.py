@@ -197,10 +197,10 @@ def sign_flip_test(
             progress(done, total)
     if exact:
         p = count / total
-        method = f"exact ({total} sign patterns)"
+        method = f"exact ({total:,} sign patterns)"
     else:
         p = (count + 1) / (total + 1)
-        method = f"Monte Carlo ({total} sign patterns)"
+        method = f"Monte Carlo ({total:,} sign patterns)"
     return FlipResult(p, count, total, exact, method)
 
 

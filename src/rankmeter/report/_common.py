@@ -1,0 +1,112 @@
+"""Shared wording and formatting for every report format."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
+
+UP, DOWN = "▲", "▼"
+
+
+def fmt(v: float, digits: int = 4) -> str:
+    """A number with ``digits`` decimals; infinities spelled out."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    out = f"{v:.{digits}f}"
+    return "0." + "0" * digits if out == "-0." + "0" * digits else out
+
+
+def fmt_signed(v: float, digits: int = 4) -> str:
+    s = fmt(v, digits)
+    return s if s.startswith("-") or s in ("n/a", "inf") else "+" + s
+
+
+def fmt_p(p: float) -> str:
+    """p-values: three decimals, or scientific below 0.001."""
+    if p is None or math.isnan(p):
+        return "n/a"
+    if p == 0:
+        return "0"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def test_label(key: str) -> str:
+    from ..compare import TEST_NAMES
+
+    return TEST_NAMES.get(key, key)
+
+
+def marker(cmp: "Comparison", metric: str, run: str) -> str | None:
+    """``"up"`` / ``"down"`` if ``run`` is significantly better / worse than the baseline on ``metric``."""
+    t = cmp.against_baseline(metric, run)
+    if t is None or not t.significant or t.better is None:
+        return None
+    return "up" if t.better == run else "down"
+
+
+def legend(cmp: "Comparison", up: str = UP, down: str = DOWN) -> str:
+    """What the markers mean."""
+    from ..stats.correction import correction_name
+
+    s = cmp.settings
+    corr = correction_name(s.correction)
+    adj = "p" if s.correction == "none" else f"{corr}-adjusted p"
+    return (f"{up}/{down}: significantly better/worse than {cmp.baseline} "
+            f"({test_label(s.tests[0])}, {adj} < {s.alpha:g})")
+
+
+def family_text(cmp: "Comparison") -> str:
+    from ..stats.correction import correction_name
+
+    s = cmp.settings
+    n_pairs = len({(t.a, t.b) for t in cmp.tests})
+    size = s.family_size(n_pairs, len(cmp.metrics))
+    if s.correction == "none":
+        return "no multiple-testing correction"
+    plural = "comparison" if size == 1 else "comparisons"
+    if s.family == "metric":
+        return f"{correction_name(s.correction)} correction within each metric and test ({size} {plural} each)"
+    return f"{correction_name(s.correction)} correction over all metrics ({size} {plural} per test)"
+
+
+def describe(cmp: "Comparison") -> str:
+    """The settings in one paragraph."""
+    s = cmp.settings
+    tests = ", ".join(test_label(t) for t in s.tests)
+    against = f"each run against {s.baseline}" if s.pairs == "baseline" else "every pair of runs"
+    parts = [
+        f"{len(cmp.runs)} runs on {cmp.n_queries} queries ({_queries_text(s.queries)}).",
+        f"Two-sided paired tests ({tests}) of {against}; {family_text(cmp)};"
+        f" significant when the adjusted p < {s.alpha:g}.",
+        f"Intervals: {s.confidence * 100:g}% {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap, "
+        f"{s.n_resamples:,} resamples of the queries (seed {s.seed}).",
+    ]
+    if s.randomization:
+        seed = f", seed {s.seed}"
+        parts.append(f"Randomisation test: {s.randomization}{seed}, p = (count + 1) / (B + 1)."
+                     if not s.randomization.startswith("exact") else
+                     f"Randomisation test: {s.randomization}, p = count / 2^n.")
+    if len(s.tests) > 1:
+        parts.append(f"Markers use the {test_label(s.tests[0])}.")
+    return " ".join(parts)
+
+
+def _queries_text(policy: str) -> str:
+    return {
+        "judged": "every judged query with a relevant item; a query missing from a run scores 0 there",
+        "qrels": "every judged query; a query missing from a run scores 0 there",
+        "common": "judged queries present in every run",
+        "given": "the given query list",
+    }.get(policy, policy)
+
+
+def missing_text(cmp: "Comparison") -> str | None:
+    parts = [f"{r}: {n}" for r, n in cmp.missing.items() if n]
+    if not parts:
+        return None
+    return "Queries without a ranking (scored as empty): " + ", ".join(parts) + "."

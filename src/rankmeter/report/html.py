@@ -1,0 +1,295 @@
+"""One self-contained HTML page for a comparison.
+
+Self-contained means: CSS inline in a ``<style>`` element, figures as PNG images
+embedded in ``data:`` URIs, no script, no external stylesheet, font or image,
+and no ``http(s)://`` string anywhere (the PNG "Software" metadata, which names
+matplotlib's web site, is left out). The file can be mailed or archived and
+opens offline.
+
+Figures (matplotlib, object-oriented API with the Agg canvas: no pyplot, no
+global backend switch):
+
+- metric@k curves, k = 1..k_max, one line per run (runs given as rankings);
+- per-query differences against the baseline, sorted, as filled bars (the way
+  TREC papers show them): above zero the run is higher than the baseline;
+  green where that is better, red where worse;
+- distributions of per-query scores: a mirrored histogram per run with the mean
+  (diamond) and median (bar).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from .._errors import MissingExtraError
+from ._common import DOWN, UP, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker, missing_text, test_label
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
+
+_CSS = """
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       margin: 0; background: #f6f7f9; color: #1d2330; line-height: 1.45; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 48px; background: #fff; }
+h1 { font-size: 1.6rem; margin: 0.2rem 0 0.4rem; }
+h2 { font-size: 1.2rem; margin-top: 2.2rem; border-bottom: 2px solid #e3e6ec; padding-bottom: 0.25rem; }
+h3 { font-size: 1.0rem; margin: 1.4rem 0 0.4rem; }
+p.lead { color: #4a5263; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.9rem; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #e3e6ec; text-align: right; white-space: nowrap; }
+th { background: #f0f2f6; border-bottom: 2px solid #c9ced8; }
+td.l, th.l { text-align: left; }
+td .ci { color: #6b7385; font-size: 0.85em; }
+tr.base td { background: #fafbfc; }
+.up { color: #1a7f37; font-weight: 600; }
+.down { color: #c62828; font-weight: 600; }
+.sig { font-weight: 600; }
+.caption { color: #4a5263; font-size: 0.85rem; max-width: 1100px; }
+figure { margin: 0.6rem 0 1.2rem; }
+.figs { display: flex; flex-wrap: wrap; gap: 0 24px; }
+.figs figure { flex: 0 1 540px; }
+figure img { max-width: 100%; height: auto; border: 1px solid #e3e6ec; }
+figcaption { color: #4a5263; font-size: 0.85rem; }
+dl.settings { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; font-size: 0.9rem; }
+dl.settings dt { font-weight: 600; }
+dl.settings dd { margin: 0; }
+ul.notes li { color: #8a5a00; }
+.scroll { overflow-x: auto; }
+"""
+
+Progress = Callable[[str, int, int], None]
+
+
+def _mpl() -> tuple[Any, Any]:
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise MissingExtraError("HTML reports", "report", "matplotlib") from None
+    return Figure, FigureCanvasAgg
+
+
+def _img(fig: Any, alt: str, canvas_cls: Any) -> str:
+    canvas_cls(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _colors(n: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+# --------------------------------------------------------------------------- tables
+
+def _means_table(cmp: "Comparison", digits: int) -> str:
+    pct = f"{cmp.settings.confidence * 100:g}%"
+    head = "".join(f"<th>{_e(m)} {'&uarr;' if cmp.higher_is_better.get(m, True) else '&darr;'}</th>"
+                   for m in cmp.metrics)
+    rows = []
+    best = {m: set(cmp.best(m)) for m in cmp.metrics}
+    for r in cmp.runs:
+        cells = []
+        for m in cmp.metrics:
+            v = fmt(cmp.means[r][m], digits)
+            v = f"<strong>{v}</strong>" if r in best[m] else v
+            lo, hi = cmp.intervals[r][m]
+            mk = marker(cmp, m, r)
+            sym = f' <span class="up">{UP}</span>' if mk == "up" else \
+                f' <span class="down">{DOWN}</span>' if mk == "down" else ""
+            cells.append(f'<td>{v} <span class="ci">[{fmt(lo, digits)}, {fmt(hi, digits)}]</span>{sym}</td>')
+        base = r == cmp.baseline
+        label = _e(r) + (' <span class="ci">(baseline)</span>' if base else "")
+        rows.append(f'<tr{" class=base" if base else ""}><td class="l">{label}</td>{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table><thead><tr><th class="l">run</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>'
+            f'<p class="caption">{_e(legend(cmp))}. <strong>Bold</strong>: best mean. Brackets: {pct} '
+            f'{"BCa" if cmp.settings.interval == "bca" else "percentile"} bootstrap interval.</p>')
+
+
+def _tests_table(cmp: "Comparison", digits: int) -> str:
+    from ..stats.correction import correction_name
+
+    corr = correction_name(cmp.settings.correction)
+    pct = f"{cmp.settings.confidence * 100:g}%"
+    rows = []
+    for t in cmp.tests:
+        cls = ' class="sig up"' if t.significant and t.better == t.b else \
+            ' class="sig down"' if t.significant else ""
+        rows.append(
+            f'<tr><td class="l">{_e(t.metric)}</td><td class="l">{_e(t.b)} vs {_e(t.a)}</td>'
+            f'<td class="l">{_e(test_label(t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
+            f'<td>[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
+            f'<td>{fmt(t.effect_size, 2)}</td><td>{fmt(t.statistic, 3)}</td><td>{fmt_p(t.p_value)}</td>'
+            f'<td{cls}>{fmt_p(t.p_adjusted)}</td><td class="l">{_e(t.method)}</td></tr>')
+    return (f'<div class="scroll"><table><thead><tr><th class="l">metric</th><th class="l">b vs a</th>'
+            f'<th class="l">test</th><th>diff (b &minus; a)</th><th>{pct} interval</th><th>d<sub>z</sub></th>'
+            f'<th>statistic</th><th>p</th><th>p ({_e(corr)})</th><th class="l">method</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>'
+            f'<p class="caption">Coloured: adjusted p &lt; {cmp.settings.alpha:g} ({_e(family_text(cmp))}); '
+            'green when b is better, red when worse. d<sub>z</sub>: mean difference / standard deviation of the '
+            'per-query differences.</p>')
+
+
+# --------------------------------------------------------------------------- figures
+
+def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: Any, Canvas: Any) -> str:
+    curves = cmp.curves(k_max, progress=progress)
+    if not curves:
+        why = ("the runs were given as precomputed per-query results, not rankings"
+               if not cmp._sources.get("runs") else "none of the metrics takes a cutoff @k")
+        return f'<p class="caption">No metric@k curves: {_e(why)}.</p>'
+    colors = _colors(len(cmp.runs))
+    out = []
+    ks = np.arange(1, k_max + 1)
+    for label, per_run in curves.items():
+        fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+        ax = fig.add_subplot()
+        for i, r in enumerate(cmp.runs):
+            if r in per_run:
+                ax.plot(ks, per_run[r], color=colors[i], lw=1.8 if r != cmp.baseline else 2.4,
+                        ls="-" if r != cmp.baseline else "--", label=r)
+        ax.set_xlabel("k")
+        ax.set_ylabel(label)
+        ax.set_xlim(1, k_max)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, ncols=2 if len(cmp.runs) > 6 else 1, frameon=False)
+        ax.set_title(f"{label}, k = 1..{k_max} (mean over {cmp.n_queries} queries)", fontsize=10)
+        out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}; "
+                   f"dashed: the baseline {_e(cmp.baseline)}.</figcaption></figure>")
+    return '<div class="figs">' + "".join(out) + "</div>"
+
+
+def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> str:
+    others = [r for r in cmp.runs if r != cmp.baseline]
+    base = cmp.scores[cmp.baseline][metric]
+    hib = cmp.higher_is_better.get(metric, True)
+    ncols = min(3, len(others))
+    nrows = (len(others) + ncols - 1) // ncols
+    fig = Figure(figsize=(4.4 * ncols, 2.9 * nrows + 0.4), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
+    good, bad = "#2e8b57", "#d0453a"
+    for i, r in enumerate(others):
+        ax = axes[i // ncols][i % ncols]
+        d = np.sort(cmp.scores[r][metric] - base)[::-1]
+        x = np.arange(len(d) + 1)
+        ax.stairs(np.maximum(d, 0), x, fill=True, color=good if hib else bad, lw=0)
+        ax.stairs(np.minimum(d, 0), x, fill=True, color=bad if hib else good, lw=0)
+        ax.axhline(0, color="#333", lw=0.6)
+        up, down = int((d > 0).sum()), int((d < 0).sum())
+        better, worse = (up, down) if hib else (down, up)
+        ax.set_title(f"{r}: better on {better}, worse on {worse}, tied on {len(d) - up - down}", fontsize=9)
+        ax.set_xlim(0, max(len(d), 1))
+        ax.set_xlabel("queries, sorted by difference", fontsize=8)
+        if i % ncols == 0:
+            ax.set_ylabel(f"{metric} - {cmp.baseline}", fontsize=8)
+        ax.tick_params(labelsize=7)
+    for j in range(len(others), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    fig.suptitle(f"Per-query differences on {metric} against {cmp.baseline}", fontsize=10)
+    return (f"<figure>{_img(fig, f'per-query differences on {metric}', Canvas)}<figcaption>One bar per query: "
+            f"the run's {_e(metric)} minus the baseline's, sorted. Green: better than the baseline, "
+            "red: worse.</figcaption></figure>")
+
+
+def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> str:
+    vals = [cmp.scores[r][metric] for r in cmp.runs]
+    allv = np.concatenate(vals)
+    lo, hi = float(allv.min()), float(allv.max())
+    edges = np.histogram_bin_edges(allv, bins=min(30, max(5, int(np.sqrt(len(vals[0])) + 1))),
+                                   range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
+    colors = _colors(len(cmp.runs))
+    fig = Figure(figsize=(max(5.0, 1.1 * len(cmp.runs) + 2), 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    for i, (r, v) in enumerate(zip(cmp.runs, vals)):
+        counts, _ = np.histogram(v, bins=edges)
+        w = 0.42 * counts / max(counts.max(), 1)
+        ax.stairs(i + w, edges, baseline=i - w, orientation="horizontal", fill=True, color=colors[i], alpha=0.75)
+        ax.plot([i], [float(np.mean(v))], marker="D", color="white", mec="black", ms=6, zorder=3)
+        med = float(np.median(v))
+        ax.plot([i - 0.2, i + 0.2], [med, med], color="black", lw=1.2, zorder=3)
+    ax.set_xticks(range(len(cmp.runs)), [str(r) for r in cmp.runs], rotation=30 if len(cmp.runs) > 5 else 0,
+                  ha="right" if len(cmp.runs) > 5 else "center", fontsize=8)
+    ax.set_ylabel(metric)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"Per-query {metric} ({cmp.n_queries} queries)", fontsize=10)
+    return (f"<figure>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-query "
+            f"{_e(metric)} of each run, mirrored; diamond: mean, bar: median.</figcaption></figure>")
+
+
+# --------------------------------------------------------------------------- page
+
+def _settings(cmp: "Comparison") -> str:
+    from ..stats.correction import correction_name
+
+    s = cmp.settings
+    rows = [
+        ("Queries", f"{cmp.n_queries}"),
+        ("Runs", ", ".join(cmp.runs)),
+        ("Baseline", s.baseline),
+        ("Comparisons", "each run against the baseline" if s.pairs == "baseline" else "every pair of runs"),
+        ("Tests", "; ".join(test_label(t) for t in s.tests) + " (two-sided, paired by query)"),
+        ("Markers", f"{test_label(s.tests[0])}, adjusted p < {s.alpha:g}"),
+        ("Correction", f"{correction_name(s.correction)}: {family_text(cmp)}"),
+        ("Intervals", f"{s.confidence * 100:g}% {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap, "
+                      f"{s.n_resamples:,} resamples of the queries (the same for every run)"),
+        ("Randomisation", s.randomization or "not run"),
+        ("Seed", f"{s.seed} (SeedSequence spawn: stream 0 sign patterns, stream 1 bootstrap)"),
+    ]
+    miss = missing_text(cmp)
+    if miss:
+        rows.append(("Missing", miss))
+    body = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in rows)
+    return f'<dl class="settings">{body}</dl><p class="caption">{_e(describe(cmp))}</p>'
+
+
+def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digits: int = 4,
+            progress: Progress | None = None) -> str:
+    Figure, Canvas = _mpl()
+    title = title or f"Comparison of {len(cmp.runs)} runs"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body><main>",
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="lead">{_e(", ".join(cmp.runs))} on {cmp.n_queries} queries; baseline '
+        f"<strong>{_e(cmp.baseline)}</strong>. Made with rankmeter.</p>",
+        "<h2>Means</h2>", _means_table(cmp, digits),
+        "<h2>Paired tests</h2>", _tests_table(cmp, digits),
+    ]
+    if cmp.notes:
+        parts.append('<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in cmp.notes) + "</ul>")
+    parts += ["<h2>Metric@k curves</h2>", _curves(cmp, k_max, progress, Figure, Canvas)]
+    n_steps = 2 * len(cmp.metrics)
+    step = 0
+    if len(cmp.runs) > 1:
+        parts.append(f"<h2>Per-query differences against {_e(cmp.baseline)}</h2>")
+        for m in cmp.metrics:
+            parts.append(f"<h3>{_e(m)}</h3>" + _differences(cmp, m, Figure, Canvas))
+            step += 1
+            if progress is not None:
+                progress("figures", step, n_steps)
+    parts.append('<h2>Distributions of per-query scores</h2><div class="figs">')
+    for m in cmp.metrics:
+        parts.append(_distribution(cmp, m, Figure, Canvas))
+        step += 1
+        if progress is not None:
+            progress("figures", step, n_steps)
+    parts.append("</div>")
+    parts += ["<h2>Test settings</h2>", _settings(cmp), "</main></body></html>"]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,54 @@
+"""Markdown report: means table (intervals, markers, best in bold), tests table, settings, notes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._common import DOWN, UP, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
+    from ..stats.correction import correction_name
+
+    pct = f"{cmp.settings.confidence * 100:g}%"
+    lines = [f"## Comparison of {len(cmp.runs)} runs on {cmp.n_queries} queries", ""]
+    head = ["run"] + [f"{m} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}" for m in cmp.metrics]
+    lines.append("| " + " | ".join(_cell(h) for h in head) + " |")
+    lines.append("|" + "---|" + "---:|" * len(cmp.metrics))
+    best = {m: set(cmp.best(m)) for m in cmp.metrics}
+    for r in cmp.runs:
+        row = [_cell(r) + (" (baseline)" if r == cmp.baseline else "")]
+        for m in cmp.metrics:
+            v = fmt(cmp.means[r][m], digits)
+            v = f"**{v}**" if r in best[m] else v
+            lo, hi = cmp.intervals[r][m]
+            mk = marker(cmp, m, r)
+            sym = f" {UP}" if mk == "up" else f" {DOWN}" if mk == "down" else ""
+            row.append(f"{v} [{fmt(lo, digits)}, {fmt(hi, digits)}]{sym}")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", f"{legend(cmp)}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
+
+    corr = correction_name(cmp.settings.correction)
+    lines += ["### Paired tests", ""]
+    lines.append(f"| metric | b vs a | test | diff (b - a) | {pct} interval | d_z | statistic | p | p ({corr}) | |")
+    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    for t in cmp.tests:
+        sig = "*" if t.significant else ""
+        lines.append(
+            f"| {_cell(t.metric)} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | {fmt_signed(t.diff, digits)} | "
+            f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}] | {fmt(t.effect_size, 2)} | "
+            f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | {sig} |")
+    lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", describe(cmp)]
+    miss = missing_text(cmp)
+    if miss:
+        lines += ["", miss]
+    if cmp.notes:
+        lines += ["", "### Notes", ""] + [f"- {_cell(n)}" for n in cmp.notes]
+    return "\n".join(lines) + "\n"

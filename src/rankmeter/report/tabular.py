@@ -1,0 +1,36 @@
+"""CSV export: long format, one row per mean and one per test."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
+
+COLUMNS = ["kind", "metric", "run", "against", "test", "value", "low", "high", "statistic", "p_value",
+           "p_adjusted", "correction", "significant", "effect_size", "n"]
+
+
+def _v(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return "inf" if x > 0 else "-inf" if x < 0 else ""
+    return repr(x) if isinstance(x, float) else x
+
+
+def to_csv(cmp: "Comparison") -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for m in cmp.metrics:
+        for r in cmp.runs:
+            lo, hi = cmp.intervals[r][m]
+            w.writerow(["mean", m, r, "", "", _v(cmp.means[r][m]), _v(lo), _v(hi), "", "", "", "", "", "",
+                        cmp.n_queries])
+    for t in cmp.tests:
+        w.writerow(["diff", t.metric, t.b, t.a, t.test, _v(t.diff), _v(t.diff_interval[0]), _v(t.diff_interval[1]),
+                    _v(t.statistic), _v(t.p_value), _v(t.p_adjusted), t.correction, str(t.significant).lower(),
+                    _v(t.effect_size), t.n])
+    return buf.getvalue()
