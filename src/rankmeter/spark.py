@@ -1,0 +1,369 @@
+"""rankmeter on Apache Spark: whole-run evaluation on a cluster, and seed 000's SQL functions.
+
+:func:`evaluate` takes Spark DataFrames of a run and of judgments and returns the
+:class:`~rankmeter.result.Result` of :func:`rankmeter.evaluate`, the same numbers to
+the last bit:
+
+1. the judgments (small) are collected once and broadcast to the executors;
+2. the run is hash-partitioned by query and sorted by query within each partition
+   (``repartition(query).sortWithinPartitions(query)``), so every query's rows reach
+   one Python worker, contiguously;
+3. ``mapInArrow`` streams each partition's Arrow batches to rankmeter's chunk
+   engine (:mod:`rankmeter._engine`), the same kernels as the local engine; rows are
+   ranked by rankmeter's tie rule (score descending, then item id descending,
+   comparing bytes), never by the order Spark delivers them;
+4. only per-query values (and a few counts, and the states of corpus-level metrics)
+   come back to the driver.
+
+Works with Spark's local mode out of the box (``SparkSession.builder.master("local[2]")``)
+and with any cluster a SparkSession points to, provided rankmeter is installed on the
+executors.
+
+:func:`register` adds the SQL functions of seed 000 (``precision``, ``recall``,
+``average_precision``, ``auc``, ``mrr``, ``ndcg`` binary or graded, ``hit_rate``) and
+``rankmeter_metric(name, rec, truth)`` / ``rankmeter_metric_graded(name, rec, truth,
+grades)`` to Spark SQL, as vectorised Arrow UDFs.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ._errors import InputError, MissingExtraError, ParameterError
+from ._listfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
+from .io import as_qrels
+from .io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, pick_columns
+from .result import Result
+
+__all__ = ["evaluate", "register", "FUNCTIONS"]
+
+FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS, precision_at="p", recall_at="r")
+
+_ENGINES: dict[str, Any] = {}  # per Python worker: engines already built from a broadcast
+
+
+def _pyspark() -> Any:
+    try:
+        import pyspark
+        import pyspark.sql  # noqa: F401
+    except ImportError:
+        raise MissingExtraError("The Spark backend", "spark", "pyspark") from None
+    return pyspark
+
+
+def _pick(columns: Sequence[str], roles: Mapping[str, Sequence[str]], given: Mapping[str, str | None], source: str,
+          optional: Sequence[str] = ()) -> dict[str, str]:
+    empty = pa.table({c: pa.array([], pa.null()) for c in columns})
+    return pick_columns(empty, roles, dict(given), source, optional=optional)
+
+
+def _to_arrow(df: Any) -> pa.Table:
+    if hasattr(df, "toArrow"):
+        return df.toArrow()  # Spark >= 4.0
+    return pa.Table.from_pandas(df.toPandas(), preserve_index=False)
+
+
+# --------------------------------------------------------------------------------
+# executors
+# --------------------------------------------------------------------------------
+def _engine_from(token: str, payload: Any) -> Any:
+    engine = _ENGINES.get(token)
+    if engine is None:
+        from pyspark import cloudpickle
+
+        from ._engine import Engine
+
+        data = payload.value if hasattr(payload, "value") else payload
+        args = cloudpickle.loads(data)
+        engine = Engine(args["qrels"], args["metrics"], queries=args["queries"], context=args["context"],
+                        duplicates=args["duplicates"], source="<spark run>")
+        _ENGINES.clear()  # keep one: a worker serves one evaluation at a time
+        _ENGINES[token] = engine
+    return engine
+
+
+def _out_schema(n_values: int) -> pa.Schema:
+    return pa.schema([("kind", pa.int8()), ("query", pa.string()), ("n1", pa.int64()), ("n2", pa.int64()),
+                      ("blob", pa.binary())] + [(f"v{i}", pa.float64()) for i in range(n_values)])
+
+
+def _map_partition(token: str, payload: Any, chunk_rows: int, batches: Iterator[pa.RecordBatch]
+                   ) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: per-query values of the partition's queries, then its counts and states."""
+    from pyspark import cloudpickle
+
+    from .data._table import RowError
+    from .stream import _grouped_chunks, _NotGrouped
+
+    engine = _engine_from(token, payload)
+    names = [m.text for m in engine.metrics if m.spec.level == "query"]
+    schema = _out_schema(len(names))
+    run_rows = used = nojudg = 0
+    examples: list[str] = []
+    states: dict[str, Any] = {}
+    corpus = engine.corpus_metrics
+
+    def blocks() -> Iterator[tuple[pa.Table, int]]:
+        first = 0
+        for b in batches:
+            if b.num_rows:
+                yield pa.Table.from_batches([b]), first
+                first += b.num_rows
+
+    try:
+        for table, first in _grouped_chunks(blocks(), chunk_rows):
+            out = engine.evaluate_table(table, first_row=first)
+            run_rows += out.run_rows
+            used += out.run_rows_used
+            nojudg += out.without_judgments
+            examples = sorted(examples + out.without_judgments_examples, key=lambda s: s.encode())[:3]
+            for m in corpus:
+                if m.text in out.states:
+                    states[m.text] = m.spec.merge(states[m.text], out.states[m.text]) if m.text in states \
+                        else out.states[m.text]
+            n = len(out.queries)
+            if n:
+                cols = [pa.array(np.zeros(n, np.int8)), pa.array(out.queries, pa.string()),
+                        pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64()), pa.nulls(n, pa.binary())]
+                cols += [pa.array(out.values[k], pa.float64()) for k in names]
+                yield pa.RecordBatch.from_arrays(cols, schema=schema)
+    except RowError as exc:
+        raise InputError(f"{exc.message} (in the run DataFrame)") from None
+    except _NotGrouped as exc:  # cannot happen after sortWithinPartitions
+        raise RuntimeError(f"partition not grouped by query at {exc.query!r}") from None
+    rows: list[tuple[int, str | None, int | None, int | None, bytes | None]] = [(1, None, run_rows, used, None)]
+    rows.append((2, None, nojudg, None, None))
+    rows += [(3, q, None, None, None) for q in examples]
+    if states:
+        rows.append((4, None, None, None, cloudpickle.dumps(states)))
+    cols = [pa.array([r[i] for r in rows], type=t) for i, t in
+            enumerate([pa.int8(), pa.string(), pa.int64(), pa.int64(), pa.binary()])]
+    cols += [pa.nulls(len(rows), pa.float64()) for _ in names]
+    yield pa.RecordBatch.from_arrays(cols, schema=schema)
+
+
+# --------------------------------------------------------------------------------
+# driver
+# --------------------------------------------------------------------------------
+def evaluate(
+    run_df: Any,
+    qrels_df: Any,
+    metrics: Any,
+    *,
+    queries: str | Sequence[str] = "judged",
+    context: Mapping[str, Any] | None = None,
+    query_col: str | None = None,
+    item_col: str | None = None,
+    score_col: str | None = None,
+    grade_col: str | None = None,
+    partitions: int | None = None,
+    chunk_rows: int = 500_000,
+    duplicates: str = "error",
+) -> Result:
+    """Evaluate a run held in a Spark DataFrame; the result equals :func:`rankmeter.evaluate`'s.
+
+    ``run_df``: columns query, item, score (names detected as in the file readers, or
+    given with ``query_col``/``item_col``/``score_col``; ids of any type, cast to
+    strings). ``qrels_df``: a DataFrame of query, item, grade (``grade_col``; a
+    missing grade column means grade 1), or anything :func:`rankmeter.evaluate`
+    accepts. ``partitions``: how many partitions to hash the run into (default:
+    Spark's choice for ``repartition(query)``). ``chunk_rows``: rows an executor
+    evaluates at once (its memory bound, with whole queries). Other parameters as
+    :func:`rankmeter.evaluate`.
+    """
+    _pyspark()
+    import pyspark.sql.functions as F
+    from pyspark import cloudpickle
+    from pyspark.sql import DataFrame
+
+    from ._engine import ChunkOut, Engine
+
+    if not isinstance(run_df, DataFrame):
+        raise InputError(f"run_df must be a Spark DataFrame, got {type(run_df).__name__}", source="run_df")
+    if not isinstance(chunk_rows, int) or isinstance(chunk_rows, bool) or chunk_rows < 1:
+        raise ParameterError(f"The 'chunk_rows' parameter of rankmeter.spark.evaluate must be an int >= 1. "
+                             f"Got {chunk_rows!r} instead.")
+    if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
+        raise ParameterError(f"The 'partitions' parameter of rankmeter.spark.evaluate must be an int >= 1. "
+                             f"Got {partitions!r} instead.")
+    spark = run_df.sparkSession
+    rc = _pick(run_df.columns, {"query": QUERY_NAMES, "item": ITEM_NAMES, "score": SCORE_NAMES},
+               {"query": query_col, "item": item_col, "score": score_col}, "run_df")
+    if isinstance(qrels_df, DataFrame):
+        qc = _pick(qrels_df.columns, {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES},
+                   {"query": query_col, "item": item_col, "grade": grade_col}, "qrels_df", optional=("grade",))
+        grade = F.col(qc["grade"]).cast("double") if "grade" in qc else F.lit(1.0)
+        table = _to_arrow(qrels_df.select(F.col(qc["query"]).cast("string").alias("query"),
+                                          F.col(qc["item"]).cast("string").alias("item"), grade.alias("grade")))
+        qrels = as_qrels(table, duplicates=duplicates)
+    else:
+        qrels = as_qrels(qrels_df, duplicates=duplicates)
+    engine = Engine(qrels, metrics, queries=queries, context=context, duplicates=duplicates, source="<spark run>")
+    payload = cloudpickle.dumps({"qrels": qrels, "metrics": engine.metrics, "queries": queries,
+                                 "context": context, "duplicates": duplicates})
+    token = uuid.uuid4().hex
+    try:
+        shipped: Any = spark.sparkContext.broadcast(payload)
+    except Exception:  # noqa: BLE001  (Spark Connect: no SparkContext; the payload travels with the function)
+        shipped = payload
+    names = [m.text for m in engine.metrics if m.spec.level == "query"]
+    schema = _out_schema(len(names))
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    run = run_df.select(F.col(rc["query"]).cast("string").alias("query"),
+                        F.col(rc["item"]).cast("string").alias("item"),
+                        F.col(rc["score"]).cast("double").alias("score"))
+    run = run.repartition(partitions, "query") if partitions else run.repartition("query")
+    run = run.sortWithinPartitions("query")
+    out = run.mapInArrow(functools.partial(_map_partition, token, shipped, chunk_rows), from_arrow_schema(schema))
+    try:
+        got = _to_arrow(out)
+    except Exception as exc:  # noqa: BLE001
+        raise _translate(exc) from None
+    finally:
+        if hasattr(shipped, "unpersist"):
+            try:
+                shipped.unpersist()
+            except Exception:  # noqa: BLE001
+                pass
+
+    kind = got.column("kind").to_numpy(zero_copy_only=False)
+    acc = engine.accumulator()
+    per = np.flatnonzero(kind == 0)
+    qids = got.column("query").take(pa.array(per, type=pa.int64())).to_pylist()
+    codes = engine.codes(qids)
+    stats = np.flatnonzero(kind == 1)
+    n1 = got.column("n1").to_numpy(zero_copy_only=False)
+    n2 = got.column("n2").to_numpy(zero_copy_only=False)
+    nojudg = int(np.nansum(n1[kind == 2])) if (kind == 2).any() else 0
+    examples = got.column("query").filter(pa.array(kind == 3)).to_pylist()
+    acc.add(ChunkOut(
+        queries=qids,
+        values={k: got.column(f"v{i}").take(pa.array(per, type=pa.int64())).to_numpy(zero_copy_only=False)
+                .astype(np.float64) for i, k in enumerate(names)},
+        states={},
+        run_rows=int(np.nansum(n1[stats])),
+        run_rows_used=int(np.nansum(n2[stats])),
+        seen_codes=codes[codes >= 0],
+        without_judgments=nojudg,
+        without_judgments_examples=sorted(examples, key=lambda s: s.encode())[:3],
+        extra_seen=[q for q, c in zip(qids, codes) if c < 0],
+    ))
+    for b in got.column("blob").filter(pa.array(kind == 4)).to_pylist():
+        acc._merge(cloudpickle.loads(b))
+    return acc.result()
+
+
+def _translate(exc: Exception) -> Exception:
+    """A rankmeter error raised on an executor, as the same error class on the driver."""
+    text = str(exc)
+    for cls in (InputError, ParameterError):
+        marker = f"{cls.__name__}: "
+        at = text.rfind(marker)
+        if at >= 0:
+            return cls(text[at + len(marker):].strip().splitlines()[0])
+    return exc
+
+
+# --------------------------------------------------------------------------------
+# SQL functions
+# --------------------------------------------------------------------------------
+def _relscores(rec: pa.Array) -> pa.Array | None:
+    """For a list of structs (seed 000's struct(relscore, itemid)): the relscore lists."""
+    import pyarrow.compute as pc
+
+    if isinstance(rec, pa.ChunkedArray):
+        rec = rec.combine_chunks()
+    if not (pa.types.is_list(rec.type) or pa.types.is_large_list(rec.type)):
+        return None
+    vt = rec.type.value_type
+    if not pa.types.is_struct(vt):
+        return None
+    names = [vt.field(i).name for i in range(vt.num_fields)]
+    field = "relscore" if "relscore" in names else names[0]
+    flat = rec.flatten()
+    vals = pc.struct_field(flat, [names.index(field)])
+    return pa.ListArray.from_arrays(rec.offsets, vals, mask=rec.is_null())
+
+
+def _scalar_udf(sql_name: str) -> Any:
+    def fn(rec: pa.Array, truth: pa.Array, k: pa.Array) -> pa.Array:
+        if sql_name == "ndcg":
+            rel = _relscores(rec)
+            if rel is not None:
+                return graded_metric("ndcg", rel, truth, k, name=GRADED_NDCG)
+        return list_metric(sql_name, rec, truth, k)
+
+    return fn
+
+
+def _metric_udf(name: pa.Array, rec: pa.Array, truth: pa.Array) -> pa.Array:
+    from .duckdb import _by_name, _take
+
+    return _by_name(name, len(rec), lambda m, rows: list_metric("rankmeter_metric", _take(rec, rows),
+                                                                   _take(truth, rows), None, name=m))
+
+
+def _metric_graded_udf(name: pa.Array, rec: pa.Array, truth: pa.Array, grades: pa.Array) -> pa.Array:
+    from .duckdb import _by_name, _take
+
+    return _by_name(name, len(rec), lambda m, rows: list_metric(
+        "rankmeter_metric_graded", _take(rec, rows), _take(truth, rows), None, grades=_take(grades, rows), name=m))
+
+
+def register(spark: Any) -> Any:
+    """Register seed 000's ranking functions (and ``rankmeter_metric``) in Spark SQL; returns the session.
+
+    ``precision(rec, truth, k)``, ``recall``, ``average_precision``, ``auc``, ``mrr``,
+    ``ndcg`` (a list of ids, or seed 000's list of ``struct(relscore, itemid)`` with
+    ``truth`` the relevance scores), ``hit_rate`` (and Hivemall's ``precision_at``,
+    ``recall_at``, ``hitrate``); ``rankmeter_metric(name, rec, truth)`` and
+    ``rankmeter_metric_graded(name, rec, truth, grades)`` for any registry metric,
+    e.g. ``rankmeter_metric('ndcg(gain=exp)@10', rec, truth)``.
+    """
+    _pyspark()
+    from pyspark.sql.types import DoubleType
+
+    try:
+        from pyspark.sql.functions import arrow_udf
+    except ImportError:  # Spark < 4.1: pandas UDFs, converted to Arrow inside
+        arrow_udf = None
+    for sql_name in FUNCTIONS:
+        spark.udf.register(sql_name, _wrap(_scalar_udf(sql_name), 3, arrow_udf))
+    spark.udf.register("rankmeter_metric", _wrap(_metric_udf, 3, arrow_udf))
+    spark.udf.register("rankmeter_metric_graded", _wrap(_metric_graded_udf, 4, arrow_udf))
+    return spark
+
+
+def _wrap(fn: Any, arity: int, arrow_udf: Any) -> Any:
+    from pyspark.sql.types import DoubleType
+
+    if arrow_udf is not None:
+        if arity == 3:
+            def f3(a: pa.Array, b: pa.Array, c: pa.Array) -> pa.Array:
+                return fn(a, b, c)
+            return arrow_udf(f3, DoubleType())
+
+        def f4(a: pa.Array, b: pa.Array, c: pa.Array, d: pa.Array) -> pa.Array:
+            return fn(a, b, c, d)
+        return arrow_udf(f4, DoubleType())
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    def conv(s: pd.Series) -> pa.Array:
+        return pa.array(s.tolist())
+
+    if arity == 3:
+        def p3(a: pd.Series, b: pd.Series, c: pd.Series) -> pd.Series:
+            return fn(conv(a), conv(b), conv(c)).to_pandas()
+        return pandas_udf(p3, DoubleType())  # type: ignore[call-overload]
+
+    def p4(a: pd.Series, b: pd.Series, c: pd.Series, d: pd.Series) -> pd.Series:
+        return fn(conv(a), conv(b), conv(c), conv(d)).to_pandas()
+    return pandas_udf(p4, DoubleType())  # type: ignore[call-overload]
+
