@@ -384,6 +384,12 @@ def _run_names(runs: Any) -> list[tuple[str, Any]]:
     from .data import Run
 
     if isinstance(runs, Mapping):
+        first = next(iter(runs.values()), None)
+        single = (isinstance(first, Mapping) and first and all(isinstance(v, (int, float)) for v in first.values())) \
+            or (isinstance(first, (list, tuple)) and first and all(isinstance(v, str) for v in first))
+        if single:
+            raise ParameterError("The 'runs' parameter of compare must be a mapping {name: run} or a list of runs. "
+                                 "Got what looks like a single run ({query: items}) instead.")
         items = [(str(k), v) for k, v in runs.items()]
     elif isinstance(runs, (str, Path, Run, Result)) or not isinstance(runs, Iterable):
         raise ParameterError("The 'runs' parameter of compare must be a mapping {name: run} or a list of runs. "
