@@ -585,9 +585,12 @@ def _read_parquet(path: Path) -> pa.Table:
     import pyarrow.parquet as pq
 
     try:
-        return pq.read_table(str(path))
+        # pre_buffer=False: local files read as fast and with about half the transient memory
+        table = pq.read_table(str(path), pre_buffer=False)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", source=str(path)) from None
+    pa.default_memory_pool().release_unused()  # hand the decoding buffers back to the OS
+    return table
 
 
 def _open_text(path: str) -> _io.TextIOWrapper:

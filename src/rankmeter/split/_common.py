@@ -171,17 +171,30 @@ def _plain_type(t: pa.DataType) -> pa.DataType:
     return t.value_type if pa.types.is_dictionary(t) else t
 
 
+_BLOCK = 1 << 22
+
+
+def count_per(codes: np.ndarray, mask: np.ndarray | None, n_codes: int) -> np.ndarray:
+    """Rows per code among the rows of ``mask`` (all rows if None), as int64.
+
+    Counted block by block: ``np.bincount`` copies its input to int64 and a boolean
+    gather copies too, so whole-array calls would cost two full-length temporaries.
+    """
+    out = np.zeros(n_codes, dtype=np.int64)
+    for a in range(0, len(codes), _BLOCK):
+        block = codes[a : a + _BLOCK]
+        if mask is not None:
+            block = block[mask[a : a + _BLOCK]]
+        if len(block):
+            out += np.bincount(block, minlength=n_codes)
+    return out
+
+
 def distinct(codes: np.ndarray, mask: np.ndarray | None, n_codes: int) -> int:
     """Number of distinct codes among the rows of ``mask`` (all rows if None)."""
     if n_codes == 0:
         return 0
-    picked = codes if mask is None else codes[mask]
-    return int(np.count_nonzero(np.bincount(picked, minlength=n_codes)))
-
-
-def count_per(codes: np.ndarray, mask: np.ndarray | None, n_codes: int) -> np.ndarray:
-    picked = codes if mask is None else codes[mask]
-    return np.bincount(picked, minlength=n_codes).astype(np.int64, copy=False)
+    return int(np.count_nonzero(count_per(codes, mask, n_codes)))
 
 
 # --------------------------------------------------------------------------- result types
@@ -344,6 +357,7 @@ class Split:
 
     def _part(self, mask: np.ndarray) -> Any:
         table = self.data.table.filter(pa.array(mask))
+        pa.default_memory_pool().release_unused()
         rows = np.flatnonzero(mask) if self.data.kind == "pandas" else None
         return to_input_kind(table, self.data, rows=rows)
 
@@ -404,6 +418,7 @@ class Prepared:
     filtered: Counts
     filter_params: dict[str, Any]
     _user_counts: np.ndarray | None = None
+    _item_counts: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -415,11 +430,11 @@ class Prepared:
             self._user_counts = count_per(self.users, self.active, self.n_user_codes)
         return self._user_counts
 
-    def active_rows(self) -> np.ndarray:
-        """Positions of the active rows."""
-        if self.active is None:
-            return np.arange(self.n_rows, dtype=np.int64)
-        return np.flatnonzero(self.active)
+    def item_counts(self) -> np.ndarray:
+        """Rows per item code among the active rows."""
+        if self._item_counts is None:
+            self._item_counts = count_per(self.items, self.active, self.n_item_codes)
+        return self._item_counts
 
     def n_active(self) -> int:
         return self.n_rows if self.active is None else int(np.count_nonzero(self.active))
@@ -470,7 +485,8 @@ def prepare(
     items, n_i = encode_column(data.table.column(data.item))
     n = len(users)
     all_user_counts = count_per(users, None, n_u)
-    inp = Counts(n, int(np.count_nonzero(all_user_counts)), distinct(items, None, n_i))
+    all_item_counts = count_per(items, None, n_i)
+    inp = Counts(n, int(np.count_nonzero(all_user_counts)), int(np.count_nonzero(all_item_counts)))
     active: np.ndarray | None = None
     rounds = 0
     if mu > 1 or mi > 1:
@@ -481,7 +497,8 @@ def prepare(
                 counts = all_user_counts if active is None else count_per(users, active, n_u)
                 keep &= (counts >= mu)[users]
             if mi > 1:
-                keep &= (count_per(items, active, n_i) >= mi)[items]
+                counts = all_item_counts if active is None else count_per(items, active, n_i)
+                keep &= (counts >= mi)[items]
             changed = active is None or bool(np.any(keep != active))
             active = keep
             if not iterate_filters or not changed:
@@ -508,6 +525,7 @@ def prepare(
         input=inp,
         filtered=filtered,
         _user_counts=all_user_counts if active is None else None,
+        _item_counts=all_item_counts if active is None else None,
         filter_params={
             "min_user_interactions": mu,
             "min_item_interactions": mi,
@@ -565,6 +583,8 @@ def random_per_user(prep: Prepared, eligible: np.ndarray, m: np.ndarray, rng: np
     if size == 0:
         return test
     rank = rng.permutation(size)
+    if size < 2**31:
+        rank = rank.astype(np.int32)
     bits = max(1, (size - 1).bit_length())
     if (max(prep.n_user_codes, 1) << bits) >= 2**63:  # pragma: no cover - beyond 2**31 rows and users
         order = group_order_random(prep, np.arange(n) if rows is None else rows, rng)
@@ -575,13 +595,16 @@ def random_per_user(prep: Prepared, eligible: np.ndarray, m: np.ndarray, rng: np
     key <<= bits
     key |= rank
     key.sort()
-    counts = np.bincount(codes, minlength=prep.n_user_codes)
+    counts = prep.user_counts() if rows is None else count_per(codes, None, prep.n_user_codes)
     starts = np.cumsum(counts) - counts
     threshold = np.full(prep.n_user_codes, -1, dtype=np.int64)
     chosen = eligible & (m > 0)
     threshold[chosen] = key[starts[chosen] + m[chosen] - 1] & ((1 << bits) - 1)
     del key
-    local = rank <= threshold[codes]
+    local = np.empty(size, dtype=bool)
+    step = 1 << 22
+    for a in range(0, size, step):  # block by block: no full-length gather
+        local[a : a + step] = rank[a : a + step] <= threshold[codes[a : a + step]]
     if rows is None:
         return local
     test[rows] = local
@@ -622,10 +645,15 @@ def finish(
     train = active & ~test
     del active
     n_u, n_i = prep.n_user_codes, prep.n_item_codes
-    train_per_user = count_per(users, train, n_u)
-    train_per_item = count_per(items, train, n_i)
+    # train counts = active counts - test counts (test is the smaller part to count)
+    active_per_user, active_per_item = prep.user_counts(), prep.item_counts()
+    if small_rows_mask is not None and small_users == "drop":
+        active_per_user = active_per_user - count_per(users, small_rows_mask, n_u)
+        active_per_item = active_per_item - count_per(items, small_rows_mask, n_i)
     test_per_user = count_per(users, test, n_u)
     test_per_item = count_per(items, test, n_i)
+    train_per_user = active_per_user - test_per_user
+    train_per_item = active_per_item - test_per_item
     cold_user_flag = (test_per_user > 0) & (train_per_user == 0)
     cold_item_flag = (test_per_item > 0) & (train_per_item == 0)
     n_cold_users = int(np.count_nonzero(cold_user_flag))

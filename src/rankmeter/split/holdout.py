@@ -93,13 +93,14 @@ def holdout(
     test = np.zeros(n, dtype=bool)
     params: dict[str, Any] = {"test_fraction": float(test_fraction), "per_user": bool(per_user), "seed": seed_note}
     if not per_user:
-        rows = prep.active_rows()
-        total = len(rows)
+        rows = None if prep.active is None else np.flatnonzero(prep.active)
+        total = prep.n_active()
         if total < 2:
             raise InputError(f"holdout: {total} interaction(s) after the filters; a hold-out needs at least 2")
         m = int(round_count(total, fraction))
         chosen = rng.permutation(total)[:m]
-        test[rows[chosen]] = True
+        test[chosen if rows is None else rows[chosen]] = True
+        del chosen
         return finish(
             prep, test, method=func, params=params, small=None, small_rule="",
             small_users=small_users, drop_cold_users=drop_cold_users, drop_cold_items=drop_cold_items,

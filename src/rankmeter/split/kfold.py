@@ -108,10 +108,13 @@ def kfold(
             )
         user_fold = np.full(prep.n_user_codes, -1, dtype=np.int64)
         user_fold[present[rng.permutation(len(present))]] = np.arange(len(present)) % folds
-        rows = prep.active_rows()
-        fold_of[rows] = user_fold[prep.users[rows]]
+        if prep.active is None:
+            fold_of[:] = user_fold[prep.users]
+        else:
+            rows = np.flatnonzero(prep.active)
+            fold_of[rows] = user_fold[prep.users[rows]]
     elif not per_user:
-        rows = prep.active_rows()
+        rows = np.arange(prep.n_rows) if prep.active is None else np.flatnonzero(prep.active)
         if len(rows) < folds:
             raise ParameterError(
                 f"The 'folds' parameter of kfold must be at most the number of interactions "

@@ -27,6 +27,7 @@ from ._common import (
     check_fraction,
     check_int,
     check_small_policy,
+    count_per,
     finish,
     load,
     participating,
@@ -144,20 +145,20 @@ def temporal(
         else:
             params["test_fraction"] = float(test_fraction)  # type: ignore[arg-type]
         test, small, rule = last_per_user(prep, t, func, k=k, fraction=fraction, small_users=small_users)
+        del t
         return finish(prep, test, method=func, params=params, small=small, small_rule=rule, **common)  # type: ignore[arg-type]
 
     params = {"per_user": False, "tie_rule": "timestamp, then input position"}
-    rows = prep.active_rows()
-    if len(rows) == 0:
+    rows = None if prep.active is None else np.flatnonzero(prep.active)
+    if prep.n_active() == 0:
         raise InputError("temporal: no interaction left after the filters")
-    test = np.zeros(prep.n_rows, dtype=bool)
-    tt = t if prep.active is None else t[rows]
+    tt = t if rows is None else t[rows]
     if cutoff is not None:
         threshold = _cutoff_threshold(cutoff, data, t, time_unit)
         params["cutoff"] = _show(cutoff)
         params["threshold"] = _number(threshold)
         params["threshold_time"] = _as_time(threshold, data.time_unit or time_unit)
-        test[rows] = tt >= threshold
+        local = tt >= threshold
     elif span is not None:
         lo, hi = tt.min(), tt.max()
         if lo == hi:
@@ -174,10 +175,10 @@ def temporal(
         params["test_span"] = float(test_span)  # type: ignore[arg-type]
         params["threshold"] = _number(threshold)
         params["threshold_time"] = _as_time(threshold, data.time_unit or time_unit)
-        test[rows] = tt >= threshold
+        local = tt >= threshold
     else:
         fraction = cast(Fraction, fraction)  # set: test_fraction defaults to 0.2
-        total = len(rows)
+        total = len(tt)
         if total < 2:
             raise InputError(f"temporal: {total} interaction(s) after the filters; a split needs at least 2")
         m = int(round_count(total, fraction))
@@ -188,10 +189,16 @@ def temporal(
         if need > 0:
             ties = np.flatnonzero(tt == boundary)
             local[ties[len(ties) - need:]] = True
-        test[rows] = local
         params["test_fraction"] = float(test_fraction)  # type: ignore[arg-type]
         params["threshold"] = _number(boundary)
         params["threshold_time"] = _as_time(boundary, data.time_unit)
+    del t, tt
+    if rows is None:
+        test = local
+    else:
+        test = np.zeros(prep.n_rows, dtype=bool)
+        test[rows] = local
+    del local
     return finish(prep, test, method=func, params=params, small=None, small_rule="", **common)  # type: ignore[arg-type]
 
 
@@ -296,7 +303,8 @@ def latest_per_user(prep: Prepared, t: np.ndarray, eligible: np.ndarray, m: np.n
         lo, hi = int(tr.min()), int(tr.max())
         width = hi - lo + 1
         if max(n_codes, 1) * width < 2**63:
-            local = _latest_by_threshold(codes, tr, m, eligible, n_codes, lo, width)
+            counts = prep.user_counts() if rows is None else count_per(codes, None, n_codes)
+            local = _latest_by_threshold(codes, tr, m, eligible, counts, lo, width)
     if local is None:
         order = group_order_time(prep, np.arange(n, dtype=np.int64) if rows is None else rows, t)
         n_u = np.bincount(prep.users[order], minlength=n_codes)[eligible]
@@ -309,8 +317,9 @@ def latest_per_user(prep: Prepared, t: np.ndarray, eligible: np.ndarray, m: np.n
 
 
 def _latest_by_threshold(
-    codes: np.ndarray, tr: np.ndarray, m: np.ndarray, eligible: np.ndarray, n_codes: int, lo: int, width: int
+    codes: np.ndarray, tr: np.ndarray, m: np.ndarray, eligible: np.ndarray, counts: np.ndarray, lo: int, width: int
 ) -> np.ndarray:
+    n_codes = len(counts)
     key = codes.astype(np.int64)
     key *= width
     if lo >= 0:
@@ -320,7 +329,6 @@ def _latest_by_threshold(
         key += tr
         key -= lo
     key.sort()
-    counts = np.bincount(codes, minlength=n_codes)
     ends = np.cumsum(counts)
     chosen = eligible & (m > 0)
     code_ids = np.flatnonzero(chosen)
@@ -337,7 +345,7 @@ def _latest_by_threshold(
         after[a : a + step] = tr[a : a + step] > b_
         at[a : a + step] = tr[a : a + step] == b_
     # among the rows at the boundary, each user needs the last (m - #after) in input order
-    need = m - np.bincount(codes[after], minlength=n_codes)
+    need = m - count_per(codes, after, n_codes)
     tied = np.flatnonzero(at)
     del at
     tied_codes = codes[tied]

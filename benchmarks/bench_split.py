@@ -1,0 +1,311 @@
+"""Benchmark: split 20M interactions per user and temporally (rankmeter vs pandas and polars).
+
+    .venv/bin/python benchmarks/bench_split.py              # 20M rows, every case
+    .venv/bin/python benchmarks/bench_split.py --rows 2e6   # smaller, quicker
+    .venv/bin/python benchmarks/bench_split.py --write      # also write benchmarks/RESULTS-split.md
+
+The data (generated once, under benchmarks/_data/): ``user`` int64 (200k users, skewed),
+``item`` int64 (50k items, skewed popularity), ``rating`` int8, ``timestamp`` int64 (unix
+seconds over six months), in random order, as Parquet. The data's in-memory size is the
+Arrow table's ``nbytes``.
+
+Every case runs in a fresh Python process, which reports its peak resident memory
+(``ru_maxrss``, so it includes the interpreter and the libraries) and its wall-clock
+and CPU time. A case times: read the Parquet file, split, and build the train and test
+tables in memory. The CLI cases also write train.parquet and test.parquet.
+
+The goal of issue #4: under 10 s per split and peak memory under 3x the data's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "_data"
+ROOT = HERE.parent
+
+CASES = {
+    # name: (tool, description)
+    "rankmeter-holdout-per-user": ("rankmeter", "random hold-out, 20% of each user"),
+    "rankmeter-temporal-global": ("rankmeter", "temporal, last 1/6 of the time span (5 months / 1 month)"),
+    "rankmeter-temporal-per-user": ("rankmeter", "temporal, latest 20% of each user"),
+    "rankmeter-leave-one-out": ("rankmeter", "leave-one-out, latest per user"),
+    "cli-holdout-per-user": ("rankmeter CLI", "random hold-out, 20% of each user, + write Parquet"),
+    "cli-temporal-global": ("rankmeter CLI", "temporal, last 1/6 of the time span, + write Parquet"),
+    "pandas-holdout-per-user": ("pandas", "random hold-out, 20% of each user"),
+    "pandas-temporal-per-user": ("pandas", "temporal, latest 20% of each user"),
+    "polars-holdout-per-user": ("polars", "random hold-out, 20% of each user"),
+    "polars-temporal-per-user": ("polars", "temporal, latest 20% of each user"),
+}
+
+
+# --------------------------------------------------------------------------- data
+
+
+def data_path(rows: int) -> Path:
+    return DATA / f"interactions-{rows}.parquet"
+
+
+def generate(rows: int) -> Path:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = data_path(rows)
+    if path.exists():
+        return path
+    DATA.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(42)
+    schema = pa.schema([("user", pa.int64()), ("item", pa.int64()), ("rating", pa.int8()), ("timestamp", pa.int64())])
+    tmp = path.with_suffix(".tmp")
+    with pq.ParquetWriter(tmp, schema) as writer:
+        for start in range(0, rows, 1_000_000):
+            m = min(1_000_000, rows - start)
+            writer.write_table(
+                pa.table(
+                    {
+                        "user": np.floor(200_000 * rng.random(m) ** 2).astype(np.int64),
+                        "item": np.floor(50_000 * rng.random(m) ** 3).astype(np.int64),
+                        "rating": rng.integers(1, 6, m).astype(np.int8),
+                        "timestamp": 1_700_000_000 + rng.integers(0, 182 * 86_400, m),
+                    },
+                    schema=schema,
+                )
+            )
+    tmp.rename(path)
+    return path
+
+
+# --------------------------------------------------------------------------- child cases
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_child(case: str, path: str) -> dict:
+    """Run one case in this process; return times (s) and memory (MiB)."""
+    import numpy as np  # noqa: F401  (imported before the clock, like the libraries)
+    import pyarrow as pa  # noqa: F401
+
+    if case.startswith("rankmeter"):
+        import pyarrow.parquet  # noqa: F401  (imported lazily by the loader; pandas/polars import theirs too)
+
+        import rankmeter.split as rs
+    elif case.startswith("pandas"):
+        import pandas as pd
+    elif case.startswith("polars"):
+        import polars as pl
+    base = _peak_mb()
+    w0, c0 = time.perf_counter(), time.process_time()
+    if case == "rankmeter-holdout-per-user":
+        split = rs.holdout(path, test_fraction=0.2, per_user=True, seed=0)
+        train, test = split.train, split.test
+    elif case == "rankmeter-temporal-global":
+        split = rs.temporal(path, test_span=1 / 6)
+        train, test = split.train, split.test
+    elif case == "rankmeter-temporal-per-user":
+        split = rs.temporal(path, per_user=True, test_fraction=0.2)
+        train, test = split.train, split.test
+    elif case == "rankmeter-leave-one-out":
+        split = rs.leave_k_out(path, k=1, by="time")
+        train, test = split.train, split.test
+    elif case == "pandas-holdout-per-user":
+        df = pd.read_parquet(path)
+        # each user's rows in random order, then the first round(0.2 n) (at least 1, at most n-1)
+        shuffled = df.sample(frac=1.0, random_state=0)
+        position = shuffled.groupby("user", sort=False).cumcount()
+        n = shuffled.groupby("user", sort=False)["user"].transform("size")
+        m = np.clip(np.floor(0.2 * n + 0.5), 1, n - 1)
+        in_test = (position < m) & (n >= 2)
+        test, train = shuffled[in_test].sort_index(), shuffled[~in_test].sort_index()
+    elif case == "pandas-temporal-per-user":
+        df = pd.read_parquet(path)
+        ordered = df.sort_values(["user", "timestamp"], kind="stable")
+        from_end = ordered.groupby("user", sort=False).cumcount(ascending=False)
+        n = ordered.groupby("user", sort=False)["user"].transform("size")
+        m = np.clip(np.floor(0.2 * n + 0.5), 1, n - 1)
+        in_test = (from_end < m) & (n >= 2)
+        test, train = ordered[in_test].sort_index(), ordered[~in_test].sort_index()
+    elif case == "polars-holdout-per-user":
+        df = pl.read_parquet(path)
+        n = pl.len().over("user")
+        m = (n * 0.2 + 0.5).floor().clip(1, n - 1)
+        flagged = df.with_columns(
+            _test=(pl.int_range(pl.len()).shuffle(seed=0).over("user") < m) & (n >= 2)
+        )
+        test = flagged.filter(pl.col("_test")).drop("_test")
+        train = flagged.filter(~pl.col("_test")).drop("_test")
+    elif case == "polars-temporal-per-user":
+        df = pl.read_parquet(path)
+        n = pl.len().over("user")
+        m = (n * 0.2 + 0.5).floor().clip(1, n - 1)
+        # ordinal rank: ties by order of appearance, rankmeter's tie rule
+        flagged = df.with_columns(_test=(pl.col("timestamp").rank("ordinal").over("user") > n - m) & (n >= 2))
+        test = flagged.filter(pl.col("_test")).drop("_test")
+        train = flagged.filter(~pl.col("_test")).drop("_test")
+    else:
+        raise SystemExit(f"unknown case {case}")
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    return {
+        "case": case,
+        "wall": wall,
+        "cpu": cpu,
+        "peak_mb": _peak_mb(),
+        "base_mb": base,
+        "train_rows": len(train),
+        "test_rows": len(test),
+    }
+
+
+def run_case(case: str, path: Path) -> dict:
+    load_before = os.getloadavg()[0]
+    if case.startswith("cli-"):
+        out = DATA / f"out-{case}"
+        args = {
+            "cli-holdout-per-user": ["--method", "holdout", "--per-user", "--test-fraction", "0.2"],
+            "cli-temporal-global": ["--method", "temporal", "--test-span", str(1 / 6)],
+        }[case]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w0 = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "rankmeter", "split", str(path), *args, "--out", str(out)],
+            capture_output=True, text=True, cwd=ROOT,
+        )
+        wall = time.perf_counter() - w0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode:
+            raise SystemExit(done.stderr)
+        summary = json.loads((out / "summary.json").read_text())
+        return {
+            "case": case,
+            "wall": wall,
+            "cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+            # ru_maxrss of RUSAGE_CHILDREN is the largest child so far: run CLI cases first
+            "peak_mb": after.ru_maxrss / 1024,
+            "base_mb": float("nan"),
+            "train_rows": summary["train"]["rows"],
+            "test_rows": summary["test"]["rows"],
+            "load": load_before,
+        }
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", case, "--data", str(path)],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    if done.returncode:
+        raise SystemExit(f"{case} failed:\n{done.stderr}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["load"] = load_before
+    return result
+
+
+# --------------------------------------------------------------------------- report
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GB RAM, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def versions() -> str:
+    import numpy
+    import pandas
+    import polars
+    import pyarrow
+
+    return f"numpy {numpy.__version__}, pyarrow {pyarrow.__version__}, pandas {pandas.__version__}, polars {polars.__version__}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=float, default=20e6)
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of: " + ", ".join(CASES))
+    parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS-split.md")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_child(args.child, args.data)))
+        return
+
+    import pyarrow.parquet as pq
+
+    rows = int(args.rows)
+    path = generate(rows)
+    nbytes = pq.read_table(path).nbytes / 2**20
+    print(f"data: {path} ({rows:,} rows, {nbytes:.0f} MiB in memory; budget 3x = {3 * nbytes:.0f} MiB)")
+    print(f"machine: {machine()}")
+    cases = [c for c in CASES if c in args.cases.split(",")]
+    # CLI cases first: RUSAGE_CHILDREN's maxrss is a running maximum over children
+    cases.sort(key=lambda c: not c.startswith("cli-"))
+    results = []
+    header = f"{'case':30s} {'wall s':>7s} {'cpu s':>7s} {'peak MiB':>9s} {'x data':>7s} {'load':>5s}  {'train':>10s} {'test':>10s}"
+    print(header)
+    for case in cases:
+        r = run_case(case, path)
+        r["ratio"] = r["peak_mb"] / nbytes
+        results.append(r)
+        print(f"{case:30s} {r['wall']:7.2f} {r['cpu']:7.2f} {r['peak_mb']:9.0f} {r['ratio']:7.2f} {r['load']:5.1f}  "
+              f"{r['train_rows']:10,d} {r['test_rows']:10,d}", flush=True)
+    by = {r["case"]: r for r in results}
+    print()
+    for method in ("holdout-per-user", "temporal-per-user"):
+        mine = by.get(f"rankmeter-{method}")
+        for other in ("pandas", "polars"):
+            theirs = by.get(f"{other}-{method}")
+            if mine and theirs:
+                print(f"{method}: {other} / rankmeter: wall {theirs['wall'] / mine['wall']:.2f}x, "
+                      f"cpu {theirs['cpu'] / mine['cpu']:.2f}x, peak memory {theirs['peak_mb'] / mine['peak_mb']:.2f}x")
+    if args.write:
+        write_results(results, rows, nbytes, path)
+
+
+def write_results(results: list[dict], rows: int, nbytes: float, path: Path) -> None:
+    lines = [
+        "# Splitting benchmark (issue #4)",
+        "",
+        f"Measured with `benchmarks/bench_split.py` on {time.strftime('%Y-%m-%d')}.",
+        "",
+        f"- Machine: {machine()}.",
+        f"- Libraries: {versions()}.",
+        f"- Data: {rows:,} interactions (user, item, rating, timestamp; 200k users, 50k items, six months, "
+        f"random order), Parquet; **{nbytes:.0f} MiB in memory** (Arrow `nbytes`), so the memory goal "
+        f"(3x) is {3 * nbytes:.0f} MiB.",
+        "- Each case runs in a fresh process and times: read the Parquet file, split, build train and "
+        "test tables in memory (CLI: also write both Parquet files). Peak memory is the process's "
+        "`ru_maxrss` (interpreter and libraries included).",
+        "- `load` is the 1-minute load average when the case started: the machine is shared, and a load "
+        "above 2 on 2 cores means the case got only part of a core; the CPU time is then the steadier figure.",
+        "",
+        "| case | what | wall s | CPU s | peak MiB | peak / data | load | train rows | test rows |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['case']} | {CASES[r['case']][1]} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['peak_mb']:.0f} | "
+            f"{r['ratio']:.2f}x | {r['load']:.1f} | {r['train_rows']:,} | {r['test_rows']:,} |"
+        )
+    lines.append("")
+    (HERE / "RESULTS-split.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {HERE / 'RESULTS-split.md'}")
+
+
+if __name__ == "__main__":
+    main()
