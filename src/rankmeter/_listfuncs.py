@@ -48,6 +48,9 @@ SQL_FUNCTIONS: dict[str, str] = {
     "mrr": "rr",
     "ndcg": "ndcg",
     "hit_rate": "success",
+    # Hivemall's later spellings (precision is a keyword of DuckDB's grammar)
+    "precision_at": "p",
+    "recall_at": "r",
     "hitrate": "success",
 }
 GRADED_NDCG = "ndcg(gain=exp)"  # Hivemall's graded nDCG: gain 2^rel - 1, discount 1/log2(i+1)

@@ -43,7 +43,7 @@ from .result import Result
 __all__ = ["register", "evaluate", "FUNCTIONS"]
 
 # SQL name -> registry metric (the names of seed 000 and Hivemall's later spellings)
-FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS, precision_at="p", recall_at="r")
+FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
 _ID_TYPES = ("VARCHAR[]", "BIGINT[]")
 

@@ -42,7 +42,7 @@ from .result import Result
 
 __all__ = ["evaluate", "register", "FUNCTIONS"]
 
-FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS, precision_at="p", recall_at="r")
+FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
 _ENGINES: dict[str, Any] = {}  # per Python worker: engines already built from a broadcast
 

@@ -1,0 +1,100 @@
+"""Spark (local mode): seed 000's queries in Spark SQL, the SQL functions' rules, rankmeter.spark.evaluate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rankmeter
+from rankmeter import InputError
+
+from ._data import random_data
+from ._seed import BINARY, GRADED, RECREL, REC, TRUTH, ULP, doc_query
+from .test_stream import METRICS, assert_same
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.xdist_group("spark"),
+              pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")]
+
+
+@pytest.fixture(scope="module")
+def sql(spark):  # type: ignore[no-untyped-def]
+    import rankmeter.spark as rsp
+
+    rsp.register(spark)
+    spark.createDataFrame(TRUTH, "userid int, itemid int").createOrReplaceTempView("dummy_truth")
+    spark.createDataFrame(REC, "userid int, itemid int, score double").createOrReplaceTempView("dummy_rec")
+    spark.createDataFrame(RECREL, "userid int, itemid int, score double, relscore double") \
+        .createOrReplaceTempView("dummy_recrel")
+    return lambda q: [r.asDict() for r in spark.sql(q).collect()]
+
+
+def test_seed_000_queries_in_spark_sql(sql) -> None:  # type: ignore[no-untyped-def]
+    got = sql(doc_query("spark binary"))
+    assert len(got) == 3
+    for row in got:
+        assert set(row) == set(BINARY)
+        for k, v in BINARY.items():
+            assert row[k] == pytest.approx(v, abs=ULP), k
+    got = sql(doc_query("spark graded"))
+    assert len(got) == 3
+    for row in got:
+        for k, v in GRADED.items():
+            assert row[k] == pytest.approx(v, abs=ULP), k
+
+
+def test_sql_functions_nulls_and_errors(sql) -> None:  # type: ignore[no-untyped-def]
+    from pyspark.errors import PySparkException
+
+    want = rankmeter.evaluate({"u": ["1", "2", "4"]}, {"u": ["1", "3", "2", "6"]}, ["ndcg@4", "success@1"]).mean
+    row = sql("SELECT ndcg(array(1,3,2,6), array(1,2,4), 4) a, hit_rate(array('1','3'), array('1'), 1) b, "
+              "rankmeter_metric('ndcg@4', array(1,3,2,6), array(1,2,4)) c, "
+              "rankmeter_metric_graded('ndcg(gain=exp)@2', array('b','x','a'), array('a','b'), array(3.0, 1.0)) d, "
+              "ndcg(CAST(NULL AS array<int>), array(1), 2) e, ndcg(array(1), array(1), CAST(NULL AS int)) f")[0]
+    assert row["a"] == want["ndcg@4"] == row["c"] and row["b"] == 1.0
+    assert row["d"] == rankmeter.evaluate({"u": {"a": 3, "b": 1}}, {"u": ["b", "x", "a"]}, "ndcg(gain=exp)@2").mean[
+        "ndcg(gain=exp)@2"]
+    assert row["e"] is None and row["f"] is None
+    for q, message in [
+        ("SELECT ndcg(array(1,2), array(1), 0)", "The 'k' parameter of ndcg must be an int >= 1. Got 0"),
+        ("SELECT ndcg(array(1,2), array('1'), 2)", "item ids must be of one kind"),
+        ("SELECT recall(array(1,1), array(1), 2)", "appears twice in rec"),
+        ("SELECT mrr(array(1, NULL), array(1), 2)", "rec holds a NULL item"),
+        ("SELECT rankmeter_metric('err@3', array('a'), array('a'))", r"err\(max_grade=3\)@10"),
+    ]:
+        with pytest.raises(PySparkException, match=message):
+            sql(q)
+
+
+def test_spark_evaluate_agrees_with_in_process(spark) -> None:  # type: ignore[no-untyped-def]
+    import rankmeter.spark as rsp
+
+    qrels, run = random_data(31)
+    run_df = spark.createDataFrame(run.to_pandas()).repartition(3)
+    qrels_df = spark.createDataFrame(qrels.to_pandas())
+    for queries in ("judged", "run", "qrels"):
+        want = rankmeter.evaluate(qrels, run, METRICS, queries=queries)
+        got = rsp.evaluate(run_df, qrels_df, METRICS, queries=queries, partitions=3, chunk_rows=7)
+        assert_same(got, want)
+    ids = sorted(set(run.column("query").to_pylist()))[:4] + ["q_not_in_run"] * 0
+    assert_same(rsp.evaluate(run_df, qrels, METRICS, queries=ids),
+                rankmeter.evaluate(qrels, run, METRICS, queries=ids))
+    # seed 000 through DataFrames with integer ids and Hivemall's column names
+    rec = spark.createDataFrame(REC, "userid int, itemid int, score double")
+    truth = spark.createDataFrame(TRUTH, "userid int, itemid int")
+    r = rsp.evaluate(rec, truth, ["ndcg@2", "auc@4"])
+    assert r.n_queries == 3 and r.mean["auc@4"] == 0.75
+    assert r.mean["ndcg@2"] == pytest.approx(BINARY["ndcg_at_2"], abs=ULP)
+
+
+def test_spark_evaluate_bad_input(spark) -> None:  # type: ignore[no-untyped-def]
+    import rankmeter.spark as rsp
+
+    dup = spark.createDataFrame([("q", "a", 1.0), ("q", "a", 2.0)], "query string, item string, score double")
+    with pytest.raises(InputError, match="appears twice for query 'q'"):
+        rsp.evaluate(dup, {"q": ["a"]}, ["P@1"])
+    nulls = spark.createDataFrame([("q", None, 1.0)], "query string, item string, score double")
+    with pytest.raises(InputError, match="item id is missing"):
+        rsp.evaluate(nulls, {"q": ["a"]}, ["P@1"])
+    with pytest.raises(InputError, match="cannot find the score column"):
+        rsp.evaluate(spark.createDataFrame([("q", "a")], "query string, item string"), {"q": ["a"]}, ["P@1"])
+    assert np.isfinite(rsp.evaluate(dup, {"q": ["a"]}, ["P@1"], duplicates="max").mean["P@1"])
