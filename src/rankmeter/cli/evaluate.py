@@ -79,7 +79,9 @@ def command(qrels: str, run: str, metrics: tuple[str, ...], per_query: bool, fmt
         if per_query:
             for qid, vals in per_rows:
                 out += [trec_line(m, qid, v, is_count(specs[m])) for m, v in zip(result.values, vals)]
-        out += [trec_line(m, "all", means[m], is_count(specs[m])) for m in names]
+        # like trec_eval, the "all" line of a count (num_ret, num_rel, ...) is the total
+        out += [trec_line(m, "all", float(result.values[m].sum()) if (is_count(specs[m]) and m in result.values)
+                          else means[m], is_count(specs[m])) for m in names]
         click.echo("\n".join(out))
         return
     caption = f"{result.n_queries} queries ({result.coverage.policy if result.coverage else 'judged'})"
