@@ -170,6 +170,7 @@ class Engine:
             m.spec.level == "query" and getattr(m.spec.kernel, "__module__", "").startswith(FAST_MODULE_PREFIX)
             for m in self.metrics)
         self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
+        self._item_ints: tuple[np.ndarray, np.ndarray] | None = None
 
         nq = qrels.n_queries
         rowq = qrels.row_queries()
@@ -251,13 +252,14 @@ class Engine:
             if col.null_count:
                 r = int(np.flatnonzero(_np(col.is_null()))[0])
                 raise RowError(int(row_index[r]), f"{name} id is missing")
-        qcol = as_string_array(qcol)
+        if not _int_ids(qcol.type):
+            qcol = as_string_array(qcol)
         if self.duplicates != "error":
             return self._dedupe_chunk(table, row_index)
         # group the rows by query (a stable regroup when the table is not grouped)
         change = np.flatnonzero(_np(pc.not_equal(qcol.slice(1), qcol.slice(0, n - 1)))) + 1
         starts = np.concatenate(([0], change)).astype(np.int64)
-        ids = qcol.take(pa.array(starts, type=pa.int64())).to_pylist()
+        ids = as_string_array(qcol.take(pa.array(starts, type=pa.int64()))).to_pylist()
         if len(set(ids)) != len(ids):
             enc = pc.dictionary_encode(qcol)
             perm = np.argsort(_np(enc.indices), kind="stable")
@@ -339,7 +341,13 @@ class Engine:
     def _fast(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str], sel_codes: np.ndarray,
               lengths: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         n = table.num_rows
-        items = as_string_array(_combine(table.column("item")))
+        icol = _combine(table.column("item"))
+        ints: np.ndarray | None = None
+        if _int_ids(icol.type):
+            ints = np.asarray(_np(icol), dtype=np.int64)
+            if len(ints) and (ints.max() >= _INT_LIMIT or ints.min() <= -_INT_LIMIT):
+                ints = None  # ids of 19+ digits: compare them as text
+        items = as_string_array(icol) if ints is None else icol
         scol = table.column("score")
         if scol.null_count:
             r = int(np.flatnonzero(_np(scol.is_null()))[0])
@@ -364,19 +372,21 @@ class Engine:
                 tie = np.flatnonzero(same & (ds == 0))
                 if len(tie):
                     t = pa.array(tie, type=pa.int64())
-                    lower = pc.less(items.take(pc.add(t, 1)), items.take(t))
+                    lower = pc.less(as_string_array(items.take(pc.add(t, 1))), as_string_array(items.take(t)))
                     in_order = bool(pc.all(lower).as_py())
             if not in_order:
                 perm = _np(pc.sort_indices(
-                    pa.table({"q": qi, "s": score, "i": items}),
+                    pa.table({"q": qi, "s": score, "i": as_string_array(items)}),
                     sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]))
                 pa_perm = pa.array(perm, type=pa.int64())
                 items = items.take(pa_perm)
                 score = score[perm]
                 row_index = row_index[perm]
+                if ints is not None:
+                    ints = ints[perm]
 
         # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
-        sig = string_signature(items)
+        sig = string_signature(items) if ints is None else ints.astype(np.uint64)
         with np.errstate(over="ignore"):
             key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
         width = int(lengths.max()) if nq else 0
@@ -391,7 +401,7 @@ class Engine:
         else:
             ks = np.sort(key)
             cand = bool((ks[1:] == ks[:-1]).any()) if n > 1 else False
-        if cand and self._has_duplicates(qi, items, key):
+        if cand and self._has_duplicates(qi, items if ints is None else as_string_array(items), key):
             return None  # the exact path applies the duplicates policy (or reports the row)
 
         # grades: join (query, item) with the judgments of these queries
@@ -400,12 +410,19 @@ class Engine:
         matched = np.zeros(n, dtype=bool)
         if len(jrows):
             qrow = self._qorder[jrows]
-            sub = pa.table({
-                "q": np.repeat(np.arange(nq, dtype=np.int64), np.diff(qrel_offsets)),
-                "i": self.qrels.item_ids.take(pa.array(self.qrels.items[qrow], type=pa.int64())),
-                "g": self._grade_desc[jrows],
-            })
-            probe = pa.table({"q": qi, "i": items, "r": np.arange(n, dtype=np.int64)})
+            sub_q = np.repeat(np.arange(nq, dtype=np.int64), np.diff(qrel_offsets))
+            sub_g = self._grade_desc[jrows]
+            icodes = self.qrels.items[qrow]
+            if ints is None:
+                sub = pa.table({"q": sub_q, "i": self.qrels.item_ids.take(pa.array(icodes, type=pa.int64())),
+                                "g": sub_g})
+                probe = pa.table({"q": qi, "i": items, "r": np.arange(n, dtype=np.int64)})
+            else:
+                # judged ids that are the decimal text of an integer; no other can equal an integer id
+                as_int, ok = self._qrels_item_ints()
+                keep = ok[icodes]
+                sub = pa.table({"q": sub_q[keep], "i": as_int[icodes[keep]], "g": sub_g[keep]})
+                probe = pa.table({"q": qi, "i": ints, "r": np.arange(n, dtype=np.int64)})
             j = probe.join(sub, ["q", "i"], join_type="inner", use_threads=True)
             if j.num_rows:
                 r = _np(j.column("r"))
@@ -423,6 +440,19 @@ class Engine:
             context=self.context,
         )
         return compute(batch, self.metrics)
+
+    def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
+        """Judged item ids as integers, where an id is the canonical decimal text of one."""
+        if self._item_ints is None:
+            vocab = self.qrels.item_ids
+            ok = _np(pc.match_substring_regex(vocab, r"^(0|-?[1-9][0-9]{0,17})$")).astype(bool) if len(vocab) \
+                else np.zeros(0, dtype=bool)
+            vals = np.zeros(len(vocab), dtype=np.int64)
+            if ok.any():
+                idx = np.flatnonzero(ok)
+                vals[idx] = _np(pc.cast(vocab.take(pa.array(idx, type=pa.int64())), pa.int64()))
+            self._item_ints = (vals, ok)
+        return self._item_ints
 
     @staticmethod
     def _has_duplicates(qi: np.ndarray, items: pa.Array, key: np.ndarray) -> bool:
@@ -464,6 +494,14 @@ class Engine:
         batch, qids, _ = align(sub, run, ids if ids else "qrels", self.context)
         values, states = compute(batch, self.metrics)
         return qids.to_pylist(), values, states
+
+
+_INT_LIMIT = 10**18
+
+
+def _int_ids(t: pa.DataType) -> bool:
+    """Integer ids the fast path keeps as numbers (their text is their decimal form)."""
+    return pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())
 
 
 def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:

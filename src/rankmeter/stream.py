@@ -45,7 +45,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._engine import Engine, string_signature
+from ._engine import Engine, _int_ids, string_signature
 from ._errors import InputError, ParameterError
 from .data import Qrels
 from .data._table import RowError
@@ -88,6 +88,8 @@ def _standard(table: pa.Table, cols: Mapping[str, str]) -> pa.Table:
             out[role] = table.column(cols[role])
     for role in ("query", "item"):
         col = out[role]
+        if _int_ids(col.type):
+            continue  # integer ids stay numbers; their text (decimal) is what the readers use
         if not (pa.types.is_string(col.type)):
             if pa.types.is_dictionary(col.type):
                 col = pc.cast(col, pa.string()) if pa.types.is_string(col.type.value_type) else col.dictionary_decode()
@@ -397,8 +399,14 @@ class _Partitions:
                 if self.n_parts == 1:
                     parts = np.zeros(n, dtype=np.int64)
                 else:
-                    parts = (string_signature(t.column("query").combine_chunks())
-                             % np.uint64(self.n_parts)).astype(np.int64)
+                    qcol = t.column("query").combine_chunks()
+                    if _int_ids(qcol.type):
+                        with np.errstate(over="ignore"):
+                            h = qcol.to_numpy().astype(np.int64).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                        h = h >> np.uint64(17)
+                    else:
+                        h = string_signature(qcol)
+                    parts = (h % np.uint64(self.n_parts)).astype(np.int64)
                 order = np.argsort(parts, kind="stable")
                 counts = np.bincount(parts, minlength=self.n_parts)
                 t = t.take(pa.array(order, type=pa.int64()))

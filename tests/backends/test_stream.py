@@ -201,3 +201,38 @@ def test_missing_from_run_and_empty_inputs(tmp_path: Path) -> None:
         assert_same(evaluate_stream(q, path, METRICS, queries=policy),
                     rankmeter.evaluate(q, rankmeter.read_run(path), METRICS, queries=policy))
     assert isinstance(as_qrels(q), Qrels)
+
+
+def int_id_data(seed: int) -> tuple[pa.Table, pa.Table]:
+    """Integer query and item ids in the run; judgments hold their decimal text, and decoys ('07', '+7')."""
+    rng = np.random.default_rng(seed)
+    rq, ri, rs, qq, qi, qg = [], [], [], [], [], []
+    for q in range(30):
+        items = rng.choice(np.arange(-5, 60), size=int(rng.integers(0, 25)), replace=False)
+        for it in items:
+            rq.append(q * 1000); ri.append(int(it)); rs.append(float(rng.choice([0.0, 1.0, 1.0, 2.5, -1.0])))
+        for it in rng.choice(np.arange(-5, 60), size=int(rng.integers(1, 10)), replace=False):
+            qq.append(str(q * 1000)); qi.append(str(int(it))); qg.append(float(rng.integers(-1, 4)))
+        qq += [str(q * 1000)] * 2; qi += [f"0{rng.integers(0, 9)}", "+7"]; qg += [2.0, 3.0]
+    run = pa.table({"query": pa.array(rq, pa.int64()), "item": pa.array(ri, pa.int32()),
+                    "score": pa.array(rs, pa.float64())})
+    qrels = pa.table({"query": qq, "item": qi, "grade": qg})
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_integer_ids_stay_numbers_and_match_their_decimal_text(tmp_path: Path, seed: int) -> None:
+    qrels, run = int_id_data(seed)
+    q = as_qrels(qrels, duplicates="first")
+    want = rankmeter.evaluate(q, run, METRICS)
+    e = Engine(q, METRICS)
+    out = e.evaluate_table(grouped(run, seed))
+    assert out.path == "fast"
+    for chunk, table in ((3, grouped(run, seed)), (50, run)):
+        got = evaluate_stream(q, write_parquet(table, tmp_path / "r.parquet"), METRICS, chunk_rows=chunk)
+        assert_same(got, want)
+    big = pa.table({"query": pa.array([1, 1], pa.int64()), "item": pa.array([10**18 + 1, 5], pa.int64()),
+                    "score": [1.0, 1.0]})
+    qb = {"1": {str(10**18 + 1): 1}}
+    assert_same(evaluate_stream(qb, write_parquet(big, tmp_path / "b.parquet"), METRICS),
+                rankmeter.evaluate(qb, big, METRICS))
