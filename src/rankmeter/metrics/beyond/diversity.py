@@ -1,0 +1,288 @@
+"""Intra-list diversity: the mean pairwise distance between the items of one list.
+
+Distances come from what the user supplies about the items: feature vectors
+(``distance=cosine``, context ``features``) or category sets (``distance=jaccard``,
+context ``categories``).
+
+Cosine without materialising the pairs: with unit vectors ``z_i`` (zero vectors stay
+zero, similarity 0, as scikit-learn's ``cosine_similarity``),
+``sum_{i<j} cos(i, j) = (||sum_i z_i||^2 - sum_i ||z_i||^2) / 2``, one segmented sum of
+the list's vectors. Jaccard: items are grouped by identical category set; when there
+are few distinct sets the pairwise sum is ``h^T D h / 2`` with ``h`` the list's count of
+items per set and ``D`` the set-to-set distance matrix; otherwise pairs are
+enumerated in bounded chunks.
+
+>>> import rankmeter
+>>> ctx = {"features": {"a": [1, 0], "b": [0, 1], "c": [1, 1]}}
+>>> rankmeter.evaluate({"u": ["a"]}, {"u": ["a", "b", "c"]}, "ild@2", context=ctx).mean  # 1 - cos(a, b) = 1
+{'ild@2': 1.0}
+>>> cats = {"a": {"x"}, "b": {"x", "y"}, "c": {"z"}}
+>>> rankmeter.evaluate({"u": ["a"]}, {"u": ["a", "b"]}, "ild(distance=jaccard)", context={"categories": cats}).mean
+{'ild(distance=jaccard)': 0.5}
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ..._errors import ParameterError
+from .. import _segments as S
+from ..batch import Batch
+from ..registry import MetricSpec, Param, register
+from ._context import HELPER, ContextExample, _check_unique, _ids, batch_vocab, item_matrix, missing_error, need, positions
+
+_CTX = {"features": {"a": [1, 0], "b": [0, 1], "c": [1, 1]},
+        "categories": {"a": {"x"}, "b": {"x", "y"}, "c": {"z"}}}
+_CHUNK_ROWS = 1 << 18  # rows per chunk when summing feature vectors (bounded memory)
+_MAX_SETS = 2048  # distinct category sets up to which the set-to-set matrix is used
+_PAIR_CHUNK = 1 << 21
+
+
+def _pair_count(n: np.ndarray) -> np.ndarray:
+    return n * (n - 1) / 2.0
+
+
+def _mean_distance(dist_sum: np.ndarray, n: np.ndarray) -> np.ndarray:
+    pairs = _pair_count(n.astype(np.float64))
+    return np.divide(dist_sum, pairs, out=np.zeros_like(dist_sum), where=pairs > 0)
+
+
+def _unit_rows(batch: Batch) -> np.ndarray:
+    """Unit feature vector of every code of the batch vocabulary (zero rows stay zero)."""
+    ids, mat = item_matrix(need(batch.context, "features", "ild"), "features", "ild")
+    pos = positions(batch_vocab(batch), ids)
+    rows = batch.item
+    missing = pos[rows] < 0 if len(rows) else np.zeros(0, dtype=bool)
+    if missing.any():
+        raise missing_error("ild", "features", batch_vocab(batch), rows[missing], int(missing.sum()),
+                            fix="give a feature vector for every recommendable item")
+    norms = np.linalg.norm(mat, axis=1)
+    unit = np.divide(mat, norms[:, None], out=np.zeros_like(mat), where=norms[:, None] > 0)
+    out = np.zeros((len(pos), mat.shape[1]), dtype=np.float64)
+    found = pos >= 0
+    out[found] = unit[pos[found]]
+    return out
+
+
+def _cosine_sums(batch: Batch) -> np.ndarray:
+    """Sum over pairs i<j of (1 - cos) for each list."""
+    unit = _unit_rows(batch)
+    nonzero = (np.abs(unit).sum(axis=1) > 0).astype(np.float64)
+    nq = batch.n_queries
+    sim = np.zeros(nq)
+    offsets = batch.offsets
+    q = 0
+    while q < nq:
+        # a chunk of whole lists with at most _CHUNK_ROWS rows (at least one list)
+        end = int(np.searchsorted(offsets, offsets[q] + _CHUNK_ROWS, side="right")) - 1
+        end = max(end, q + 1)
+        end = min(end, nq)
+        a, b = int(offsets[q]), int(offsets[end])
+        if b > a:
+            sub_off = offsets[q:end + 1] - a
+            codes = batch.item[a:b]
+            vec_sum = np.zeros((end - q, unit.shape[1]))
+            starts, nonempty = sub_off[:-1][np.diff(sub_off) > 0], np.diff(sub_off) > 0
+            vec_sum[nonempty] = np.add.reduceat(unit[codes], starts, axis=0)
+            sq = np.einsum("ij,ij->i", vec_sum, vec_sum)
+            self_sim = S.seg_sum(nonzero[codes], sub_off)
+            sim[q:end] = (sq - self_sim) / 2.0
+        q = end
+    return np.maximum(_pair_count(batch.lengths.astype(np.float64)) - sim, 0.0)
+
+
+def _category_sets(batch: Batch) -> tuple[np.ndarray, list[frozenset[Any]]]:
+    """Set id of every code of the batch vocabulary, and the distinct sets."""
+    raw = need(batch.context, "categories", "ild(distance=jaccard)")
+    if not isinstance(raw, Mapping):
+        raise ParameterError("context['categories'] of ild must be a mapping item id -> set of labels. "
+                             f"Got {type(raw).__name__} instead.")
+    keys = list(raw.keys())
+    ids = _ids(keys, "categories", "ild")
+    _check_unique(ids, "categories", "ild")
+    set_index: dict[frozenset[Any], int] = {}
+    item_set = np.empty(len(keys), dtype=np.int64)
+    for n, key in enumerate(keys):
+        labels = raw[key]
+        if isinstance(labels, (str, bytes)):
+            labels = [labels]
+        fs = frozenset(labels)
+        item_set[n] = set_index.setdefault(fs, len(set_index))
+    pos = positions(batch_vocab(batch), ids)
+    rows = batch.item
+    missing = pos[rows] < 0 if len(rows) else np.zeros(0, dtype=bool)
+    if missing.any():
+        raise missing_error("ild", "categories", batch_vocab(batch), rows[missing], int(missing.sum()),
+                            fix="give a (possibly empty) category set for every recommendable item")
+    code_set = np.where(pos >= 0, item_set[np.maximum(pos, 0)], -1)
+    return code_set, list(set_index)
+
+
+def _jaccard(a: frozenset[Any], b: frozenset[Any]) -> float:
+    union = len(a | b)
+    return 1.0 - len(a & b) / union if union else 0.0
+
+
+def _jaccard_sums(batch: Batch) -> np.ndarray:
+    code_set, sets = _category_sets(batch)
+    row_set = code_set[batch.item]
+    nq = batch.n_queries
+    if len(row_set) == 0:
+        return np.zeros(nq)
+    used, local = np.unique(row_set, return_inverse=True)
+    n_sets = len(used)
+    if n_sets <= _MAX_SETS:
+        dist = np.array([[_jaccard(sets[a], sets[b]) for b in used] for a in used], dtype=np.float64)
+        from scipy import sparse
+
+        rowq = S.row_segments(batch.offsets)
+        h = sparse.csr_matrix((np.ones(len(local)), (rowq, local)), shape=(nq, n_sets))
+        h.sum_duplicates()
+        out = np.zeros(nq)
+        step = max(1, (1 << 22) // n_sets)  # lists per chunk: the dense product stays ~32 MB
+        for q0 in range(0, nq, step):
+            hc = h[q0:q0 + step]
+            hd = np.asarray(hc @ dist)
+            coo = hc.tocoo()
+            out[q0:q0 + hc.shape[0]] = np.bincount(coo.row, weights=coo.data * hd[coo.row, coo.col],
+                                                   minlength=hc.shape[0]) / 2.0
+        return out
+    return _jaccard_pairs(batch, local, [sets[u] for u in used])
+
+
+def _jaccard_pairs(batch: Batch, local: np.ndarray, sets: list[frozenset[Any]]) -> np.ndarray:
+    """Sum of Jaccard distances over the pairs of each list, pairs enumerated in chunks."""
+    from scipy import sparse
+
+    labels: dict[Any, int] = {}
+    indptr, indices = [0], []
+    for s in sets:
+        indices += [labels.setdefault(x, len(labels)) for x in s]
+        indptr.append(len(indices))
+    m = sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(sets), max(len(labels), 1)))
+    sizes = np.diff(m.indptr).astype(np.float64)
+    nq = batch.n_queries
+    out = np.zeros(nq)
+    lengths = batch.lengths
+    for q0, q1 in _pair_chunks(lengths):
+        off = batch.offsets[q0:q1 + 1]
+        ln = lengths[q0:q1]
+        qi = np.repeat(np.arange(q0, q1), ln * (ln - 1) // 2)
+        # pair (i, j), i < j, within each list
+        i_idx, j_idx = _within_pairs(off, ln)
+        si, sj = local[i_idx], local[j_idx]
+        inter = np.asarray(m[si].multiply(m[sj]).sum(axis=1)).ravel()
+        union = sizes[si] + sizes[sj] - inter
+        d = np.where(union > 0, 1.0 - np.divide(inter, union, out=np.zeros_like(inter), where=union > 0), 0.0)
+        out += np.bincount(qi, weights=d, minlength=nq)
+    return out
+
+
+def _pair_chunks(lengths: np.ndarray) -> Iterable[tuple[int, int]]:
+    pairs = lengths * (lengths - 1) // 2
+    q, n = 0, len(lengths)
+    while q < n:
+        acc, e = 0, q
+        while e < n and (acc + pairs[e] <= _PAIR_CHUNK or e == q):
+            acc += int(pairs[e])
+            e += 1
+        yield q, e
+        q = e
+
+
+def _within_pairs(off: np.ndarray, ln: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    i_all, j_all = [], []
+    for n in np.unique(ln):
+        if n < 2:
+            continue
+        ii, jj = np.triu_indices(int(n), k=1)
+        starts = off[:-1][ln == n]
+        i_all.append((starts[:, None] + ii[None, :]).ravel())
+        j_all.append((starts[:, None] + jj[None, :]).ravel())
+    if not i_all:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # order by row so that the query of each pair matches np.repeat over queries
+    i, j = np.concatenate(i_all), np.concatenate(j_all)
+    order = np.argsort(i, kind="stable")
+    return i[order], j[order]
+
+
+def ild_kernel(b: Batch, distance: str) -> np.ndarray:
+    sums = _cosine_sums(b) if distance == "cosine" else _jaccard_sums(b)
+    return _mean_distance(sums, b.lengths)
+
+
+def _ref_features(context: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
+    value = need(context, "features", "ild")
+    if isinstance(value, tuple):
+        ids, mat = value
+        ids = ids.to_pylist() if isinstance(ids, pa.Array) else list(ids)
+        return {str(i): np.asarray(v, dtype=float) for i, v in zip(ids, mat)}
+    return {str(i): np.asarray(v, dtype=float) for i, v in value.items()}
+
+
+def ild_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
+                  context: Mapping[str, Any] | None = None, distance: str = "cosine") -> float:
+    kept = list(ranking if k is None else ranking[:k])
+    n = len(kept)
+    if n < 2:
+        return 0.0
+    total = 0.0
+    if distance == "cosine":
+        feats = _ref_features(context)
+        for x in range(n):
+            for y in range(x + 1, n):
+                a, c = feats[kept[x]], feats[kept[y]]
+                na, nc = float(np.linalg.norm(a)), float(np.linalg.norm(c))
+                cos = float(np.dot(a, c)) / (na * nc) if na > 0 and nc > 0 else 0.0
+                total += 1.0 - cos
+    else:
+        cats = {str(i): (frozenset([v]) if isinstance(v, str) else frozenset(v))
+                for i, v in need(context, "categories", "ild").items()}
+        for x in range(n):
+            for y in range(x + 1, n):
+                total += _jaccard(cats[kept[x]], cats[kept[y]])
+    return total / (n * (n - 1) / 2)
+
+
+register(
+    MetricSpec(
+        name="ild",
+        family="beyond",
+        summary="Intra-list diversity: mean pairwise distance between the recommended items (cosine or Jaccard).",
+        formula=r"ILD@k(u) = \frac{2}{n(n-1)} \sum_{i<j \in L_u^k} d(i, j),\quad d = 1 - \cos(x_i, x_j) "
+                r"\text{ or } 1 - \frac{|C_i \cap C_j|}{|C_i \cup C_j|}",
+        citation=(
+            "Smyth & McClave (2001), Similarity vs. diversity, ICCBR, doi:10.1007/3-540-44593-5_25; "
+            "Ziegler, McNee, Konstan, Lausen (2005), Improving recommendation lists through topic "
+            "diversification, WWW, doi:10.1145/1060745.1060754 (intra-list similarity)."
+        ),
+        convention=(
+            "Mean over the n(n-1)/2 unordered pairs of the top-k list (n = its length); a list of fewer than "
+            "two items scores 0. distance=cosine: 1 - cosine of the item feature vectors (context['features']; "
+            "a zero vector has similarity 0 to everything, as scikit-learn). distance=jaccard: 1 - Jaccard "
+            "index of the item category sets (context['categories']); two empty sets are at distance 0. "
+            "Ziegler et al.'s intra-list similarity is 1 - ILD (cosine). An item without features/categories "
+            "is an error with a count."
+        ),
+        kernel=ild_kernel,
+        reference=ild_reference,
+        params=(Param("distance", str, "cosine", "cosine on feature vectors, or jaccard on category sets",
+                      choices=("cosine", "jaccard")),),
+        aliases={"intra_list_diversity": {}, "diversity": {}},
+        examples=(
+            ContextExample("ild@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX, (1 + 2 * (1 - 2 ** -0.5)) / 3,
+                           note="d(a,b) = 1 - 0; d(a,c) = d(b,c) = 1 - 1/sqrt(2); three pairs"),
+            ContextExample("ild@2", {"u": ["a", "c"], "v": ["b"]}, {"u": ["a"], "v": ["b"]}, _CTX,
+                           ((1 - 2 ** -0.5) + 0) / 2, note="v has one item: 0"),
+            ContextExample("ild(distance=jaccard)@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX,
+                           (0.5 + 1 + 1) / 3, note="a={x}, b={x,y}: 1 - 1/2; c={z} shares nothing"),
+        ),
+        higher_is_better=True,
+        bounds=(0.0, 2.0),
+        properties=frozenset({"beyond", "needs_context", "judgment_free"}),
+    )
+)
