@@ -14,6 +14,7 @@ import pytest
 
 import rankmeter
 from rankmeter.cli._app import main
+from rankmeter.compare import compare
 
 from .conftest import make_data
 
@@ -74,7 +75,7 @@ def test_same_as_library(files, capsys):
                             "--resamples", "300", "--details"], capsys)
     assert code == 0
     j = json.loads(out)
-    lib = rankmeter.compare.compare(str(d / "qrels.txt"), {"a": str(paths["sys0"]), "b": str(paths["sys1"])},
+    lib = compare(str(d / "qrels.txt"), {"a": str(paths["sys0"]), "b": str(paths["sys1"])},
                                     ["P@5"], test="wilcoxon", correction="bh", seed=5, n_resamples=300)
     assert j == json.loads(lib.to_json(details=True))
 

@@ -12,7 +12,7 @@ from scipy import stats
 
 import rankmeter
 from rankmeter import InputError, ParameterError
-from rankmeter.compare import Comparison, compare
+from rankmeter.compare import TESTS, Comparison, compare
 from rankmeter.result import Result
 from rankmeter.stats import adjust, effect_size, randomization_test, wilcoxon
 
@@ -191,7 +191,7 @@ def _all_finite_or_documented(c: Comparison):
 def test_single_query():
     qrels = {"q1": {"a": 1}}
     runs = {"x": {"q1": ["a"]}, "y": {"q1": ["b", "a"]}}
-    c = compare(qrels, runs, ["P@1", "ndcg@5"], test=list(rankmeter.compare.TESTS), n_resamples=100)
+    c = compare(qrels, runs, ["P@1", "ndcg@5"], test=list(TESTS), n_resamples=100)
     _all_finite_or_documented(c)
     assert all(t.p_value == 1.0 for t in c.tests)
     assert c.intervals["x"]["P@1"] == (1.0, 1.0)
@@ -201,7 +201,7 @@ def test_single_query():
 def test_identical_runs():
     qrels = {f"q{i}": {"a": 1, "b": 1} for i in range(30)}
     run = {f"q{i}": ["a", "c", "b"] if i % 2 else ["c", "a"] for i in range(30)}
-    c = compare(qrels, {"x": run, "y": dict(run)}, ["P@1", "ndcg@3"], test=list(rankmeter.compare.TESTS),
+    c = compare(qrels, {"x": run, "y": dict(run)}, ["P@1", "ndcg@3"], test=list(TESTS),
                 n_resamples=300)
     _all_finite_or_documented(c)
     for t in c.tests:
@@ -214,7 +214,7 @@ def test_zero_variance():
     qrels = {f"q{i}": {"a": 1} for i in range(12)}
     top = {f"q{i}": ["a"] for i in range(12)}
     never = {f"q{i}": ["z"] for i in range(12)}
-    c = compare(qrels, {"never": never, "top": top}, ["P@1"], test=list(rankmeter.compare.TESTS), n_resamples=300)
+    c = compare(qrels, {"never": never, "top": top}, ["P@1"], test=list(TESTS), n_resamples=300)
     _all_finite_or_documented(c)
     assert c.intervals["top"]["P@1"] == (1.0, 1.0) and c.intervals["never"]["P@1"] == (0.0, 0.0)
     t = c.test("P@1", "never", "top", "t")
@@ -299,3 +299,34 @@ def test_bad_inputs(data):
     r2 = Result(queries=["c"], values={"m": np.array([0.3])})
     with pytest.raises(InputError, match="no query in common"):
         compare(None, {"x": Result(queries=["a"], values={"m": np.array([0.1])}), "y": r2})
+
+
+# ------------------------------------------------------------------ real data (trec_eval's test files)
+
+TREC = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "data" / "trec_eval"
+
+
+@pytest.mark.skipif(not (TREC / "qrels.test").exists(), reason="../shared/data/trec_eval is absent")
+def test_trec_eval_files():
+    """trec_eval's qrels.test/results.test against the same run with scores reversed (3 topics)."""
+    import pyarrow as pa
+
+    run = rankmeter.read_run(TREC / "results.test")
+    rows_q = run.query_ids.take(pa.array(run.row_queries())).to_pylist()
+    items = run.item_ids.take(pa.array(run.items)).to_pylist()
+    reversed_run: dict = {}
+    for q, it, s in zip(rows_q, items, run.scores.tolist()):
+        reversed_run.setdefault(q, {})[it] = -s
+    qrels = rankmeter.read_qrels(TREC / "qrels.test")
+    c = compare(qrels, {"results": run, "reversed": reversed_run}, ["map", "P@10", "ndcg@20"],
+                test=["t", "randomization", "wilcoxon"], n_resamples=500)
+    assert c.n_queries == 3
+    for name, r in (("results", run), ("reversed", reversed_run)):
+        res = rankmeter.evaluate(qrels, r, ["map", "P@10", "ndcg@20"])
+        assert c.means[name] == res.mean
+    t = c.test("map", "results", "reversed", "randomization")
+    # two-sided: the observed pattern and its mirror always count, so p is a multiple of 1/8 and >= 2/8
+    assert t.method == "exact (8 sign patterns)" and t.p_value in {0.25, 0.5, 0.75, 1.0}
+    tt = c.test("map", "results", "reversed", "t")
+    ref = stats.ttest_rel(c.scores["reversed"]["map"], c.scores["results"]["map"])
+    assert abs(tt.p_value - ref.pvalue) <= 1e-12

@@ -122,12 +122,12 @@ def test_quantised_sums_are_exact():
 
 
 def slow_bootstrap_means(x, B, seed):
-    """The same draws as the engine (one uniform per draw), one resample at a time."""
+    """The same draws as the engine (one bounded uint32 per draw), one resample at a time."""
     rng = np.random.default_rng(seed)
     n = len(x)
     out = []
     for _ in range(B):
-        idx = np.minimum((rng.random(n) * n).astype(int), n - 1)
+        idx = rng.integers(0, n, n, dtype=np.uint32)
         out.append(np.mean([x[i] for i in idx]))
     return np.array(out)
 

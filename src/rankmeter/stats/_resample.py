@@ -36,8 +36,10 @@ resampled statistic counts as "at least as extreme"): that is a tolerance of
 far below any meaningful difference and far above float rounding.
 
 Random numbers come from one NumPy ``Generator`` stream, consumed row by row in
-a fixed way (``random_raw`` for sign bits, ``random`` for bootstrap draws): the
-same seed gives the same resamples for any block size or thread count.
+a fixed way (``bit_generator.random_raw``: one 64-bit word per 64 sign bits;
+``integers(0, n, dtype=uint32)``: Lemire's unbiased bounded integers for the
+bootstrap draws): the same seed gives the same resamples for any block size or
+thread count.
 """
 
 from __future__ import annotations
@@ -225,15 +227,18 @@ def bootstrap_sums(
 ) -> BootSums:
     """Resample the queries ``n_resamples`` times (the same resamples for every column)."""
     n, c = X.shape
+    if n >= 2**32:
+        raise ParameterError(f"the bootstrap supports fewer than 2^32 queries. Got {n} instead.")
     Xq, unit = quantise(X, groups)
     sums = np.empty((int(n_resamples), c))
     rows = block_rows or _block_rows(n)
     for start in range(0, int(n_resamples), rows):
         r = min(rows, int(n_resamples) - start)
-        idx = (rng.random((r, n)) * n).astype(np.int64)
-        np.minimum(idx, n - 1, out=idx)
-        idx += (np.arange(r, dtype=np.int64) * n)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=r * n).reshape(r, n).astype(np.float64)
+        # unbiased bounded integers (Lemire's method with rejection); uint32 draws come one by
+        # one from the bit generator, so the stream does not depend on the block size
+        idx = rng.integers(0, n, (r, n), dtype=np.uint32)
+        flat = np.add(idx, (np.arange(r, dtype=np.int64) * n)[:, None])  # int64: query of row b -> b*n + q
+        counts = np.bincount(flat.ravel(), minlength=r * n).reshape(r, n).astype(np.float64)
         sums[start:start + r] = counts @ Xq
         if progress is not None:
             progress(start + r, int(n_resamples))
@@ -303,15 +308,15 @@ def intervals(boot: BootSums, *, confidence: float, method: str = "bca",
         lo_lvl = np.where(ok, bca_lo, lo_lvl)
         hi_lvl = np.where(ok, bca_hi, hi_lvl)
         code[~ok] = 2
-    srt = np.sort(sums, axis=0)
+    srt = np.sort(np.ascontiguousarray(sums.T), axis=1)  # (k, B): contiguous rows sort fast
 
-    def at(level: np.ndarray) -> np.ndarray:
+    def at(level: np.ndarray) -> np.ndarray:  # NumPy's "linear" quantile, a level per column
         pos = level * (B - 1)
         i0 = np.clip(np.floor(pos).astype(np.int64), 0, B - 1)
         i1 = np.minimum(i0 + 1, B - 1)
         frac = pos - i0
         cols = np.arange(k)
-        v0, v1 = srt[i0, cols], srt[i1, cols]
+        v0, v1 = srt[cols, i0], srt[cols, i1]
         return v0 + frac * (v1 - v0)
 
     scale = unit / n
