@@ -70,7 +70,7 @@ register(
             Example(("a",), {"a": 1.0}, 0.1, k=10, note="divides by k, like trec_eval"),
             Example(("a",), {"a": 1.0}, 1.0, k=10, params={"norm": "retrieved"}),
         ),
-        properties=frozenset(_H),
+        properties=frozenset(set(_H) | {"k_scaled"}),
         trec_name="P",
     )
 )
@@ -140,7 +140,7 @@ register(
                     note="seed 002: P = R = F1 = 0.75"),
             Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 * 0.5 * (1 / 3) / (0.5 + 1 / 3), k=2),
         ),
-        properties=frozenset(_H),
+        properties=frozenset(set(_H) | {"k_scaled"}),
     )
 )
 

@@ -52,7 +52,7 @@ register(
         aliases={"half_life_utility": {}, "rankscore": {}},
         examples=(Example(_S4_RUN, _S4_REL, 0.71, params={"alpha": 2.0}, note="seed 004: 1.56 / 2.21 ~ 0.71",
                           tol=0.005),),
-        properties=frozenset({"ranking", "binary", "monotone_k"}),
+        properties=frozenset({"ranking", "binary"}),  # not monotone in k: the normaliser grows with k
     )
 )
 
