@@ -224,4 +224,14 @@ def evaluate(
     values, states = compute(batch, parsed)
     corpus = finalize(parsed, states, batch.context)
     return Result(queries=qids.to_pylist(), values=values, metrics=parsed, coverage=coverage,
-                  notes=coverage.notes(), corpus=corpus)
+                  notes=coverage.notes() + duplicate_notes(q, r, duplicates), corpus=corpus)
+
+
+def duplicate_notes(qrels: Qrels, run: Run, policy: str) -> list[str]:
+    """Say how many duplicate rows a duplicates policy removed."""
+    out = []
+    if run.dropped:
+        out.append(f"{run.dropped} duplicate (query, item) run rows were removed by the duplicates policy")
+    if qrels.dropped:
+        out.append(f"{qrels.dropped} duplicate (query, item) judgments were removed by the duplicates policy")
+    return out

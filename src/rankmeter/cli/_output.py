@@ -47,7 +47,7 @@ def write_table(title: str, index_name: str, rows: Sequence[tuple[str, Sequence[
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title, caption=caption, show_lines=False)
+    table = Table(title=title or None, caption=caption, show_lines=False)
     table.add_column(index_name, style="bold")
     for c in columns:
         table.add_column(c, justify="right")
@@ -59,6 +59,6 @@ def write_table(title: str, index_name: str, rows: Sequence[tuple[str, Sequence[
 def _fmt(v: float) -> str:
     if v != v:
         return "nan"
-    if float(v).is_integer() and abs(v) >= 1:
+    if float(v).is_integer() and abs(v) > 1:
         return f"{int(v)}"
     return f"{v:.4f}"

@@ -87,4 +87,4 @@ def command(qrels: str, run: str, metrics: tuple[str, ...], per_query: bool, fmt
     caption = f"{result.n_queries} queries ({result.coverage.policy if result.coverage else 'judged'})"
     if per_query:
         write_table("per query", "query", per_rows, list(result.values))
-    write_table("rankmeter evaluate", "metric", [(m, [means[m]]) for m in names], ["mean"], caption=caption)
+    write_table("", "metric", [(m, [means[m]]) for m in names], ["mean"], caption=caption)

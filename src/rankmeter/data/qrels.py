@@ -29,6 +29,7 @@ class Qrels(Grouped):
     """
 
     grades: np.ndarray
+    dropped: int = 0  # duplicate judgments removed by the chosen duplicates policy
 
     @classmethod
     def from_columns(
@@ -60,6 +61,7 @@ class Qrels(Grouped):
         icodes, ivocab = encode(iarr)
         keys = qcodes * max(len(ivocab), 1) + icodes
         dups = duplicate_rows(keys)
+        dropped = len(dups)
         if len(dups):
             if duplicates == "error":
                 raise RowError(
@@ -79,6 +81,7 @@ class Qrels(Grouped):
             offsets=offsets_from_sorted(qcodes, len(qvocab)),
             items=icodes[order],
             grades=np.ascontiguousarray(grades[order], dtype=np.float64),
+            dropped=dropped,
         )
 
     def to_dict(self) -> dict[str, dict[str, float]]:

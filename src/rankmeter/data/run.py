@@ -35,6 +35,7 @@ class Run(Grouped):
 
     scores: np.ndarray
     order: str = "score"
+    dropped: int = 0  # duplicate rows removed by the chosen duplicates policy
 
     @classmethod
     def from_columns(
@@ -81,7 +82,9 @@ class Run(Grouped):
         icodes, ivocab = encode(iarr)
         keys = qcodes * max(len(ivocab), 1) + icodes
         dups = duplicate_rows(keys)
+        dropped = 0
         if len(dups):
+            dropped = len(dups)
             if duplicates == "error":
                 r = int(dups[0])
                 raise RowError(
@@ -114,6 +117,7 @@ class Run(Grouped):
             items=np.ascontiguousarray(icodes),
             scores=np.ascontiguousarray(scores, dtype=np.float64),
             order=order,
+            dropped=dropped,
         )
 
     def to_lists(self) -> dict[str, list[str]]:
