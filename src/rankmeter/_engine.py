@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -120,6 +121,7 @@ class ChunkOut:
     without_judgments_examples: list[str] = field(default_factory=list)
     extra_seen: list[str] = field(default_factory=list)  # requested ids without judgments that were met
     path: str = "fast"
+    dropped: int = 0  # duplicate rows removed by the duplicates policy
 
 
 class Engine:
@@ -316,7 +318,8 @@ class Engine:
         return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
                         run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
                         without_judgments=len(nojudg), without_judgments_examples=_smallest(nojudg),
-                        extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact")
+                        extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
+                        dropped=int(getattr(run, "dropped", 0)))
 
     def _run(self, table: pa.Table, row_index: np.ndarray) -> Run:
         rank = table.column("rank") if self.order == "rank" else None
@@ -365,7 +368,8 @@ class Engine:
 
         # rank order: score descending, ties by item id descending (bytes)
         if n > 1:
-            same = qi[1:] == qi[:-1]
+            same = np.ones(n - 1, dtype=bool)
+            same[offsets[1:-1] - 1] = False
             ds = score[1:] - score[:-1]
             in_order = not bool((same & (ds > 0)).any())
             if in_order:
@@ -390,12 +394,12 @@ class Engine:
         with np.errstate(over="ignore"):
             key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
         width = int(lengths.max()) if nq else 0
+        pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         if width and nq * width <= 2 * n + 1024:
             # sort each query's keys in a (queries x width) grid; padding cells hold
             # distinct values, so only real rows can look equal (and candidates are confirmed)
-            pos = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
             grid = np.uint64(0xFFFFFFFFFFFFFFFF) - np.arange(nq * width, dtype=np.uint64).reshape(nq, width)
-            grid[qi, pos] = key
+            grid[qi, pos - 1] = key
             grid.sort(axis=1)
             cand = bool((grid[:, 1:] == grid[:, :-1]).any())
         else:
@@ -414,20 +418,35 @@ class Engine:
             sub_g = self._grade_desc[jrows]
             icodes = self.qrels.items[qrow]
             if ints is None:
-                sub = pa.table({"q": sub_q, "i": self.qrels.item_ids.take(pa.array(icodes, type=pa.int64())),
-                                "g": sub_g})
-                probe = pa.table({"q": qi, "i": items, "r": np.arange(n, dtype=np.int64)})
+                sub_items = self.qrels.item_ids.take(pa.array(icodes, type=pa.int64()))
+                sub_sig = string_signature(sub_items)
             else:
                 # judged ids that are the decimal text of an integer; no other can equal an integer id
                 as_int, ok = self._qrels_item_ints()
                 keep = ok[icodes]
-                sub = pa.table({"q": sub_q[keep], "i": as_int[icodes[keep]], "g": sub_g[keep]})
-                probe = pa.table({"q": qi, "i": ints, "r": np.arange(n, dtype=np.int64)})
-            j = probe.join(sub, ["q", "i"], join_type="inner", use_threads=True)
-            if j.num_rows:
-                r = _np(j.column("r"))
-                grade[r] = _np(j.column("g"))
-                matched[r] = True
+                sub_q, sub_g, icodes = sub_q[keep], sub_g[keep], icodes[keep]
+                sub_items = as_int[icodes]
+                sub_sig = sub_items.astype(np.uint64)
+            with np.errstate(over="ignore"):
+                sub_key = sub_sig * np.uint64(0x9E3779B97F4A7C15) + sub_q.astype(np.uint64)
+            hit = _lookup(key, sub_key)
+            if hit is None:  # two judgments share a key: a plain hash join
+                probe = pa.table({"q": qi, "i": items if ints is None else ints, "r": np.arange(n, dtype=np.int64)})
+                j = probe.join(pa.table({"q": sub_q, "i": sub_items, "s": np.arange(len(sub_q), dtype=np.int64)}),
+                               ["q", "i"], join_type="inner", use_threads=True)
+                r, sr = _np(j.column("r")), _np(j.column("s"))
+            else:
+                r, sr = hit
+                # confirm every match on the ids themselves (equal keys of different ids are possible)
+                same = qi[r] == sub_q[sr]
+                if ints is None:
+                    same &= _np(pc.equal(items.take(pa.array(r, type=pa.int64())),
+                                         sub_items.take(pa.array(sr, type=pa.int64())))).astype(bool)
+                else:
+                    same &= ints[r] == sub_items[sr]
+                r, sr = r[same], sr[same]
+            grade[r] = sub_g[sr]
+            matched[r] = True
         qrel_grade = self._grade_desc[jrows] if len(jrows) else np.zeros(0)
         batch = Batch(
             offsets=offsets,
@@ -439,6 +458,8 @@ class Engine:
             qrel_grade=np.ascontiguousarray(qrel_grade, dtype=np.float64),
             context=self.context,
         )
+        batch.pos = pos  # type: ignore[misc]  (the cached positions, computed above)
+        batch.lengths = lengths  # type: ignore[misc]
         return compute(batch, self.metrics)
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
@@ -496,6 +517,18 @@ class Engine:
         return qids.to_pylist(), values, states
 
 
+def _lookup(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Rows of ``keys`` found in ``table_keys`` and where (a hash join); None when ``table_keys`` repeats a key."""
+    if len(table_keys) > 1:
+        sk = np.sort(table_keys)
+        if bool((sk[1:] == sk[:-1]).any()):
+            return None
+    j = pa.table({"k": keys, "r": np.arange(len(keys), dtype=np.int64)}).join(
+        pa.table({"k": table_keys, "s": np.arange(len(table_keys), dtype=np.int64)}), "k", join_type="inner",
+        use_threads=True)
+    return _np(j.column("r")), _np(j.column("s"))
+
+
 _INT_LIMIT = 10**18
 
 
@@ -525,6 +558,7 @@ class Accumulator:
         self.nojudg_examples: list[str] = []
         self.extra_seen: set[str] = set()
         self.paths: dict[str, int] = {"fast": 0, "exact": 0}
+        self.dropped = 0
         self.chunks = 0
 
     def add(self, out: ChunkOut) -> None:
@@ -540,6 +574,7 @@ class Accumulator:
         self.without_judgments += out.without_judgments
         self.nojudg_examples = _smallest(self.nojudg_examples + out.without_judgments_examples)
         self.extra_seen.update(out.extra_seen)
+        self.dropped += out.dropped
 
     def _merge(self, states: Mapping[str, Any]) -> None:
         for m in self.engine.corpus_metrics:
@@ -603,5 +638,13 @@ class Accumulator:
             run_rows_used=self.run_rows_used,
             examples=examples,
         )
+        notes = coverage.notes()
+        try:
+            from .evaluate import duplicate_notes
+        except ImportError:  # an evaluator without duplicate notes
+            pass
+        else:
+            notes += duplicate_notes(e.qrels, SimpleNamespace(dropped=self.dropped),  # type: ignore[arg-type]
+                                     e.duplicates)
         return Result(queries=queries, values=values, metrics=e.metrics, coverage=coverage,
-                      notes=coverage.notes(), corpus=corpus)
+                      notes=notes, corpus=corpus)
