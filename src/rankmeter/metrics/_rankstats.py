@@ -1,0 +1,408 @@
+"""Rank statistics over segments: average ranks, Kendall's pair counts, Spearman's rho, ROC.
+
+Shared by the rank-correlation metrics (ranking against graded judgments, predicted
+against true ratings), ROC AUC and the single-list functions of
+:mod:`rankmeter.metrics.functions`. Every function takes CSR ``offsets`` (one
+segment per query or user; ``[0, n]`` for one list) and returns one value per
+segment; a segment's value never depends on the other segments. Pure numpy, no
+Python loop over rows or segments.
+
+Kendall's discordant pairs are counted in O(n log m) (m the number of distinct
+values of the second variable) by a stable radix partition on the bits of the
+dense ranks, most significant bit first (the levels of a wavelet matrix): at
+each level, the pairs decided by that bit are the (one, zero) inversions of a
+binary sequence inside each group of equal higher bits, which follow from the
+positions of the ones; the array is then stably partitioned by the bit (zeros
+first), which keeps each group contiguous and in its original order. Each level
+is a handful of sequential numpy passes (no scatter, no per-element search), which
+is what lets pure numpy keep up with the compiled merge sort of
+``scipy.stats.kendalltau``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _segments as S
+
+__all__ = [
+    "KendallCounts",
+    "sort_within",
+    "average_ranks",
+    "kendall_counts",
+    "kendall_tau",
+    "spearman_rho",
+    "roc_auc",
+    "roc_points",
+    "count_inversions",
+]
+
+
+def _seg_ids(offsets: np.ndarray) -> np.ndarray:
+    return S.row_segments(offsets)
+
+
+def sort_within(offsets: np.ndarray, values: np.ndarray, *, stable: bool = False) -> np.ndarray:
+    """Row order sorting each segment's rows by value, ascending (segments stay in place)."""
+    n = int(offsets[-1])
+    if len(offsets) <= 2 or n == 0:
+        return np.argsort(values, kind="stable" if stable else "quicksort")
+    return np.lexsort((values, _seg_ids(offsets)))
+
+
+def _run_starts(flags_new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Group id of each row and the start row of each group, from 'starts a new group' flags."""
+    starts = np.flatnonzero(flags_new)
+    gid = np.cumsum(flags_new, dtype=np.int64) - 1
+    return gid, starts
+
+
+def average_ranks(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """1-based rank of each row within its segment, ties given the average of their ranks.
+
+    >>> average_ranks(np.array([0, 4]), np.array([25.0, 75.0, 50.0, 25.0])).tolist()
+    [1.5, 4.0, 3.0, 1.5]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    out = np.empty(n, dtype=np.float64)
+    if n == 0:
+        return out
+    order = sort_within(offsets, values)
+    sv = values[order]
+    seg = _seg_ids(offsets)[order] if len(offsets) > 2 else None
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sv[1:], sv[:-1], out=new[1:])
+    if seg is not None:
+        new[1:] |= seg[1:] != seg[:-1]
+    gid, starts = _run_starts(new)
+    ends = np.append(starts[1:], n)  # exclusive
+    # position of the sorted row within its segment, 1-based
+    seg_start = offsets[:-1][seg] if seg is not None else 0
+    first = starts - (seg_start[starts] if seg is not None else 0) + 1
+    last = ends - (seg_start[starts] if seg is not None else 0)
+    avg = (first + last) / 2.0
+    out[order] = avg[gid]
+    return out
+
+
+def _dense_sorted(offsets: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Order by (segment, value) and the dense rank of each row over (segment, value) pairs.
+
+    Dense ranks count distinct (segment, value) pairs from 0, so they increase with
+    the segment: ranks of different segments never tie.
+    """
+    n = len(values)
+    order = sort_within(offsets, values)
+    sv = values[order]
+    new = np.empty(n, dtype=bool)
+    if n:
+        new[0] = True
+        np.not_equal(sv[1:], sv[:-1], out=new[1:])
+        if len(offsets) > 2:
+            seg = _seg_ids(offsets)[order]
+            new[1:] |= seg[1:] != seg[:-1]
+    dense = np.empty(n, dtype=np.int64)
+    dense[order] = np.cumsum(new, dtype=np.int64) - 1
+    return order, dense
+
+
+def count_inversions(w: np.ndarray, offsets: np.ndarray | None = None) -> np.ndarray:
+    """Pairs i < j of the same segment with w[i] > w[j], per segment (int64).
+
+    ``w`` holds non-negative integers (dense ranks); ``offsets`` groups its rows
+    into segments (one segment when None).
+
+    Radix partition on the bits of ``w``, most significant first. Before the level
+    of bit b, the rows are arranged in groups of equal (segment, bits above b), each
+    contiguous and in original order. With C[i] the ones (bit b set) before row i,
+    a group [s, e) holds ``sum_{i in [s, e)} (C[i] - C[s]) - O(O-1)/2`` pairs
+    decided at this bit (O its ones): every zero counts the ones before it in its
+    group. The rows are then stably partitioned by the bit, zeros first, over the
+    whole array; groups stay contiguous, and split in two.
+
+    >>> count_inversions(np.array([2, 0, 1, 0])).tolist()
+    [4]
+    >>> count_inversions(np.array([1, 0, 0, 1]), np.array([0, 2, 4])).tolist()
+    [1, 0]
+    """
+    w = np.asarray(w)
+    n = len(w)
+    if offsets is None:
+        offsets = np.array([0, n], dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    n_seg = len(offsets) - 1
+    out = np.zeros(n_seg, dtype=np.int64)
+    if n < 2:
+        return out
+    top = int(w.max())
+    if top < 1:
+        return out
+    if top >= 2**31 or n >= 2**31 - 1:  # pragma: no cover - int32 buffers
+        raise ValueError("count_inversions: values or rows beyond 2^31")
+    bits = top.bit_length()
+    multi = n_seg > 1
+    v = np.ascontiguousarray(w, dtype=np.int32)
+    v2 = np.empty_like(v)
+    tmp = np.empty(n, dtype=np.int32)
+    mask = np.empty(n, dtype=bool)
+    notmask = np.empty(n, dtype=bool)
+    c = np.zeros(n + 1, dtype=np.int32)  # c[i] = ones before row i
+    cc = np.zeros(n + 1, dtype=np.int64) if multi else None  # cc[i] = sum of c[:i]
+    # groups, in arrangement order: start, size and segment; empty groups are dropped
+    lengths = np.diff(offsets)
+    keep = lengths > 0
+    g_size = lengths[keep]
+    g_seg = np.flatnonzero(keep)
+    total = 0
+    for b in range(bits - 1, -1, -1):
+        g_start = np.cumsum(g_size) - g_size
+        g_end = g_start + g_size
+        np.bitwise_and(v, 1 << b, out=tmp)
+        np.not_equal(tmp, 0, out=mask)
+        np.cumsum(mask, out=c[1:])
+        c_start = c[g_start].astype(np.int64)
+        ones = c[g_end] - c_start
+        if multi:
+            assert cc is not None
+            np.cumsum(c[:-1], out=cc[1:], dtype=np.int64)
+            per_group = (cc[g_end] - cc[g_start]) - g_size * c_start - ones * (ones - 1) // 2
+            out += np.bincount(g_seg, weights=per_group, minlength=n_seg).astype(np.int64)
+        else:
+            total += int(c[:-1].sum(dtype=np.int64)) - int((g_size * c_start).sum()) - int((ones * (ones - 1) // 2).sum())
+        if b == 0:
+            break
+        np.logical_not(mask, out=notmask)
+        nz = n - int(c[-1])
+        np.compress(notmask, v, out=v2[:nz])
+        np.compress(mask, v, out=v2[nz:])
+        v, v2 = v2, v
+        zeros = g_size - ones
+        g_size = np.concatenate((zeros, ones))
+        g_seg = np.concatenate((g_seg, g_seg))
+        nonempty = g_size > 0
+        if not nonempty.all():
+            g_size, g_seg = g_size[nonempty], g_seg[nonempty]
+    if not multi:
+        out[0] = total
+    return out
+
+
+@dataclass(frozen=True)
+class KendallCounts:
+    """Pair counts per segment, the ingredients of every Kendall statistic.
+
+    ``pairs`` = n(n-1)/2; ``discordant``; ``x_ties`` / ``y_ties`` = pairs tied in x / y
+    (sum of t(t-1)/2 over tie groups); ``joint_ties`` = pairs tied in both;
+    ``x_distinct`` / ``y_distinct`` = distinct values (for tau-c).
+    """
+
+    n: np.ndarray
+    pairs: np.ndarray
+    discordant: np.ndarray
+    x_ties: np.ndarray
+    y_ties: np.ndarray
+    joint_ties: np.ndarray
+    x_distinct: np.ndarray
+    y_distinct: np.ndarray
+
+    @property
+    def s(self) -> np.ndarray:
+        """Concordant minus discordant pairs."""
+        return self.pairs - self.x_ties - self.y_ties + self.joint_ties - 2 * self.discordant
+
+
+def _tie_pairs(flags_new: np.ndarray, seg_of_row: np.ndarray | None, n_seg: int) -> np.ndarray:
+    """sum over runs of t(t-1)/2 per segment, from 'starts a new run' flags."""
+    starts = np.flatnonzero(flags_new)
+    t = np.diff(starts, append=len(flags_new)).astype(np.int64)
+    tp = t * (t - 1) // 2
+    if seg_of_row is None:
+        return np.array([tp.sum()], dtype=np.int64)
+    return np.bincount(seg_of_row[starts], weights=tp, minlength=n_seg).astype(np.int64)
+
+
+def _flags_new(*sorted_cols: np.ndarray) -> np.ndarray:
+    """True where a row starts a new run of equal values in any of the (sorted) columns."""
+    n = len(sorted_cols[0])
+    new = np.empty(n, dtype=bool)
+    if n:
+        new[0] = True
+        np.not_equal(sorted_cols[0][1:], sorted_cols[0][:-1], out=new[1:])
+        for col in sorted_cols[1:]:
+            new[1:] |= col[1:] != col[:-1]
+    return new
+
+
+def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> KendallCounts:
+    """Discordant and tied pairs of (x, y) per segment, in O(n log n).
+
+    One segment: two quicksorts (y for its dense ranks, x for the order), a sort of
+    packed (x rank, y rank) keys only when x has ties, and :func:`count_inversions`
+    on the y ranks in x order. Several segments: a lexicographic sort by (segment,
+    x, y), then the same counting, segment by segment.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    n_seg = len(offsets) - 1
+    lengths = np.diff(offsets)
+    n = len(x)
+    multi = n_seg > 1
+    if multi:
+        seg = _seg_ids(offsets)
+        # dense ranks of y within segments
+        order_y = np.lexsort((y, seg))
+        new_y = _flags_new(y[order_y], seg[order_y])
+        dense = np.cumsum(new_y, dtype=np.int64) - 1
+        base = np.zeros(n_seg, dtype=np.int64)
+        nonempty = lengths > 0
+        base[nonempty] = dense[offsets[:-1][nonempty]]  # rows of order_y keep the segment offsets
+        dense -= np.repeat(base, lengths)
+        dense_y = np.empty(n, dtype=np.int64)
+        dense_y[order_y] = dense
+        order = np.lexsort((dense_y, x, seg))
+        xs = x[order]
+        w = dense_y[order]
+        new_x = _flags_new(xs, seg[order])
+        seg_x: np.ndarray | None = seg  # rows in `order` and in `order_y` keep the segment layout
+    else:
+        order_y = np.argsort(y)
+        sy = y[order_y]
+        new_y = _flags_new(sy)
+        dense_y = np.empty(n, dtype=np.int64)
+        dense_y[order_y] = np.cumsum(new_y, dtype=np.int64) - 1
+        order = np.argsort(x)
+        xs = x[order]
+        w = dense_y[order]
+        new_x = _flags_new(xs)
+        if n and not new_x.all():
+            # x has ties: order each run of equal x by y, by one sort of packed keys
+            m_y = int(new_y.sum())
+            key = (np.cumsum(new_x, dtype=np.int64) - 1) * m_y + w
+            key.sort()
+            w = key % m_y
+        seg_x = None
+    new_xy = new_x.copy()
+    if n:
+        new_xy[1:] |= w[1:] != w[:-1]
+    x_ties = _tie_pairs(new_x, seg_x, n_seg)
+    joint = _tie_pairs(new_xy, seg_x, n_seg)
+    y_ties = _tie_pairs(new_y, seg_x, n_seg)
+    if multi:
+        assert seg_x is not None
+        x_distinct = np.bincount(seg_x[new_x], minlength=n_seg)
+        y_distinct = np.bincount(seg_x[new_y], minlength=n_seg)
+    else:
+        x_distinct = np.array([int(new_x.sum())])
+        y_distinct = np.array([int(new_y.sum())])
+    dis = count_inversions(w, offsets)
+    pairs = lengths * (lengths - 1) // 2
+    return KendallCounts(
+        n=lengths.astype(np.int64), pairs=pairs.astype(np.int64), discordant=dis, x_ties=x_ties,
+        y_ties=y_ties, joint_ties=joint, x_distinct=np.asarray(x_distinct, dtype=np.int64),
+        y_distinct=np.asarray(y_distinct, dtype=np.int64),
+    )
+
+
+def kendall_tau(c: KendallCounts, variant: str = "b") -> np.ndarray:
+    """Kendall's tau per segment from its pair counts; NaN where undefined.
+
+    a: S / (n(n-1)/2); b: S / sqrt((n0 - n1)(n0 - n2)); c: 2S / (n^2 (m-1)/m),
+    m = min(distinct x, distinct y) (Stuart's tau-c, as scipy).
+    """
+    s = c.s.astype(np.float64)
+    if variant == "a":
+        den = c.pairs.astype(np.float64)
+    elif variant == "b":
+        den = np.sqrt((c.pairs - c.x_ties).astype(np.float64)) * np.sqrt((c.pairs - c.y_ties).astype(np.float64))
+    elif variant == "c":
+        mm = np.minimum(c.x_distinct, c.y_distinct).astype(np.float64)
+        nn = c.n.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            den = np.where(mm > 1, nn * nn * (mm - 1) / np.maximum(mm, 1) / 2.0, 0.0)
+    else:
+        raise ValueError(f"unknown Kendall variant {variant!r}")
+    out = np.full(len(s), np.nan)
+    ok = den > 0
+    out[ok] = np.clip(s[ok] / den[ok], -1.0, 1.0)
+    return out
+
+
+def spearman_rho(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's rho per segment: Pearson's r of the average ranks; NaN where undefined."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    rx = average_ranks(offsets, x)
+    ry = average_ranks(offsets, y)
+    centre = np.repeat((lengths + 1) / 2.0, lengths)
+    cx, cy = rx - centre, ry - centre
+    sxy = S.seg_sum(cx * cy, offsets)
+    sxx = S.seg_sum(cx * cx, offsets)
+    syy = S.seg_sum(cy * cy, offsets)
+    den = np.sqrt(sxx) * np.sqrt(syy)
+    out = np.full(len(lengths), np.nan)
+    ok = den > 0
+    out[ok] = np.clip(sxy[ok] / den[ok], -1.0, 1.0)
+    return out
+
+
+def roc_auc(offsets: np.ndarray, labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Area under the ROC curve per segment (Mann-Whitney U / (P N), ties half); NaN without both classes."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    labels = np.asarray(labels, dtype=bool)
+    ranks = average_ranks(offsets, scores)
+    pos = S.seg_sum(labels, offsets)
+    neg = np.diff(offsets) - pos
+    rsum = S.seg_sum(np.where(labels, ranks, 0.0), offsets)
+    u = rsum - pos * (pos + 1) / 2.0
+    out = np.full(len(pos), np.nan)
+    ok = (pos > 0) & (neg > 0)
+    out[ok] = u[ok] / (pos[ok] * neg[ok])
+    return out
+
+
+def roc_points(offsets: np.ndarray, labels: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, ...]:
+    """ROC curve points of every segment: (segment, threshold, fpr, tpr), all distinct thresholds.
+
+    Per segment, the first point is (fpr, tpr) = (0, 0) at threshold +inf, then one
+    point per distinct score, highest first: predicting positive for scores >=
+    threshold. A segment without positives (negatives) has NaN tpr (fpr).
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    labels = np.asarray(labels, dtype=bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    n_seg = len(offsets) - 1
+    n = len(scores)
+    order = sort_within(offsets, -scores)
+    ss = scores[order]
+    sl = labels[order]
+    seg = _seg_ids(offsets)[order] if n_seg > 1 else np.zeros(n, dtype=np.int64)
+    pos_tot = S.seg_sum(labels, offsets)
+    neg_tot = np.diff(offsets) - pos_tot
+    tp = S.seg_count_cumsum(sl, offsets)
+    fp = S.positions(offsets) - tp
+    # last row of each run of equal scores within a segment
+    last = np.ones(n, dtype=bool)
+    if n:
+        last[:-1] = (ss[1:] != ss[:-1]) | (seg[1:] != seg[:-1])
+    keep = np.flatnonzero(last)
+    seg_k = seg[keep]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr = tp[keep] / pos_tot[seg_k]
+        fpr = fp[keep] / neg_tot[seg_k]
+    # one (0, 0, +inf) point at the head of every segment
+    head_seg = np.arange(n_seg, dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        head_tpr = np.where(pos_tot > 0, 0.0, np.nan)
+        head_fpr = np.where(neg_tot > 0, 0.0, np.nan)
+    all_seg = np.concatenate((head_seg, seg_k))
+    all_thr = np.concatenate((np.full(n_seg, np.inf), ss[keep]))
+    all_fpr = np.concatenate((head_fpr, fpr))
+    all_tpr = np.concatenate((head_tpr, tpr))
+    rank_in = np.concatenate((np.zeros(n_seg, np.int64), np.ones(len(keep), np.int64)))
+    o = np.lexsort((np.arange(len(all_seg)), rank_in, all_seg))
+    return all_seg[o], all_thr[o], all_fpr[o], all_tpr[o]
