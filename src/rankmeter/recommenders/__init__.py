@@ -53,6 +53,14 @@ REFERENCE: dict[str, type[MatrixRecommender]] = {
 }
 
 
+def _is_callable_ref(spec: Any) -> bool:
+    """``"module:function"`` or ``"file.py:function"`` (a Windows drive letter is not one)."""
+    if not isinstance(spec, str) or ":" not in spec:
+        return False
+    head, _, tail = spec.rpartition(":")
+    return bool(head) and tail.isidentifier() and len(head) > 1
+
+
 def make_recommender(spec: Any, params: Mapping[str, Any] | None = None, *, name: str | None = None) -> Recommender:
     """A recommender from a reference name (``"random"``, ``"popular"``, ``"itemknn"``), an object
     with ``fit``/``recommend``, a callable ``f(train, users, k)``, a path to a file of top-k
@@ -66,9 +74,13 @@ def make_recommender(spec: Any, params: Mapping[str, Any] | None = None, *, name
         if params:
             raise ParameterError(f"parameters {sorted(params)} given for a recommender object {spec!r}")
         return spec  # type: ignore[no-any-return]
-    if isinstance(spec, Path) or (isinstance(spec, str) and (Path(spec).suffix or "/" in spec) and ":" not in spec):
+    is_path = isinstance(spec, Path) or (isinstance(spec, str) and (Path(spec).suffix or "/" in spec)
+                                         and not _is_callable_ref(spec))
+    if (is_path or _is_callable_ref(spec) or (callable(spec) and not isinstance(spec, str))) and params:
+        raise ParameterError(f"parameters {sorted(params)} given for the recommender {spec!r}, which takes none")
+    if is_path:
         return TopKLists(spec, name=name)
-    if isinstance(spec, str) and ":" in spec and spec.lower() not in REFERENCE:
+    if _is_callable_ref(spec):
         return CallableRecommender(load_callable(spec), name=name or spec.rpartition(":")[2])
     if isinstance(spec, str):
         key = spec.lower().replace("-", "_")

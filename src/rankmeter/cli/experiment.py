@@ -1,0 +1,151 @@
+"""``rankmeter run-experiment [CONFIG.toml] [options]``: the whole recommender evaluation loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .._errors import ParameterError
+
+
+def _parse_recommender(text: str) -> tuple[str, Any]:
+    """``popular`` | ``itemknn:neighbors=20`` | ``name=FILE`` | ``name=module:function``."""
+    if "=" in text and ":" not in text.split("=", 1)[0]:
+        name, _, spec = text.partition("=")
+        name = name.strip()
+        spec = spec.strip()
+        if not name or not spec:
+            raise ParameterError(f"cannot read the recommender {text!r}: expected NAME=FILE or NAME=module:function")
+        from ..recommenders import _is_callable_ref
+
+        if _is_callable_ref(spec) and not Path(spec).exists():
+            return name, {"callable": spec}
+        return name, {"lists": spec}
+    kind, _, params = text.partition(":")
+    out: dict[str, Any] = {"type": kind.strip()}
+    for part in filter(None, (p.strip() for p in params.split(","))):
+        if "=" not in part:
+            raise ParameterError(f"cannot read the recommender parameter {part!r} in {text!r}: expected name=value")
+        key, _, value = part.partition("=")
+        try:
+            out[key.strip()] = int(value)
+        except ValueError:
+            try:
+                out[key.strip()] = float(value)
+            except ValueError:
+                out[key.strip()] = value.strip()
+    return kind.strip(), out
+
+
+def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, ...], out: str | None,
+        fmt: str, progress: bool, report: bool, default_out: str = "experiment-output",
+        interactions_default: Any = None) -> Any:
+    """Shared by run-experiment and demo: build the arguments, run, print, write the report."""
+    import sys
+
+    from ..experiment import config_to_arguments, experiment, read_config
+    from ._output import note, write_json
+
+    if config is not None:
+        interactions, kwargs, cfg_out = config_to_arguments(read_config(config))
+    else:
+        interactions, kwargs, cfg_out = interactions_default, {}, None
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if key == "interactions":
+            interactions = value
+        elif key == "split_params":
+            kwargs.setdefault("split_params", {}).update(value)
+        else:
+            kwargs[key] = value
+    if recommender:
+        recs: dict[str, Any] = {}
+        for text in recommender:
+            name, spec = _parse_recommender(text)
+            recs[name if name not in recs else f"{name}_{len(recs) + 1}"] = spec
+        kwargs["recommenders"] = recs
+    if interactions is None:
+        raise ParameterError("no interactions: give --interactions FILE or [data] interactions = ... in the config "
+                             "(or run `rankmeter demo` for generated data)")
+    res = experiment(interactions, progress=progress and sys.stderr.isatty(), **kwargs)
+    for name, v in res.validation.items():
+        for line in v.problems():
+            note(f"{name}: {line}")
+    for line in res.notes:
+        note(line)
+    if res.sampled:
+        note(res.mode)
+    if fmt == "json":
+        write_json(res.to_dict())
+    else:
+        from rich.console import Console
+
+        Console(soft_wrap=False).print(res.table())
+    target = out or cfg_out or default_out
+    if report:
+        paths = res.save(target)
+        note(f"report written to {paths['report']} (also {paths['json'].name}, {paths['csv'].name}); "
+             f"total {res.total_seconds:.1f}s")
+    return res
+
+
+@click.command(name="run-experiment", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("config", required=False, type=click.Path(dir_okay=False, exists=True))
+@click.option("--interactions", "-i", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Interaction file (CSV/TSV with header, Parquet, MovieLens u.data or ratings.dat).")
+@click.option("--split", "split", default=None,
+              type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out"]),
+              help="Split protocol [default: temporal, per user].")
+@click.option("--test-fraction", type=float, default=None, help="Share of each user's interactions held out.")
+@click.option("--recommender", "-r", multiple=True,
+              help="Repeatable: random, popular, itemknn[:neighbors=50], NAME=FILE (top-k lists) or "
+                   "NAME=module:function. Default: random, popular, itemknn.")
+@click.option("--metric", "-m", "metrics", multiple=True, help="Metric, repeatable (default: accuracy + beyond-accuracy).")
+@click.option("-k", "k", type=click.IntRange(min=1), default=None, help="List length / cut-off [default: 10].")
+@click.option("--relevance", type=float, default=None, help="Test ratings >= this are relevant (default: all).")
+@click.option("--min-user-interactions", type=click.IntRange(min=1), default=None)
+@click.option("--min-item-interactions", type=click.IntRange(min=1), default=None)
+@click.option("--features", "item_features", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Item features (item column + numeric columns) for ild (cosine).")
+@click.option("--categories", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Item categories (item column + genres column, labels joined by '|') for ild (jaccard).")
+@click.option("--catalog", type=click.Choice(["train", "all"]), default=None,
+              help="Recommendable items: training items [default] or every item.")
+@click.option("--sampled", type=click.IntRange(min=1), default=None,
+              help="Sampled evaluation: rank test items among N sampled negatives (inflates scores).")
+@click.option("--sample-seed", type=int, default=None)
+@click.option("--baseline", default=None, help="'best' reference recommender [default], or a recommender name.")
+@click.option("--test", "test", default=None, help="Significance test: t, wilcoxon, randomization, bootstrap.")
+@click.option("--n-resamples", type=click.IntRange(min=1), default=None)
+@click.option("--seed", type=int, default=None, help="Seed of the split and of the tests.")
+@click.option("--out", "-o", default=None, help="Output directory [default: experiment-output].")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
+@click.option("--no-report", is_flag=True, help="Do not write report.html / results.json / means.csv.")
+def command(config: str | None, interactions: str | None, split: str | None, test_fraction: float | None,
+            recommender: tuple[str, ...], metrics: tuple[str, ...], k: int | None, relevance: float | None,
+            min_user_interactions: int | None, min_item_interactions: int | None, item_features: str | None,
+            categories: str | None, catalog: str | None, sampled: int | None, sample_seed: int | None,
+            baseline: str | None, test: str | None, n_resamples: int | None, seed: int | None, out: str | None,
+            fmt: str, no_progress: bool, no_report: bool) -> None:
+    """Run a recommender evaluation experiment from CONFIG (TOML) and/or options.
+
+    Loads the interactions, splits them, fits the recommenders, evaluates accuracy and
+    beyond-accuracy metrics, compares against the best reference recommender with
+    paired tests, prints the table and writes an HTML report. Options override the
+    config file. See docs/recsys.md for the config format.
+    """
+    split_params: dict[str, Any] = {}
+    if test_fraction is not None:
+        split_params["test_fraction"] = test_fraction
+    overrides = {
+        "interactions": interactions, "split": split, "split_params": split_params or None,
+        "metrics": list(metrics) or None, "k": k, "relevance": relevance,
+        "min_user_interactions": min_user_interactions, "min_item_interactions": min_item_interactions,
+        "item_features": item_features, "categories": categories, "catalog": catalog, "sampled": sampled,
+        "sample_seed": sample_seed, "baseline": baseline, "test": test, "n_resamples": n_resamples, "seed": seed,
+    }
+    run(config, overrides, recommender, out, fmt, not no_progress, not no_report)
