@@ -29,23 +29,38 @@ from ._context import HELPER, ContextExample, batch_vocab, item_table, need, pos
 _CTX = {"popularity": {"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.05, "e": 0.05}}
 
 
+def primitive_order(ids: pa.Array, pop: np.ndarray) -> np.ndarray:
+    """Positions of the ids in the primitive recommender's ranking: popularity descending, ties by
+    id descending (position 0 is the most popular item)."""
+    id_rank = np.empty(len(ids), dtype=np.int64)
+    id_rank[pc.sort_indices(ids).to_numpy()] = np.arange(len(ids))  # byte order of the ids
+    order = np.lexsort((-id_rank, -pop))
+    out = np.empty(len(ids), dtype=np.int64)
+    out[order] = np.arange(len(ids))
+    return out
+
+
 def primitive_list(ids: pa.Array, pop: np.ndarray, n: int) -> pa.Array:
     """The ``n`` most popular ids: popularity descending, ties by id descending."""
     if n <= 0 or len(ids) == 0:
         return pa.array([], type=pa.string())
-    # rank of each id in byte order, so that ties break by id descending
-    id_rank = np.empty(len(ids), dtype=np.int64)
-    id_rank[pc.sort_indices(ids).to_numpy()] = np.arange(len(ids))
-    order = np.lexsort((-id_rank, -pop))
+    order = np.argsort(primitive_order(ids, pop))
     return ids.take(pa.array(order[:n]))
 
 
 def serendipity_kernel(b: Batch, rel: float, pm: int | None, norm: str) -> np.ndarray:
     ids, pop = item_table(need(b.context, "popularity", "serendipity"), "popularity", "serendipity")
-    n_pm = pm if pm is not None else (b.k if b.k is not None else int(b.lengths.max(initial=0)))
-    prim = primitive_list(ids, pop, n_pm)
-    in_pm = positions(batch_vocab(b), prim) >= 0
-    flags = b.relevant(rel) & ~in_pm[b.item] if len(b.item) else np.zeros(0, dtype=bool)
+    # rank of every vocabulary item in the primitive list (items without popularity: never in it)
+    pos = positions(batch_vocab(b), ids)
+    rank = np.where(pos >= 0, primitive_order(ids, pop)[np.maximum(pos, 0)], np.iinfo(np.int64).max)
+    if pm is not None:
+        n_pm = np.full(len(b.item), pm, dtype=np.int64)
+    elif b.k is not None:
+        n_pm = np.full(len(b.item), b.k, dtype=np.int64)
+    else:  # no cutoff: a primitive list as long as the user's own list
+        n_pm = np.repeat(b.lengths, b.lengths)
+    in_pm = rank[b.item] < n_pm if len(b.item) else np.zeros(0, dtype=bool)
+    flags = b.relevant(rel) & ~in_pm if len(b.item) else np.zeros(0, dtype=bool)
     total = b.seg_sum(flags)
     if norm == "k" and b.k is not None:
         return total / b.k
@@ -79,8 +94,9 @@ register(
             "Metrics for evaluating the serendipity of recommendation lists, JSAI (the primitive model)."
         ),
         convention=(
-            "PM is the primitive recommender's list: the pm most popular training items (pm defaults to k; "
-            "popularity from context['popularity'], ties by item id descending), the same for every user. "
+            "PM is the primitive recommender's list: the pm most popular training items (pm defaults to k, "
+            "or without a cutoff to the length of the user's list; "
+            "popularity from context['popularity'], ties by item id descending), not personalised. "
             "Usefulness is relevance in the judgments (grade >= rel). Divided by k, the list length of Ge et "
             "al. (norm=k), or by the list's actual length (norm=length). An empty list scores 0. "
             f"Needs context['popularity'] (from {HELPER})."
