@@ -315,21 +315,25 @@ def kendall_tau(c: KendallCounts, variant: str = "b") -> np.ndarray:
     m = min(distinct x, distinct y) (Stuart's tau-c, as scipy).
     """
     s = c.s.astype(np.float64)
+    out = np.full(len(s), np.nan)
     if variant == "a":
         den = c.pairs.astype(np.float64)
+        ok = den > 0
+        out[ok] = s[ok] / den[ok]
     elif variant == "b":
-        den = np.sqrt((c.pairs - c.x_ties).astype(np.float64)) * np.sqrt((c.pairs - c.y_ties).astype(np.float64))
+        # as scipy: S / sqrt(n0 - n1) / sqrt(n0 - n2)
+        d1 = (c.pairs - c.x_ties).astype(np.float64)
+        d2 = (c.pairs - c.y_ties).astype(np.float64)
+        ok = (d1 > 0) & (d2 > 0)
+        out[ok] = s[ok] / np.sqrt(d1[ok]) / np.sqrt(d2[ok])
     elif variant == "c":
         mm = np.minimum(c.x_distinct, c.y_distinct).astype(np.float64)
         nn = c.n.astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            den = np.where(mm > 1, nn * nn * (mm - 1) / np.maximum(mm, 1) / 2.0, 0.0)
+        ok = mm > 1
+        out[ok] = 2 * s[ok] / (nn[ok] ** 2 * (mm[ok] - 1) / mm[ok])
     else:
         raise ValueError(f"unknown Kendall variant {variant!r}")
-    out = np.full(len(s), np.nan)
-    ok = den > 0
-    out[ok] = np.clip(s[ok] / den[ok], -1.0, 1.0)
-    return out
+    return np.clip(out, -1.0, 1.0)
 
 
 def spearman_rho(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -343,7 +347,7 @@ def spearman_rho(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarra
     sxy = S.seg_sum(cx * cy, offsets)
     sxx = S.seg_sum(cx * cx, offsets)
     syy = S.seg_sum(cy * cy, offsets)
-    den = np.sqrt(sxx) * np.sqrt(syy)
+    den = np.sqrt(sxx * syy)
     out = np.full(len(lengths), np.nan)
     ok = den > 0
     out[ok] = np.clip(sxy[ok] / den[ok], -1.0, 1.0)

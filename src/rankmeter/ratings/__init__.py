@@ -1,0 +1,43 @@
+"""Rating prediction evaluation: predicted against true ratings on (user, item) pairs.
+
+:func:`evaluate_ratings` joins true and predicted ratings on (user, item) (or takes
+one table holding both, or two aligned arrays), reports what could not be joined,
+and runs the rating metrics of the registry (``mae``, ``rmse``, ``nmae``,
+``mae(per=user)``, ``cost``, ``spearman``, ``roc_auc`` ...). See docs/ratings.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._batch import RatingsBatch
+from ._cost import CostMatrix
+from ._scale import Scale
+
+__all__ = [
+    "CostMatrix",
+    "RatingsBatch",
+    "RatingsCoverage",
+    "RatingsResult",
+    "Scale",
+    "evaluate_ratings",
+    "load_ratings",
+    "roc_curves",
+]
+
+_LAZY = {
+    "evaluate_ratings": "evaluate",
+    "RatingsResult": "evaluate",
+    "RatingsCoverage": "_input",
+    "load_ratings": "_input",
+    "roc_curves": "evaluate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
