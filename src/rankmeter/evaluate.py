@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ._errors import InputError, ParameterError
 from .data import Qrels, Run
-from .data._ids import as_string_array, recode, union_vocab
+from .data._ids import as_string_array, ints, extend_vocab, recode, union_vocab
 from .io import as_qrels, as_run
 from .metrics.batch import Batch
 from .metrics.registry import Metric, parse_metrics
@@ -49,12 +49,13 @@ def align(
     else:
         qvocab = union_vocab(qrels.query_ids, run.query_ids)
         qmap_q, qmap_r = recode(qrels.query_ids, qvocab), recode(run.query_ids, qvocab)
+    # items: the run's vocabulary, extended by judged items it never retrieved (hash lookups,
+    # no sorting: item codes carry no order)
+    imap_r = None
     if _same(qrels.item_ids, run.item_ids):
-        ivocab = qrels.item_ids
-        imap_q = imap_r = None
+        ivocab, imap_q = run.item_ids, None
     else:
-        ivocab = union_vocab(qrels.item_ids, run.item_ids)
-        imap_q, imap_r = recode(qrels.item_ids, ivocab), recode(run.item_ids, ivocab)
+        ivocab, imap_q = extend_vocab(run.item_ids, qrels.item_ids)
     nq = len(qvocab)
 
     in_qrels = np.zeros(nq, dtype=bool)
@@ -72,7 +73,7 @@ def align(
     def sample(mask: np.ndarray, key: str) -> int:
         idx = np.flatnonzero(mask)
         if len(idx):
-            examples[key] = qvocab.take(pa.array(idx[:3])).to_pylist()
+            examples[key] = qvocab.take(ints(idx[:3])).to_pylist()
         return int(len(idx))
 
     if isinstance(queries, str):
@@ -126,12 +127,16 @@ def align(
     # judgments of the selected queries, and the grade of every ranked row
     qitems = qrels.items if imap_q is None else imap_q[qrels.items]
     n_items = max(len(ivocab), 1)
-    qkeys = qrel_rowq * n_items + qitems  # sorted: qrels rows are sorted by (query, item)
+    qkeys = qrel_rowq * n_items + qitems
+    qgrades = qrels.grades
+    if imap_q is not None or not _same(qrels.query_ids, qvocab):
+        korder = np.argsort(qkeys, kind="stable")
+        qkeys, qgrades = qkeys[korder], qgrades[korder]
     rkeys = rq * n_items + ritems
     if len(qkeys):
         at = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
         matched = qkeys[at] == rkeys
-        grade = np.where(matched, qrels.grades[at], 0.0)
+        grade = np.where(matched, qgrades[at], 0.0)
     else:
         matched = np.zeros(len(rkeys), dtype=bool)
         grade = np.zeros(len(rkeys))
@@ -159,7 +164,7 @@ def align(
         qrel_grade=np.ascontiguousarray(sg[order], dtype=np.float64),
         context=ctx,
     )
-    return batch, qvocab.take(pa.array(sel_codes)), coverage
+    return batch, qvocab.take(ints(sel_codes)), coverage
 
 
 def check_ranking_metrics(metrics: Iterable[Metric]) -> None:

@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from ._ids import as_string_array, encode
+from ._ids import as_string_array, encode, ints, to_numpy
 from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 
 __all__ = ["Qrels"]
@@ -97,8 +97,8 @@ class Qrels(Grouped):
         """A ``query, item, grade`` table."""
         return pa.table(
             {
-                "query": self.query_ids.take(pa.array(self.row_queries())),
-                "item": self.item_ids.take(pa.array(self.items)),
+                "query": self.query_ids.take(ints(self.row_queries())),
+                "item": self.item_ids.take(ints(self.items)),
                 "grade": self.grades,
             }
         )
@@ -109,13 +109,15 @@ class Qrels(Grouped):
 
 def _float_column(values: object, name: str) -> np.ndarray:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()  # ChunkedArray.to_numpy would import pandas
         if values.null_count:
             arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
             row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
             raise RowError(row, f"{name} is missing")
         if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type) or pa.types.is_boolean(values.type)):
             raise ValueError(f"{name} column must be numeric, found {values.type}")
-        return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+        return np.asarray(to_numpy(values), dtype=np.float64)
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

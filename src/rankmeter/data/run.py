@@ -15,8 +15,9 @@ from typing import Literal
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ._ids import as_string_array, encode
+from ._ids import as_string_array, encode, encode_unsorted, ints, to_numpy
 from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
@@ -79,9 +80,9 @@ class Run(Grouped):
                 raise ValueError(f"score column has {len(scores)} values for {n} rows")
             _check_finite(scores, "score")
         qcodes, qvocab = encode(qarr)
-        icodes, ivocab = encode(iarr)
+        icodes, ivocab = encode_unsorted(iarr)  # item codes carry no order; ties compare the ids
         keys = qcodes * max(len(ivocab), 1) + icodes
-        dups = duplicate_rows(keys)
+        dups = _duplicates(keys)
         dropped = 0
         if len(dups):
             dropped = len(dups)
@@ -95,13 +96,14 @@ class Run(Grouped):
                 )
             keep = _dedupe(keys, scores if scores is not None else -np.arange(n, dtype=float), duplicates)
             qcodes, icodes = qcodes[keep], icodes[keep]
+            iarr = iarr.take(ints(keep))
             scores = scores[keep] if scores is not None else None
             if order == "rank":
                 ranks = ranks[keep]
         if order == "score":
-            perm = _score_order(qcodes, scores, icodes)
+            perm = _rank_order(qcodes, scores, iarr)
         elif order == "rank":
-            perm = np.lexsort((-icodes, ranks, qcodes))
+            perm = _rank_order(qcodes, -ranks, iarr)
         else:
             perm = np.argsort(qcodes, kind="stable")
         if perm is not None:
@@ -141,8 +143,8 @@ class Run(Grouped):
         """A ``query, item, score, rank`` table in rank order."""
         return pa.table(
             {
-                "query": self.query_ids.take(pa.array(self.row_queries())),
-                "item": self.item_ids.take(pa.array(self.items)),
+                "query": self.query_ids.take(ints(self.row_queries())),
+                "item": self.item_ids.take(ints(self.items)),
                 "score": self.scores,
                 "rank": _positions(self.offsets),
             }
@@ -165,16 +167,47 @@ def _positions(offsets: np.ndarray) -> np.ndarray:
     return np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
 
 
-def _score_order(qcodes: np.ndarray, scores: np.ndarray, icodes: np.ndarray) -> np.ndarray | None:
-    """Permutation to (query asc, score desc, item desc), or None if already so."""
+def _duplicates(keys: np.ndarray) -> np.ndarray:
+    """Rows repeating an earlier (query, item) key; a hash count first, a sort only if needed."""
+    if len(keys) < 2 or pc.count_distinct(ints(keys)).as_py() == len(keys):
+        return np.zeros(0, dtype=np.int64)
+    return duplicate_rows(keys)
+
+
+def _rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> np.ndarray | None:
+    """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
+
+    Sorting numbers is cheap; comparing ids is not. So rows are ordered by (query,
+    value) with numpy, and only the rows inside groups of equal (query, value), the
+    ties, are ordered by their ids, with pyarrow's string sort.
+    """
     n = len(qcodes)
     if n < 2:
         return None
     dq = np.diff(qcodes)
-    ds = np.diff(scores)
-    di = np.diff(icodes)
-    same_q = dq == 0
-    ok = (dq > 0) | (same_q & ((ds < 0) | ((ds == 0) & (di < 0))))
-    if bool(ok.all()):
+    dv = np.diff(value)
+    if bool(((dq > 0) | ((dq == 0) & (dv <= 0))).all()):
+        perm = None
+        q, v = qcodes, value
+    else:
+        perm = np.lexsort((-value, qcodes))
+        q, v = qcodes[perm], value[perm]
+    tie = np.zeros(n, dtype=bool)
+    same = (q[1:] == q[:-1]) & (v[1:] == v[:-1])
+    tie[1:] |= same
+    tie[:-1] |= same
+    if not tie.any():
+        return perm
+    rows = np.flatnonzero(tie)  # positions (in the current order) of tied rows
+    group = np.cumsum(np.concatenate(([True], ~same)))[rows]
+    src = rows if perm is None else perm[rows]
+    sub = pa.table({"g": ints(group), "item": items.take(ints(src))})
+    within = to_numpy(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("item", "descending")]))
+    if perm is None:
+        perm = np.arange(n)
+    # for comparing bytes, the id strings' order is the UTF-8 byte order (Arrow compares bytes)
+    new = perm.copy()
+    new[rows] = src[within]
+    if bool((new == np.arange(n)).all()):
         return None
-    return np.lexsort((-icodes, -scores, qcodes))
+    return new

@@ -1,0 +1,140 @@
+"""Whole-job benchmark of `rankmeter evaluate` against pytrec_eval and ranx users' jobs.
+
+Generates 10,000 queries x 100 ranked items with ~10 judged items each as TREC
+files, then measures, in the same run, each tool's whole process: start the
+interpreter, import, read both files, evaluate ndcg@10, ap@100, rr@100, p@10 and
+r@100, print the means. Each job runs in a fresh process; wall time and peak RSS
+are measured from outside. "cold" is the first run (for ranx with an empty numba
+cache, so its JIT compilation counts); "warm" is the median of the next runs.
+
+    python benchmarks/bench_evaluate.py [--queries 10000] [--depth 100] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "_data"
+PY = sys.executable
+BIN = Path(PY).parent
+
+PYTREC_JOB = r"""
+import sys, pytrec_eval
+def read(path, col, cast):
+    out = {}
+    with open(path) as fh:
+        for line in fh:
+            f = line.split()
+            out.setdefault(f[0], {})[f[2]] = cast(f[col])
+    return out
+qrels = read(sys.argv[1], 3, int)
+run = read(sys.argv[2], 4, float)
+ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"})
+res = ev.evaluate(run)
+names = ["ndcg_cut_10", "map_cut_100", "recip_rank", "P_10", "recall_100"]
+print({n: sum(r[n] for r in res.values()) / len(res) for n in names})
+"""
+
+RANX_JOB = r"""
+import sys
+from ranx import Qrels, Run, evaluate
+qrels = Qrels.from_file(sys.argv[1], kind="trec")
+run = Run.from_file(sys.argv[2], kind="trec")
+print(evaluate(qrels, run, ["ndcg@10", "map@100", "mrr@100", "precision@10", "recall@100"]))
+"""
+
+
+def generate(n_queries: int, depth: int, judged: int, seed: int = 0) -> tuple[Path, Path]:
+    DATA.mkdir(exist_ok=True)
+    qpath, rpath = DATA / f"qrels_{n_queries}.txt", DATA / f"run_{n_queries}x{depth}.txt"
+    if qpath.exists() and rpath.exists():
+        return qpath, rpath
+    rng = np.random.default_rng(seed)
+    n_docs = 1_000_000
+    with open(rpath, "w") as rf, open(qpath, "w") as qf:
+        for q in range(n_queries):
+            docs = rng.choice(n_docs, depth + judged, replace=False)
+            ranked = docs[:depth]
+            scores = np.round(np.sort(rng.random(depth))[::-1] * 100, 3)  # 3 decimals: some ties
+            rf.write("".join(f"q{q} Q0 doc{d} {i + 1} {s} bench\n" for i, (d, s) in enumerate(zip(ranked, scores))))
+            # ~10 judged: half from the ranking (biased to the top), half unretrieved
+            top = rng.choice(ranked[: depth // 2], judged // 2, replace=False)
+            for d in np.concatenate([top, docs[depth:depth + judged - judged // 2]]):
+                qf.write(f"q{q} 0 doc{d} {int(rng.integers(0, 3))}\n")
+    return qpath, rpath
+
+
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MB, stdout of one fresh process."""
+    wrapper = (
+        "import resource, subprocess, sys, time, json;"
+        "t=time.perf_counter(); p=subprocess.run(sys.argv[1:], capture_output=True, text=True);"
+        "dt=time.perf_counter()-t; ru=resource.getrusage(resource.RUSAGE_CHILDREN);"
+        "print(json.dumps({'rc': p.returncode, 'sec': dt, 'rss': ru.ru_maxrss/1024, 'out': p.stdout[-400:], 'err': p.stderr[-800:]}))"
+    )
+    out = subprocess.run([PY, "-c", wrapper, *cmd], capture_output=True, text=True, env=env)
+    info = json.loads(out.stdout)
+    if info["rc"] != 0:
+        raise RuntimeError(f"{cmd[:3]} failed: {info['err']}")
+    return info["sec"], info["rss"], info["out"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--queries", type=int, default=10_000)
+    ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--judged", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    qpath, rpath = generate(args.queries, args.depth, args.judged)
+    print(f"data: {args.queries} queries x {args.depth} items ({rpath.stat().st_size / 1e6:.1f} MB run file), "
+          f"~{args.judged} judged per query")
+    metrics = ["-m", "ndcg@10", "-m", "ap@100", "-m", "rr@100", "-m", "p@10", "-m", "r@100"]
+    numba_cache = tempfile.mkdtemp(prefix="numba-cache-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache)
+    jobs = {
+        "rankmeter evaluate (CLI)": [str(BIN / "rankmeter"), "evaluate", str(qpath), str(rpath), *metrics,
+                                     "--format", "json"],
+        "pytrec_eval (read dicts + evaluate)": [PY, "-c", PYTREC_JOB, str(qpath), str(rpath)],
+        "ranx (from_file + evaluate)": [PY, "-c", RANX_JOB, str(qpath), str(rpath)],
+    }
+    results = {}
+    for name, cmd in jobs.items():
+        try:
+            cold, cold_rss, out = measure(cmd, env)
+            warm = [measure(cmd, env) for _ in range(args.repeat)]
+        except (RuntimeError, FileNotFoundError) as exc:
+            print(f"{name}: skipped ({exc})")
+            continue
+        results[name] = (cold, statistics.median(w[0] for w in warm), max([cold_rss] + [w[1] for w in warm]))
+        print(f"  {name}: {out.strip()[:160]}")
+    shutil.rmtree(numba_cache, ignore_errors=True)
+    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"{'tool':40s} {'cold s':>8s} {'warm s':>8s} {'peak MB':>8s} {'cold/warm':>9s}")
+    for name, (cold, warm, rss) in results.items():
+        print(f"{name:40s} {cold:8.2f} {warm:8.2f} {rss:8.0f} {cold / warm:9.2f}")
+    ours = results.get("rankmeter evaluate (CLI)")
+    if ours:
+        for name, (cold, warm, rss) in results.items():
+            if name.startswith("rankmeter"):
+                continue
+            print(f"rankmeter vs {name}: {warm / ours[1]:.1f}x faster warm, {cold / ours[0]:.1f}x faster cold, "
+                  f"peak memory {ours[2] / rss:.2f}x theirs")
+
+
+if __name__ == "__main__":
+    main()
