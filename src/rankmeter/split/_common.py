@@ -377,8 +377,9 @@ class Split:
 class Folds(Sequence[Split]):
     """The folds of a k-fold split: a sequence of :class:`Split` (index 0 is fold 1).
 
-    ``fold_of`` gives, for every input row, the 0-based fold whose test part holds it,
-    or -1 for a row in no test fold (filtered, small users).
+    ``fold_of`` gives, for every input row, the 0-based fold it was dealt to, or -1 for a
+    row in no test fold (filtered out, small users); it is the assignment before any
+    cold rows are dropped from the test parts.
     """
 
     def __init__(self, folds: list[Split], summary: FoldsSummary, fold_of: np.ndarray) -> None:
