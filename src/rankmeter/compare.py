@@ -590,16 +590,27 @@ def compare(
             if len(set(master)) != len(master):
                 raise ParameterError("The 'queries' parameter of compare must not repeat a query id.")
             policy = "given"
+        if policy in ("judged", "common"):
+            no_rel = q.n_queries - len(_judged_queries(q, "judged"))
+            if no_rel:
+                notes.append(f"{no_rel} judged queries have no relevant item and are left out "
+                             "(queries='qrels' keeps them)")
         if not master:
             raise InputError("no query to compare on: the judgments have no query with a relevant item"
                              if policy == "judged" else "no query to compare on", source="qrels")
         for i, (n, _) in enumerate(ranked):
             res = evaluate(q, loaded[n], metric_objs, queries=master)
             cov = res.coverage
-            if cov is not None:
+            if cov is not None:  # per-run lines; "no relevant item" is about the qrels: said once below
                 missing[n] = cov.missing_from_run
-                for line in cov.notes():
-                    notes.append(f"run {n!r}: {line}")
+                ex = list(cov.examples.get("missing_from_run", ()))
+                if cov.missing_from_run:
+                    notes.append(f"run {n!r}: {cov.missing_from_run} of the {len(master)} queries have no ranking "
+                                 f"in the run and score as an empty ranking (e.g. {_examples(ex)})")
+                if cov.without_judgments:
+                    ex = list(cov.examples.get("without_judgments", ()))
+                    notes.append(f"run {n!r}: {cov.without_judgments} run queries have no judgments and are left "
+                                 f"out (e.g. {_examples(ex)})")
             per_run[n] = (list(res.queries), dict(res.values))
             if progress is not None:
                 progress("evaluating runs", i + 1, len(ranked))

@@ -54,6 +54,7 @@ tr.base td { background: #fafbfc; }
 figure { margin: 0.6rem 0 1.2rem; }
 .figs { display: flex; flex-wrap: wrap; gap: 0 24px; }
 .figs figure { flex: 0 1 540px; }
+.figs figure.wide { flex: 1 1 100%; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e3e6ec; }
 figcaption { color: #4a5263; font-size: 0.85rem; }
 dl.settings { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; font-size: 0.9rem; }
@@ -64,6 +65,8 @@ ul.notes li { color: #8a5a00; }
 """
 
 Progress = Callable[[str, int, int], None]
+
+_SHORT = {"t": "t-test", "wilcoxon": "Wilcoxon", "randomization": "randomisation", "bootstrap": "bootstrap"}
 
 
 def _mpl() -> tuple[Any, Any]:
@@ -78,7 +81,7 @@ def _mpl() -> tuple[Any, Any]:
 def _img(fig: Any, alt: str, canvas_cls: Any) -> str:
     canvas_cls(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
@@ -132,7 +135,7 @@ def _tests_table(cmp: "Comparison", digits: int) -> str:
             ' class="sig down"' if t.significant else ""
         rows.append(
             f'<tr><td class="l">{_e(t.metric)}</td><td class="l">{_e(t.b)} vs {_e(t.a)}</td>'
-            f'<td class="l">{_e(test_label(t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
+            f'<td class="l">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
             f'<td>[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
             f'<td>{fmt(t.effect_size, 2)}</td><td>{fmt(t.statistic, 3)}</td><td>{fmt_p(t.p_value)}</td>'
             f'<td{cls}>{fmt_p(t.p_adjusted)}</td><td class="l">{_e(t.method)}</td></tr>')
@@ -174,6 +177,21 @@ def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: An
     return '<div class="figs">' + "".join(out) + "</div>"
 
 
+_MAX_BARS = 4000
+
+
+def _bars(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Step outline of sorted bars: bar i spans [i, i+1). Above ``_MAX_BARS`` queries the
+    (monotone) sorted values are drawn at ``_MAX_BARS`` evenly spaced ranks, which a figure a
+    few hundred pixels wide cannot tell apart from every bar."""
+    n = len(d)
+    if n > _MAX_BARS:
+        pos = np.linspace(0, n - 1, _MAX_BARS).round().astype(np.int64)
+        x = np.append(pos, n).astype(np.float64)
+        return x, np.append(d[pos], d[-1])
+    return np.arange(n + 1, dtype=np.float64), np.append(d, d[-1] if n else 0.0)
+
+
 def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> str:
     others = [r for r in cmp.runs if r != cmp.baseline]
     base = cmp.scores[cmp.baseline][metric]
@@ -186,11 +204,11 @@ def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> st
     for i, r in enumerate(others):
         ax = axes[i // ncols][i % ncols]
         d = np.sort(cmp.scores[r][metric] - base)[::-1]
-        x = np.arange(len(d) + 1)
-        ax.stairs(np.maximum(d, 0), x, fill=True, color=good if hib else bad, lw=0)
-        ax.stairs(np.minimum(d, 0), x, fill=True, color=bad if hib else good, lw=0)
-        ax.axhline(0, color="#333", lw=0.6)
         up, down = int((d > 0).sum()), int((d < 0).sum())
+        x, y = _bars(d)
+        ax.fill_between(x, np.maximum(y, 0), step="post", color=good if hib else bad, lw=0)
+        ax.fill_between(x, np.minimum(y, 0), step="post", color=bad if hib else good, lw=0)
+        ax.axhline(0, color="#333", lw=0.6)
         better, worse = (up, down) if hib else (down, up)
         ax.set_title(f"{r}: better on {better}, worse on {worse}, tied on {len(d) - up - down}", fontsize=9)
         ax.set_xlim(0, max(len(d), 1))
@@ -227,7 +245,8 @@ def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> s
     ax.set_ylabel(metric)
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(f"Per-query {metric} ({cmp.n_queries} queries)", fontsize=10)
-    return (f"<figure>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-query "
+    wide = ' class="wide"' if len(cmp.runs) > 5 else ""
+    return (f"<figure{wide}>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-query "
             f"{_e(metric)} of each run, mirrored; diamond: mean, bar: median.</figcaption></figure>")
 
 
