@@ -75,3 +75,14 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(2)
     except BrokenPipeError:
         sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except Exception as exc:  # a bug, not bad input: say so in one line unless debugging
+        import os
+
+        if os.environ.get("RANKMETER_DEBUG"):
+            raise
+        click.echo(f"rankmeter: internal error: {type(exc).__name__}: {exc} "
+                   "(set RANKMETER_DEBUG=1 for the traceback, and please report it)", err=True)
+        sys.exit(1)

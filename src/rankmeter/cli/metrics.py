@@ -8,8 +8,14 @@ import click
 @click.command(name="metrics", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("name", required=False)
 @click.option("--family", default=None, help="Only this family (ranking, ratings, correlation, beyond, ...).")
-def command(name: str | None, family: str | None) -> None:
+@click.option("--markdown", is_flag=True, help="Print the whole catalogue as Markdown (docs/metrics.md).")
+def command(name: str | None, family: str | None, markdown: bool) -> None:
     """List the registered metrics, or describe one (NAME)."""
+    if markdown:
+        from ..metrics.catalogue import render_markdown
+
+        click.echo(render_markdown(), nl=False)
+        return
     from rich.console import Console
     from rich.table import Table
 

@@ -1,0 +1,64 @@
+"""The metric catalogue as Markdown, generated from the registry (docs/metrics.md).
+
+``rankmeter metrics --markdown > docs/metrics.md`` regenerates the page; a test
+fails when the committed page and the registry disagree.
+"""
+
+from __future__ import annotations
+
+from .registry import Example, MetricSpec, all_specs
+
+__all__ = ["render_markdown"]
+
+
+def _params(spec: MetricSpec) -> str:
+    if not spec.params:
+        return "none"
+    out = []
+    for p in spec.params:
+        sep = " \\| "
+        choices = f" ({sep.join(map(str, p.choices))})" if p.choices else ""
+        rule = f" {p.rule}" if p.rule and not p.rule.startswith("(") else ""
+        out.append(f"`{p.name}={p.default}`{choices}{rule}: {p.doc}")
+    return "<br>".join(out)
+
+
+def _example(spec: MetricSpec, ex: object) -> str:
+    if not isinstance(ex, Example):
+        return str(ex)
+    params = ",".join(f"{k}={v}" for k, v in ex.params.items())
+    name = spec.name + (f"({params})" if params else "") + (f"@{ex.k}" if ex.k is not None else "")
+    judged = ", ".join(f"{d}:{g:g}" for d, g in ex.qrels.items())
+    note = f" ({ex.note})" if ex.note else ""
+    return f"`{name}` of ranking [{', '.join(ex.ranking)}] with judgments {{{judged}}} = {ex.value:.6g}{note}"
+
+
+def render_markdown() -> str:
+    specs = all_specs()
+    lines = [
+        "# Metric catalogue",
+        "",
+        "Generated from the registry by `rankmeter metrics --markdown`; do not edit by hand.",
+        "Names follow `name(param=value,...)@k`, case-insensitive; aliases and trec_eval,",
+        "ir_measures and ranx spellings are accepted (see the README).",
+        "",
+        "| metric | family | reads | level | @k | higher is better | aliases | summary |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in specs:
+        aliases = ", ".join(f"`{a}`" for a in s.aliases) or ""
+        lines.append(f"| [`{s.name}`](#{s.name}) | {s.family} | {s.input} | {s.level} | "
+                     f"{'yes' if s.cutoff else 'no'} | {'yes' if s.higher_is_better else 'no'} | {aliases} | {s.summary} |")
+    for s in specs:
+        lines += ["", f"## {s.name}", "", s.summary, "", f"- formula: `{s.formula}`"]
+        if s.convention:
+            lines.append(f"- convention: {s.convention}")
+        lines.append(f"- reference: {s.citation}")
+        lines.append(f"- parameters: {_params(s)}")
+        if s.bounds is not None:
+            lines.append(f"- range: [{s.bounds[0]:g}, {s.bounds[1]:g}]")
+        if s.trec_name:
+            lines.append(f"- trec_eval: `{s.trec_name}` (equal values, tested against trec_eval's outputs)")
+        for ex in s.examples:
+            lines.append(f"- example: {_example(s, ex)}")
+    return "\n".join(lines) + "\n"
