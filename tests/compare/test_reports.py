@@ -124,6 +124,7 @@ def _chromium(*args: str, tmp_path) -> subprocess.CompletedProcess:
         capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
 def test_html_renders_in_headless_chromium(cmp, tmp_path):
     pytest.importorskip("matplotlib")
