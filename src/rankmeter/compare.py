@@ -168,6 +168,7 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     missing: dict[str, int] = field(default_factory=dict)
     higher_is_better: dict[str, bool] = field(default_factory=dict)
+    unit: str = "query"  # what a row is: "query", or e.g. "user" for ratings results
     _sources: dict[str, Any] = field(default_factory=dict, repr=False)
     _curves: dict[int, Any] = field(default_factory=dict, repr=False)
 
@@ -180,6 +181,11 @@ class Comparison:
     @property
     def n_queries(self) -> int:
         return len(self.queries)
+
+    @property
+    def units(self) -> str:
+        """The plural of :attr:`unit`: "queries", "users"."""
+        return "queries" if self.unit == "query" else self.unit + "s"
 
     def test(self, metric: str, a: str, b: str, test: str | None = None) -> PairTest:
         """The comparison of ``b`` against ``a`` (either order) on ``metric`` with ``test`` (first test if None)."""
@@ -282,11 +288,12 @@ class Comparison:
 
         return means_table(self, digits=digits)
 
-    def to_tests_table(self, *, digits: int = 4) -> "Table":
-        """A rich table of every test: difference, interval, statistic, p and adjusted p."""
+    def to_tests_table(self, *, digits: int = 4, compact: bool = False) -> "Table":
+        """A rich table of every test: difference, interval, d_z, statistic, p and adjusted p
+        (``compact``: without d_z and the statistic)."""
         from .report.terminal import tests_table
 
-        return tests_table(self, digits=digits)
+        return tests_table(self, digits=digits, compact=compact)
 
     def print(self, console: "Console | None" = None, *, digits: int = 4) -> None:
         """Print both tables, the settings and the notes to a rich console (stdout by default)."""
@@ -769,11 +776,14 @@ def compare(
         if len(kinds) > 1:
             notes.append("Wilcoxon p-values computed by: " + "; ".join(kinds))
 
+    units = {getattr(r, "index_name", "query") for _, r in given}
+    unit = units.pop() if (not ranked and len(units) == 1) else "query"
     settings = Settings(
         tests=tests, correction=corr, family=family, alpha=float(alpha), confidence=float(confidence),
         interval=interval, n_resamples=int(n_resamples),
         seed=seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed),
-        pairs=pairs, baseline=baseline, queries=queries if isinstance(queries, str) else "given",
+        pairs=pairs, baseline=baseline,
+        queries=("results" if not ranked else queries) if isinstance(queries, str) else "given",
         exact_max_n=int(exact_max_n), randomization=flip_method)
     means = {n: {m: float(means_arr[mi * Rn + ri]) for mi, m in enumerate(metric_texts)} for ri, n in enumerate(names)}
     ivs = {n: {m: (float(lo[mi * Rn + ri]), float(hi[mi * Rn + ri])) for mi, m in enumerate(metric_texts)}
@@ -781,4 +791,4 @@ def compare(
     return Comparison(
         runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
         intervals=ivs, tests=tests_out, settings=settings, notes=notes, missing=missing, higher_is_better=hib,
-        _sources=sources)
+        unit=unit, _sources=sources)

@@ -330,3 +330,14 @@ def test_trec_eval_files():
     tt = c.test("map", "results", "reversed", "t")
     ref = stats.ttest_rel(c.scores["reversed"]["map"], c.scores["results"]["map"])
     assert abs(tt.p_value - ref.pvalue) <= 1e-12
+
+
+def test_unit_of_ratings_results_in_reports():
+    rng = np.random.default_rng(3)
+    users = [f"u{i}" for i in range(30)]
+    a = Result(queries=users, values={"mae": rng.random(30)}, index_name="user")
+    b = Result(queries=users, values={"mae": rng.random(30)}, index_name="user")
+    c = compare(None, {"a": a, "b": b}, n_resamples=100)
+    assert c.unit == "user" and c.units == "users"
+    assert "on 30 users" in c.to_markdown() and "resamples of the users" in c.describe()
+    assert "the rows common to every precomputed result" in c.describe()

@@ -169,7 +169,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
 
         console = Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False)
         console.print(cmp.to_table())
-        console.print(cmp.to_tests_table())
+        console.print(cmp.to_tests_table(compact=console.width < 120))
         console.print(cmp.describe(), style="dim")
     elif fmt == "markdown":
         sys.stdout.write(cmp.to_markdown())

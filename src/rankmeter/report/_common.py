@@ -80,11 +80,11 @@ def describe(cmp: "Comparison") -> str:
     tests = ", ".join(test_label(t) for t in s.tests)
     against = f"each run against {s.baseline}" if s.pairs == "baseline" else "every pair of runs"
     parts = [
-        f"{len(cmp.runs)} runs on {cmp.n_queries} queries ({_queries_text(s.queries)}).",
+        f"{len(cmp.runs)} runs on {cmp.n_queries} {cmp.units} ({_queries_text(s.queries)}).",
         f"Two-sided paired tests ({tests}) of {against}; {family_text(cmp)};"
         f" significant when the adjusted p < {s.alpha:g}.",
         f"Intervals: {s.confidence * 100:g}% {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap, "
-        f"{s.n_resamples:,} resamples of the queries (seed {s.seed}).",
+        f"{s.n_resamples:,} resamples of the {cmp.units} (seed {s.seed}).",
     ]
     if s.randomization:
         seed = f", seed {s.seed}"
@@ -101,6 +101,7 @@ def _queries_text(policy: str) -> str:
         "judged": "every judged query with a relevant item; a query missing from a run scores 0 there",
         "qrels": "every judged query; a query missing from a run scores 0 there",
         "common": "judged queries present in every run",
+        "results": "the rows common to every precomputed result",
         "given": "the given query list",
     }.get(policy, policy)
 

@@ -171,7 +171,7 @@ def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: An
         ax.set_xlim(1, k_max)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, ncols=2 if len(cmp.runs) > 6 else 1, frameon=False)
-        ax.set_title(f"{label}, k = 1..{k_max} (mean over {cmp.n_queries} queries)", fontsize=10)
+        ax.set_title(f"{label}, k = 1..{k_max} (mean over {cmp.n_queries} {cmp.units})", fontsize=10)
         out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}; "
                    f"dashed: the baseline {_e(cmp.baseline)}.</figcaption></figure>")
     return '<div class="figs">' + "".join(out) + "</div>"
@@ -212,7 +212,7 @@ def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> st
         better, worse = (up, down) if hib else (down, up)
         ax.set_title(f"{r}: better on {better}, worse on {worse}, tied on {len(d) - up - down}", fontsize=9)
         ax.set_xlim(0, max(len(d), 1))
-        ax.set_xlabel("queries, sorted by difference", fontsize=8)
+        ax.set_xlabel(f"{cmp.units}, sorted by difference", fontsize=8)
         if i % ncols == 0:
             ax.set_ylabel(f"{metric} - {cmp.baseline}", fontsize=8)
         ax.tick_params(labelsize=7)
@@ -244,7 +244,7 @@ def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> s
                   ha="right" if len(cmp.runs) > 5 else "center", fontsize=8)
     ax.set_ylabel(metric)
     ax.grid(axis="y", alpha=0.3)
-    ax.set_title(f"Per-query {metric} ({cmp.n_queries} queries)", fontsize=10)
+    ax.set_title(f"Per-{cmp.unit} {metric} ({cmp.n_queries} {cmp.units})", fontsize=10)
     wide = ' class="wide"' if len(cmp.runs) > 5 else ""
     return (f"<figure{wide}>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-query "
             f"{_e(metric)} of each run, mirrored; diamond: mean, bar: median.</figcaption></figure>")
@@ -257,7 +257,7 @@ def _settings(cmp: "Comparison") -> str:
 
     s = cmp.settings
     rows = [
-        ("Queries", f"{cmp.n_queries}"),
+        (cmp.units.capitalize(), f"{cmp.n_queries}"),
         ("Runs", ", ".join(cmp.runs)),
         ("Baseline", s.baseline),
         ("Comparisons", "each run against the baseline" if s.pairs == "baseline" else "every pair of runs"),
@@ -265,7 +265,7 @@ def _settings(cmp: "Comparison") -> str:
         ("Markers", f"{test_label(s.tests[0])}, adjusted p < {s.alpha:g}"),
         ("Correction", f"{correction_name(s.correction)}: {family_text(cmp)}"),
         ("Intervals", f"{s.confidence * 100:g}% {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap, "
-                      f"{s.n_resamples:,} resamples of the queries (the same for every run)"),
+                      f"{s.n_resamples:,} resamples of the {cmp.units} (the same for every run)"),
         ("Randomisation", s.randomization or "not run"),
         ("Seed", f"{s.seed} (SeedSequence spawn: stream 0 sign patterns, stream 1 bootstrap)"),
     ]
@@ -286,7 +286,7 @@ def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digit
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body><main>",
         f"<h1>{_e(title)}</h1>",
-        f'<p class="lead">{_e(", ".join(cmp.runs))} on {cmp.n_queries} queries; baseline '
+        f'<p class="lead">{_e(", ".join(cmp.runs))} on {cmp.n_queries} {cmp.units}; baseline '
         f"<strong>{_e(cmp.baseline)}</strong>. Made with rankmeter.</p>",
         "<h2>Means</h2>", _means_table(cmp, digits),
         "<h2>Paired tests</h2>", _tests_table(cmp, digits),

@@ -47,7 +47,7 @@ def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label:
     test = test_label(s.tests[0])
     adj = "$p$" if s.correction == "none" else "adjusted $p$"
     caption = (
-        f"Mean of each metric over {cmp.n_queries} queries. "
+        f"Mean of each metric over {cmp.n_queries} {cmp.units}. "
         f"{UP_TEX}/{DOWN_TEX}: significantly better/worse than {escape(cmp.baseline)} "
         f"(two-sided {escape(test)}, {escape(family_text(cmp))}, {adj} $< {s.alpha:g}$). "
         "Best value per metric in bold."

@@ -18,7 +18,7 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
     from ..stats.correction import correction_name
 
     pct = f"{cmp.settings.confidence * 100:g}%"
-    lines = [f"## Comparison of {len(cmp.runs)} runs on {cmp.n_queries} queries", ""]
+    lines = [f"## Comparison of {len(cmp.runs)} runs on {cmp.n_queries} {cmp.units}", ""]
     head = ["run"] + [f"{m} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}" for m in cmp.metrics]
     lines.append("| " + " | ".join(_cell(h) for h in head) + " |")
     lines.append("|" + "---|" + "---:|" * len(cmp.metrics))

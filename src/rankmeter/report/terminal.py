@@ -19,7 +19,7 @@ def means_table(cmp: "Comparison", digits: int = 4) -> "Table":
     from rich.text import Text
 
     pct = f"{cmp.settings.confidence * 100:g}%"
-    table = Table(title=f"Means and {pct} bootstrap intervals ({cmp.n_queries} queries)",
+    table = Table(title=f"Means and {pct} bootstrap intervals ({cmp.n_queries} {cmp.units})",
                   caption=legend(cmp) + "; bold: best", caption_justify="left")
     table.add_column("run", no_wrap=True)
     for m in cmp.metrics:
@@ -43,8 +43,11 @@ def means_table(cmp: "Comparison", digits: int = 4) -> "Table":
     return table
 
 
-def tests_table(cmp: "Comparison", digits: int = 4) -> "Table":
-    """One row per test: metric, runs, difference and interval, statistic, p, adjusted p."""
+def tests_table(cmp: "Comparison", digits: int = 4, compact: bool = False) -> "Table":
+    """One row per test: metric, runs, difference and interval, d_z, statistic, p, adjusted p.
+
+    ``compact`` leaves out d_z and the statistic (for terminals under 120 columns).
+    """
     from rich.table import Table
     from rich.text import Text
 
@@ -53,17 +56,24 @@ def tests_table(cmp: "Comparison", digits: int = 4) -> "Table":
     corr = correction_name(cmp.settings.correction)
     pct = f"{cmp.settings.confidence * 100:g}%"
     table = Table(title="Paired tests (diff = mean(b) - mean(a))")
-    table.add_column("metric")
-    table.add_column("b vs a")
-    table.add_column("test")
-    for col in ("diff", f"{pct} interval", "d_z", "statistic", "p", f"p {corr}"):
-        table.add_column(col, justify="right", no_wrap=True)
+    def width(header: str, values: list[str]) -> int:
+        return min(max([len(header)] + [len(v) for v in values]), 10)
+
+    table.add_column("metric", min_width=width("metric", [t.metric for t in cmp.tests]), overflow="fold")
+    table.add_column("b vs a", min_width=width("b vs a", [f"{t.b} vs {t.a}" for t in cmp.tests]), overflow="fold")
+    table.add_column("test", min_width=width("test", [t.test for t in cmp.tests]), overflow="fold")
+    numbers = ("diff", f"{pct} interval", "p", f"p {corr}") if compact else \
+        ("diff", f"{pct} interval", "d_z", "statistic", "p", f"p {corr}")
+    for col in numbers:
+        # the interval may wrap onto two lines in a narrow terminal; the rest stay whole
+        table.add_column(col, justify="right", no_wrap=not col.endswith("interval"))
     table.add_column("")
     for t in cmp.tests:
         sig = Text("*" if t.significant else "", style="bold green" if t.better == t.b else "bold red")
+        extra = [] if compact else [fmt(t.effect_size, 2), fmt(t.statistic, 3)]
         table.add_row(t.metric, f"{t.b} vs {t.a}", t.test, fmt_signed(t.diff, digits),
                       f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]",
-                      fmt(t.effect_size, 2), fmt(t.statistic, 3), fmt_p(t.p_value), fmt_p(t.p_adjusted), sig)
+                      *extra, fmt_p(t.p_value), fmt_p(t.p_adjusted), sig)
     return table
 
 
@@ -72,7 +82,7 @@ def print_comparison(cmp: "Comparison", console: "Console | None" = None, digits
 
     console = console or Console()
     console.print(means_table(cmp, digits))
-    console.print(tests_table(cmp, digits))
+    console.print(tests_table(cmp, digits, compact=console.width < 120))
     console.print(describe(cmp), style="dim")
     miss = missing_text(cmp)
     if miss:
