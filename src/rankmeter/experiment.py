@@ -225,13 +225,6 @@ def validate_recommendations(
         examples["unknown_items"] = _first(i, unknown)
     keep &= known
 
-    outside = 0
-    if candidates is not None and keep.any():
-        idx = np.flatnonzero(keep)
-        inside = candidates.pair_mask(u.take(pa.array(idx)), i.take(pa.array(idx)))
-        outside = int((~inside).sum())
-        keep[idx[~inside]] = False
-
     # duplicates among what is left: keep the first in rank order (score desc, item id desc)
     dup_count = 0
     idx = np.flatnonzero(keep)
@@ -249,6 +242,13 @@ def validate_recommendations(
             dmask[dup_rows] = True
             examples["duplicates"] = _first(u, dmask)
             keep[dup_rows] = False
+
+    outside = 0
+    if candidates is not None and keep.any():
+        idx = np.flatnonzero(keep)
+        inside = candidates.pair_mask(u.take(pa.array(idx)), i.take(pa.array(idx)))
+        outside = int((~inside).sum())
+        keep[idx[~inside]] = False
 
     # the user's own training items (kept, counted)
     idx = np.flatnonzero(keep)
@@ -511,17 +511,18 @@ class ExperimentResult:
                 ("rows dropped by the split", s.get("dropped_rows")),
                 ("cut-off k", self.k), ("baseline", self.baseline or "none")]
         parts.append("<h2>Experiment</h2>" + _dl(rows))
-        # every metric, corpus-level included
-        head = "".join(f"<th>{e(m)}</th>" for m in self.metrics)
+        # every metric, corpus-level included: one row per metric, one column per recommender
+        head = "".join(f"<th>{e(n)}{' (baseline)' if n == self.baseline else ''}</th>" for n in self.results)
+        means = {n: r.mean for n, r in self.results.items()}
         body = []
-        for name, res in self.results.items():
-            means = res.mean
-            cells = "".join(f"<td>{e(_fmt(means.get(m, float('nan')), 4))}{e(self._marker(m, name))}</td>"
-                            for m in self.metrics)
-            body.append(f'<tr><td class="l">{e(name)}{" (baseline)" if name == self.baseline else ""}</td>{cells}</tr>')
+        for m in self.metrics:
+            cells = "".join(f"<td>{e(_fmt(means[n].get(m, float('nan')), 4))}{e(self._marker(m, n))}</td>"
+                            for n in self.results)
+            level = "per user" if m in self.results[next(iter(self.results))].values else "corpus"
+            body.append(f'<tr><td class="l">{e(m)}</td><td class="l">{level}</td>{cells}</tr>')
         parts.append("<h2>All metrics</h2>"
-                     f'<div class="scroll"><table><tr><th class="l">recommender</th>{head}</tr>{"".join(body)}'
-                     f'</table></div><p class="caption">{e(self._caption())}</p>')
+                     f'<div class="scroll"><table><tr><th class="l">metric</th><th class="l">level</th>{head}</tr>'
+                     f'{"".join(body)}</table></div><p class="caption">{e(self._caption())}</p>')
         # validation
         cols = ["users", "rows", "kept_rows", "duplicates", "unknown_items", "training_items", "missing_users",
                 "short_lists", "long_lists", "extra_user_rows", "outside_candidates"]
@@ -589,7 +590,8 @@ def _inject(page: str, sections: str) -> str:
     for marker in ("<h2>Means</h2>", "<h2>", "</main>", "</body>"):
         at = page.find(marker)
         if at >= 0:
-            return page[:at] + sections + "\n<h2>Comparison of the per-user metrics</h2>\n" + page[at:] \
+            return page[:at] + sections + "\n<h2>Comparison of the per-user metrics</h2>\n<p class=\"lead\">Means " \
+                "with bootstrap intervals and paired tests against the baseline (rankmeter.compare).</p>\n" + page[at:] \
                 if marker == "<h2>Means</h2>" else page[:at] + sections + page[at:]
     return page + sections
 
@@ -884,11 +886,15 @@ def experiment(
         with stages.stage("load"):
             data, feats0, cats0 = _load(interactions, {"user": user, "item": item, "rating": rating,
                                                        "timestamp": timestamp})
+            if feats0 is not None:
+                gen = getattr(interactions, "params", {})
+                source_text = "generated: " + ", ".join(f"{a}={b}" for a, b in gen.items())
             feats = _resolve_features(item_features) if item_features is not None else feats0
             cats = _resolve_categories(categories) if categories is not None else cats0
             all_u = as_string_array(data.table.column(data.user))
             all_i = as_string_array(data.table.column(data.item))
-            data_info = {"source": data.source or f"<{data.kind} table>", "rows": len(data),
+            data_info = {"source": (source_text if feats0 is not None else None) or data.source
+                         or f"<{data.kind} table>", "rows": len(data),
                          "users": len(pc.unique(all_u)), "items": len(pc.unique(all_i)),
                          "columns": {"user": data.user, "item": data.item, "rating": data.rating,
                                      "timestamp": data.timestamp}}
