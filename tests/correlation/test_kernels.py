@@ -1,0 +1,138 @@
+"""Rank correlation kernels against scipy on random data with ties, and against slow references."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from rankmeter.metrics import _rankstats as RS
+from rankmeter.metrics import functions as F
+
+VALUES = st.lists(st.sampled_from([0.0, 1.0, 1.0, 2.0, 2.5, 3.0, -1.0, 7.0]), min_size=2, max_size=40)
+
+
+@st.composite
+def paired(draw, min_size: int = 2) -> tuple[list[float], list[float]]:
+    n = draw(st.integers(min_size, 40))
+    pool = st.one_of(st.sampled_from([0.0, 1.0, 2.0, 3.0]), st.floats(-5, 5, allow_nan=False, width=16))
+    a = draw(st.lists(pool, min_size=n, max_size=n))
+    b = draw(st.lists(pool, min_size=n, max_size=n))
+    return a, b
+
+
+def _scipy(f, a, b, **kw) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(f(a, b, **kw).statistic)
+
+
+def _same(got: float, want: float) -> bool:
+    return (math.isnan(got) and math.isnan(want)) or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def slow_counts(a, b):
+    con = dis = tx = ty = txy = 0
+    for i in range(len(a)):
+        for j in range(i + 1, len(a)):
+            dx, dy = a[i] - a[j], b[i] - b[j]
+            if dx == 0 and dy == 0:
+                txy += 1
+            elif dx == 0:
+                tx += 1
+            elif dy == 0:
+                ty += 1
+            elif (dx > 0) == (dy > 0):
+                con += 1
+            else:
+                dis += 1
+    return con, dis, tx, ty, txy
+
+
+@settings(max_examples=150)
+@given(data=paired())
+def test_kendall_b_and_c_equal_scipy(data) -> None:
+    a, b = data
+    assert _same(F.kendall_tau(a, b), _scipy(stats.kendalltau, a, b))
+    assert _same(F.kendall_tau(a, b, variant="c"), _scipy(stats.kendalltau, a, b, variant="c"))
+
+
+@settings(max_examples=150)
+@given(data=paired())
+def test_kendall_a_and_distance_equal_the_pair_count(data) -> None:
+    a, b = data
+    con, dis, *_ = slow_counts(a, b)
+    n0 = len(a) * (len(a) - 1) / 2
+    assert _same(F.kendall_tau(a, b, variant="a"), (con - dis) / n0)
+    assert F.kendall_distance(a, b, normalize=False) == dis
+    assert _same(F.kendall_distance(a, b), dis / n0)
+
+
+@settings(max_examples=150)
+@given(data=paired())
+def test_spearman_equals_scipy(data) -> None:
+    a, b = data
+    assert _same(F.spearman_rho(a, b), _scipy(stats.spearmanr, a, b))
+
+
+@settings(max_examples=200)
+@given(data=st.lists(paired(min_size=0), min_size=1, max_size=6))
+def test_segments_are_independent(data) -> None:
+    """Many segments at once give each segment's own value (and empty segments are fine)."""
+    lens = [len(a) for a, _ in data]
+    off = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    x = np.concatenate([np.asarray(a, dtype=float) for a, _ in data])
+    y = np.concatenate([np.asarray(b, dtype=float) for _, b in data])
+    c = RS.kendall_counts(off, x, y)
+    rho = RS.spearman_rho(off, x, y)
+    for s, (a, b) in enumerate(data):
+        one = RS.kendall_counts(np.array([0, len(a)]), np.asarray(a, float), np.asarray(b, float))
+        for field in ("n", "pairs", "discordant", "x_ties", "y_ties", "joint_ties", "x_distinct", "y_distinct"):
+            assert getattr(c, field)[s] == getattr(one, field)[0], field
+        assert _same(rho[s], RS.spearman_rho(np.array([0, len(a)]), np.asarray(a, float), np.asarray(b, float))[0])
+
+
+@settings(max_examples=150)
+@given(w=st.lists(st.integers(0, 9), max_size=60), cuts=st.lists(st.integers(0, 60), max_size=4))
+def test_count_inversions(w, cuts) -> None:
+    n = len(w)
+    off = np.array(sorted({0, n} | {c for c in cuts if c <= n}), dtype=np.int64)
+    got = RS.count_inversions(np.array(w, dtype=np.int64), off)
+    for s in range(len(off) - 1):
+        seg = w[off[s]:off[s + 1]]
+        want = sum(1 for i in range(len(seg)) for j in range(i + 1, len(seg)) if seg[i] > seg[j])
+        assert got[s] == want
+
+
+def test_average_ranks() -> None:
+    off = np.array([0, 4, 7])
+    got = RS.average_ranks(off, np.array([25.0, 75.0, 50.0, 25.0, 3.0, 3.0, 3.0]))
+    assert got.tolist() == [1.5, 4.0, 3.0, 1.5, 2.0, 2.0, 2.0]
+
+
+@pytest.mark.slow
+def test_large_inputs_equal_scipy() -> None:
+    rng = np.random.default_rng(7)
+    n = 200_000
+    x = rng.normal(size=n)
+    y = x + rng.normal(size=n)
+    assert F.kendall_tau(x, y) == pytest.approx(stats.kendalltau(x, y).statistic, rel=1e-12)
+    xt = rng.integers(1, 6, n).astype(float)
+    yt = np.round(xt + rng.normal(size=n), 1)
+    assert F.kendall_tau(xt, yt) == pytest.approx(stats.kendalltau(xt, yt).statistic, rel=1e-12)
+    assert F.kendall_tau(xt, yt, variant="c") == pytest.approx(stats.kendalltau(xt, yt, variant="c").statistic,
+                                                               rel=1e-12)
+    assert F.spearman_rho(xt, yt) == pytest.approx(stats.spearmanr(xt, yt).statistic, rel=1e-12)
+
+
+def test_undefined_is_nan() -> None:
+    assert math.isnan(F.kendall_tau([1, 1, 1], [1, 2, 3]))
+    assert math.isnan(F.spearman_rho([1, 2, 3], [5, 5, 5]))
+    assert math.isnan(F.kendall_tau([1], [2]))
+    assert F.kendall_distance([1], [2]) == 0.0
+    assert F.kendall_tau([1, 1, 1], [1, 2, 3], variant="a") == 0.0
