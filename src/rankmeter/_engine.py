@@ -122,6 +122,7 @@ class ChunkOut:
     extra_seen: list[str] = field(default_factory=list)  # requested ids without judgments that were met
     path: str = "fast"
     dropped: int = 0  # duplicate rows removed by the duplicates policy
+    other_queries: list[str] = field(default_factory=list)  # run queries met but not evaluated
 
 
 class Engine:
@@ -279,6 +280,7 @@ class Engine:
             without_judgments=len(nojudg),
             without_judgments_examples=_smallest(nojudg),
             extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))],
+            other_queries=[ids[i] for i in np.flatnonzero(~sel)],
         )
         if not sel.any():
             return ChunkOut(queries=[], values={m.text: np.zeros(0) for m in self.metrics if m.spec.level == "query"},
@@ -319,7 +321,7 @@ class Engine:
                         run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
                         without_judgments=len(nojudg), without_judgments_examples=_smallest(nojudg),
                         extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
-                        dropped=int(getattr(run, "dropped", 0)))
+                        dropped=int(getattr(run, "dropped", 0)), other_queries=[ids[i] for i in np.flatnonzero(~sel)])
 
     def _run(self, table: pa.Table, row_index: np.ndarray) -> Run:
         rank = table.column("rank") if self.order == "rank" else None

@@ -27,6 +27,7 @@ grades)`` to Spark SQL, as vectorised Arrow UDFs.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import uuid
 from typing import Any, Iterator, Mapping, Sequence
@@ -35,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._errors import InputError, MissingExtraError, ParameterError
+from .data._table import RowError
 from ._listfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
 from .io import as_qrels
 from .io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, pick_columns
@@ -87,14 +89,40 @@ def _engine_from(token: str, payload: Any) -> Any:
     return engine
 
 
+# kinds of output rows of the executors
+_VALUES, _STATS, _NOJUDG, _EXAMPLE, _STATES, _LEFTOVER, _SEEN, _NOT_GROUPED = range(8)
+
+
 def _out_schema(n_values: int) -> pa.Schema:
-    return pa.schema([("kind", pa.int8()), ("query", pa.string()), ("n1", pa.int64()), ("n2", pa.int64()),
-                      ("blob", pa.binary())] + [(f"v{i}", pa.float64()) for i in range(n_values)])
+    return pa.schema([("kind", pa.int8()), ("query", pa.string()), ("item", pa.string()), ("score", pa.float64()),
+                      ("n1", pa.int64()), ("n2", pa.int64()), ("blob", pa.binary())]
+                     + [(f"v{i}", pa.float64()) for i in range(n_values)])
 
 
-def _map_partition(token: str, payload: Any, chunk_rows: int, batches: Iterator[pa.RecordBatch]
-                   ) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body: per-query values of the partition's queries, then its counts and states."""
+def _rows(schema: pa.Schema, kind: int, n: int, **cols: Any) -> pa.RecordBatch:
+    arrays = [pa.array(np.full(n, kind, dtype=np.int8))]
+    for f in list(schema)[1:]:
+        v = cols.get(f.name)
+        arrays.append(pa.nulls(n, f.type) if v is None else (v if isinstance(v, pa.Array) else pa.array(v, f.type)))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _text(col: Any) -> pa.Array:
+    from .data._ids import as_string_array
+
+    return as_string_array(col)
+
+
+def _map_partition(token: str, payload: Any, chunk_rows: int, grouped_input: bool,
+                   batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: per-query values of the partition's queries, then its counts and states.
+
+    With ``grouped_input`` (no shuffle: a scan of a run grouped by query), the first and
+    the last query of the partition may continue in a neighbouring partition: their rows
+    are sent back as they are and evaluated on the driver; every other query id is
+    reported, so that the driver can check that no query was split elsewhere.
+    """
+    import pyarrow.compute as pc
     from pyspark import cloudpickle
 
     from .data._table import RowError
@@ -103,53 +131,80 @@ def _map_partition(token: str, payload: Any, chunk_rows: int, batches: Iterator[
     engine = _engine_from(token, payload)
     names = [m.text for m in engine.metrics if m.spec.level == "query"]
     schema = _out_schema(len(names))
-    run_rows = used = nojudg = 0
+    run_rows = used = nojudg = dropped = 0
     examples: list[str] = []
     states: dict[str, Any] = {}
     corpus = engine.corpus_metrics
+    leftovers: list[pa.Table] = []
 
     def blocks() -> Iterator[tuple[pa.Table, int]]:
         first = 0
+        head: Any = None
+        in_head = grouped_input
         for b in batches:
-            if b.num_rows:
-                yield pa.Table.from_batches([b]), first
-                first += b.num_rows
+            if not b.num_rows:
+                continue
+            t = pa.Table.from_batches([b])
+            if in_head:
+                q = t.column("query")
+                if head is None:
+                    head = q[0]
+                at = pc.index(pc.not_equal(q, head), True).as_py()
+                if at < 0:
+                    leftovers.append(t)
+                    first += t.num_rows
+                    continue
+                leftovers.append(t.slice(0, at))
+                t = t.slice(at)
+                first += at
+                in_head = False
+            yield t, first
+            first += t.num_rows
 
     try:
-        for table, first in _grouped_chunks(blocks(), chunk_rows):
+        for table, first in _grouped_chunks(blocks(), chunk_rows, keep_last=leftovers if grouped_input else None):
             out = engine.evaluate_table(table, first_row=first)
             run_rows += out.run_rows
             used += out.run_rows_used
             nojudg += out.without_judgments
+            dropped += out.dropped
             examples = sorted(examples + out.without_judgments_examples, key=lambda s: s.encode())[:3]
             for m in corpus:
                 if m.text in out.states:
                     states[m.text] = m.spec.merge(states[m.text], out.states[m.text]) if m.text in states \
                         else out.states[m.text]
-            n = len(out.queries)
-            if n:
-                cols = [pa.array(np.zeros(n, np.int8)), pa.array(out.queries, pa.string()),
-                        pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64()), pa.nulls(n, pa.binary())]
-                cols += [pa.array(out.values[k], pa.float64()) for k in names]
-                yield pa.RecordBatch.from_arrays(cols, schema=schema)
+            if out.queries:
+                yield _rows(schema, _VALUES, len(out.queries), query=out.queries,
+                            **{f"v{i}": pa.array(out.values[k], pa.float64()) for i, k in enumerate(names)})
+            if grouped_input and out.other_queries:
+                yield _rows(schema, _SEEN, len(out.other_queries), query=out.other_queries)
     except RowError as exc:
         raise InputError(f"{exc.message} (in the run DataFrame)") from None
-    except _NotGrouped as exc:  # cannot happen after sortWithinPartitions
-        raise RuntimeError(f"partition not grouped by query at {exc.query!r}") from None
-    rows: list[tuple[int, str | None, int | None, int | None, bytes | None]] = [(1, None, run_rows, used, None)]
-    rows.append((2, None, nojudg, None, None))
-    rows += [(3, q, None, None, None) for q in examples]
+    except _NotGrouped as exc:
+        if not grouped_input:  # cannot happen after sortWithinPartitions
+            raise RuntimeError(f"partition not grouped by query at {exc.query!r}") from None
+        yield _rows(schema, _NOT_GROUPED, 1, query=[str(exc.query)])
+        return
+    if leftovers:
+        t = pa.concat_tables([x.select(["query", "item", "score"]) for x in leftovers if x.num_rows])
+        if t.num_rows:
+            yield _rows(schema, _LEFTOVER, t.num_rows, query=_text(t.column("query")),
+                        item=_text(t.column("item")),
+                        score=pc.cast(t.column("score"), pa.float64()).combine_chunks())
+    yield _rows(schema, _STATS, 1, n1=[run_rows], n2=[used])
+    yield _rows(schema, _NOJUDG, 1, n1=[nojudg], n2=[dropped])
+    if examples:
+        yield _rows(schema, _EXAMPLE, len(examples), query=examples)
     if states:
-        rows.append((4, None, None, None, cloudpickle.dumps(states)))
-    cols = [pa.array([r[i] for r in rows], type=t) for i, t in
-            enumerate([pa.int8(), pa.string(), pa.int64(), pa.int64(), pa.binary()])]
-    cols += [pa.nulls(len(rows), pa.float64()) for _ in names]
-    yield pa.RecordBatch.from_arrays(cols, schema=schema)
+        yield _rows(schema, _STATES, 1, blob=[cloudpickle.dumps(states)])
 
 
 # --------------------------------------------------------------------------------
 # driver
 # --------------------------------------------------------------------------------
+_ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
+
+
 def evaluate(
     run_df: Any,
     qrels_df: Any,
@@ -161,33 +216,45 @@ def evaluate(
     item_col: str | None = None,
     score_col: str | None = None,
     grade_col: str | None = None,
+    grouped: bool = False,
     partitions: int | None = None,
     chunk_rows: int = 500_000,
+    arrow_batch_rows: int = 100_000,
     duplicates: str = "error",
 ) -> Result:
     """Evaluate a run held in a Spark DataFrame; the result equals :func:`rankmeter.evaluate`'s.
 
     ``run_df``: columns query, item, score (names detected as in the file readers, or
-    given with ``query_col``/``item_col``/``score_col``; ids of any type, cast to
-    strings). ``qrels_df``: a DataFrame of query, item, grade (``grade_col``; a
-    missing grade column means grade 1), or anything :func:`rankmeter.evaluate`
-    accepts. ``partitions``: how many partitions to hash the run into (default:
-    Spark's choice for ``repartition(query)``). ``chunk_rows``: rows an executor
-    evaluates at once (its memory bound, with whole queries). Other parameters as
-    :func:`rankmeter.evaluate`.
+    given with ``query_col``/``item_col``/``score_col``; integer ids stay integers,
+    other ids are cast to strings). ``qrels_df``: a DataFrame of query, item, grade
+    (``grade_col``; without a grade column every row has grade 1), or anything
+    :func:`rankmeter.evaluate` accepts.
+
+    ``grouped=False`` (default): the run is hash-partitioned by query (a shuffle) into
+    ``partitions`` partitions (default: Spark's choice) and sorted by query within
+    them. ``grouped=True``: the DataFrame already holds each query's rows together in
+    scan order (e.g. a Parquet file written grouped or sorted by query): no shuffle;
+    a query cut by a partition boundary is evaluated on the driver from its rows, and
+    if any query turns out to be split elsewhere the run is evaluated again with the
+    shuffle (and ``result.notes`` says so). ``chunk_rows``: rows an executor evaluates
+    at once. ``arrow_batch_rows``: Arrow batch size handed to the Python workers
+    (``spark.sql.execution.arrow.maxRecordsPerBatch`` during the call). Other
+    parameters as :func:`rankmeter.evaluate`.
     """
     _pyspark()
     import pyspark.sql.functions as F
     from pyspark import cloudpickle
     from pyspark.sql import DataFrame
+    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
     from ._engine import ChunkOut, Engine
 
     if not isinstance(run_df, DataFrame):
         raise InputError(f"run_df must be a Spark DataFrame, got {type(run_df).__name__}", source="run_df")
-    if not isinstance(chunk_rows, int) or isinstance(chunk_rows, bool) or chunk_rows < 1:
-        raise ParameterError(f"The 'chunk_rows' parameter of rankmeter.spark.evaluate must be an int >= 1. "
-                             f"Got {chunk_rows!r} instead.")
+    for pname, value in (("chunk_rows", chunk_rows), ("arrow_batch_rows", arrow_batch_rows)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ParameterError(f"The {pname!r} parameter of rankmeter.spark.evaluate must be an int >= 1. "
+                                 f"Got {value!r} instead.")
     if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
         raise ParameterError(f"The 'partitions' parameter of rankmeter.spark.evaluate must be an int >= 1. "
                              f"Got {partitions!r} instead.")
@@ -212,20 +279,38 @@ def evaluate(
     except Exception:  # noqa: BLE001  (Spark Connect: no SparkContext; the payload travels with the function)
         shipped = payload
     names = [m.text for m in engine.metrics if m.spec.level == "query"]
-    schema = _out_schema(len(names))
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    run = run_df.select(F.col(rc["query"]).cast("string").alias("query"),
-                        F.col(rc["item"]).cast("string").alias("item"),
-                        F.col(rc["score"]).cast("double").alias("score"))
-    run = run.repartition(partitions, "query") if partitions else run.repartition("query")
-    run = run.sortWithinPartitions("query")
-    out = run.mapInArrow(functools.partial(_map_partition, token, shipped, chunk_rows), from_arrow_schema(schema))
+    schema = from_arrow_schema(_out_schema(len(names)))
+    fields = {f.name: f.dataType for f in run_df.schema.fields}
+
+    def ident(role: str) -> Any:
+        col = F.col(rc[role])
+        keep = isinstance(fields[rc[role]], (LongType, IntegerType, ShortType, ByteType))
+        return (col if keep else col.cast("string")).alias(role)
+
+    run = run_df.select(ident("query"), ident("item"), F.col(rc["score"]).cast("double").alias("score"))
+    notes: list[str] = []
+    old_batch = spark.conf.get(_ARROW_BATCH, None)
+    spark.conf.set(_ARROW_BATCH, str(arrow_batch_rows))
     try:
-        got = _to_arrow(out)
-    except Exception as exc:  # noqa: BLE001
-        raise _translate(exc) from None
+        got = None
+        if grouped:
+            got = _collect(run.mapInArrow(functools.partial(_map_partition, token, shipped, chunk_rows, True), schema))
+            problem = _grouping_problem(got)
+            if problem:
+                notes.append(f"run_df is not grouped by query ({problem}): evaluated again after a shuffle by query")
+                got = None
+        if got is None:
+            shuffled = run.repartition(partitions, "query") if partitions else run.repartition("query")
+            shuffled = shuffled.sortWithinPartitions("query")
+            got = _collect(shuffled.mapInArrow(
+                functools.partial(_map_partition, token, shipped, chunk_rows, False), schema))
     finally:
+        if old_batch is None:
+            spark.conf.unset(_ARROW_BATCH)
+        else:
+            spark.conf.set(_ARROW_BATCH, old_batch)
         if hasattr(shipped, "unpersist"):
             try:
                 shipped.unpersist()
@@ -233,30 +318,65 @@ def evaluate(
                 pass
 
     kind = got.column("kind").to_numpy(zero_copy_only=False)
+
+    def pick(k: int) -> pa.Table:
+        return got.filter(pa.array(kind == k))
+
     acc = engine.accumulator()
-    per = np.flatnonzero(kind == 0)
-    qids = got.column("query").take(pa.array(per, type=pa.int64())).to_pylist()
+    per = pick(_VALUES)
+    qids = per.column("query").to_pylist()
     codes = engine.codes(qids)
-    stats = np.flatnonzero(kind == 1)
-    n1 = got.column("n1").to_numpy(zero_copy_only=False)
-    n2 = got.column("n2").to_numpy(zero_copy_only=False)
-    nojudg = int(np.nansum(n1[kind == 2])) if (kind == 2).any() else 0
-    examples = got.column("query").filter(pa.array(kind == 3)).to_pylist()
+    stats = pick(_STATS)
     acc.add(ChunkOut(
         queries=qids,
-        values={k: got.column(f"v{i}").take(pa.array(per, type=pa.int64())).to_numpy(zero_copy_only=False)
-                .astype(np.float64) for i, k in enumerate(names)},
+        values={k: per.column(f"v{i}").to_numpy().astype(np.float64) for i, k in enumerate(names)},
         states={},
-        run_rows=int(np.nansum(n1[stats])),
-        run_rows_used=int(np.nansum(n2[stats])),
+        run_rows=int(pa.compute.sum(stats.column("n1")).as_py() or 0),
+        run_rows_used=int(pa.compute.sum(stats.column("n2")).as_py() or 0),
         seen_codes=codes[codes >= 0],
-        without_judgments=nojudg,
-        without_judgments_examples=sorted(examples, key=lambda s: s.encode())[:3],
+        without_judgments=int(pa.compute.sum(pick(_NOJUDG).column("n1")).as_py() or 0),
+        without_judgments_examples=sorted(pick(_EXAMPLE).column("query").to_pylist(), key=lambda s: s.encode())[:3],
         extra_seen=[q for q, c in zip(qids, codes) if c < 0],
+        dropped=int(pa.compute.sum(pick(_NOJUDG).column("n2")).as_py() or 0),
     ))
-    for b in got.column("blob").filter(pa.array(kind == 4)).to_pylist():
+    left = pick(_LEFTOVER)
+    if left.num_rows:
+        try:
+            acc.add(engine.evaluate_table(left.select(["query", "item", "score"])))
+        except RowError as exc:
+            raise InputError(f"{exc.message} (in the run DataFrame)") from None
+    for b in pick(_STATES).column("blob").to_pylist():
         acc._merge(cloudpickle.loads(b))
-    return acc.result()
+    result = acc.result()
+    if notes:
+        result = dataclasses.replace(result, notes=list(result.notes) + notes)
+    return result
+
+
+def _collect(df: Any) -> pa.Table:
+    try:
+        return _to_arrow(df)
+    except Exception as exc:  # noqa: BLE001
+        raise _translate(exc) from None
+
+
+def _grouping_problem(got: pa.Table) -> str | None:
+    """Why a no-shuffle pass is not valid: a query met in two partitions, or twice in one."""
+    kind = got.column("kind").to_numpy(zero_copy_only=False)
+    bad = got.column("query").filter(pa.array(kind == _NOT_GROUPED)).to_pylist()
+    if bad:
+        return f"query {bad[0]!r} appears again after other queries"
+    whole = got.column("query").filter(pa.array((kind == _VALUES) | (kind == _SEEN))).to_pylist()
+    seen: set[str] = set()
+    for q in whole:
+        if q in seen:
+            return f"query {q!r} is in two partitions"
+        seen.add(q)
+    left = set(got.column("query").filter(pa.array(kind == _LEFTOVER)).to_pylist())
+    both = left & seen
+    if both:
+        return f"query {sorted(both)[0]!r} is in two partitions"
+    return None
 
 
 def _translate(exc: Exception) -> Exception:

@@ -324,8 +324,13 @@ def _query_runs(q: pa.Array) -> tuple[np.ndarray, list[str]]:
     return starts, q.take(pa.array(starts, type=pa.int64())).to_pylist()
 
 
-def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int) -> Iterator[tuple[pa.Table, int]]:
-    """Chunks of whole queries from blocks of a query-grouped run; raises _NotGrouped."""
+def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
+                    keep_last: list[pa.Table] | None = None) -> Iterator[tuple[pa.Table, int]]:
+    """Chunks of whole queries from blocks of a query-grouped run; raises _NotGrouped.
+
+    With ``keep_last`` (a list), the rows of the last query are not yielded but appended
+    to it (the last query of a Spark partition may continue in the next partition).
+    """
     finished: set[str] = set()
     pending: list[pa.Table] = []
     pending_rows = 0
@@ -368,7 +373,12 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int) -> 
             pending_rows = sum(p.num_rows for p in pending)
     if pending_rows:
         table = pa.concat_tables(pending) if len(pending) > 1 else pending[0]
-        chunk, _ = emit(table, final=True)
+        chunk, rest = emit(table, final=keep_last is None)
+        if keep_last is not None:
+            if rest is not None and rest.num_rows:
+                keep_last.append(rest)
+            if chunk is None or not chunk.num_rows:
+                return
         assert chunk is not None
         yield chunk.combine_chunks(), pending_first
 

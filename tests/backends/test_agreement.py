@@ -36,24 +36,10 @@ from ._data import context_for, grouped, metric_texts, other_specs, random_data,
 SPECS = ranking_specs()
 SEED = 2024
 
-# Metric variants whose per-query value depends on the other queries of the batch, a
-# defect of the kernel, not of the engines; reported to the metric's owner. A query's
-# value must depend on its own rows only, so these are expected to fail until fixed.
-BATCH_DEPENDENT = {
-    "serendipity": "without a cutoff and pm, the primitive list has the length of the longest list in the batch "
-                   "(b.lengths.max()), so a query's value depends on which queries share its batch",
-    "serendipity(norm=length)": "same as serendipity",
-}
-
-
-def _known(problem: str) -> bool:
-    return any(problem.startswith(f"{t}: ") or f": {t}: " in problem for t in BATCH_DEPENDENT)
 
 
 def _check(problems: list[str]) -> None:
-    """Fail on every disagreement but those of BATCH_DEPENDENT (checked by their own strict xfail test)."""
-    real = [p for p in problems if not _known(p)]
-    assert not real, "\n".join(real)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +155,8 @@ def test_duckdb_sql_function_agrees(spec: MetricSpec, data: dict[str, Any]) -> N
                 SELECT r.query, rankmeter_metric('{sql_text}', r.rec, q.items, q.grades) AS v
                 FROM r JOIN q USING (query)""").to_arrow_table().to_pylist()
         except duckdb.Error as exc:
-            assert "cannot know" in str(exc), exc  # needs context a row cannot see: a clear error
+            # needs context a row cannot see: a clear error saying what is needed
+            assert "cannot know" in str(exc) or "needs" in str(exc), exc
             continue
         byq = {g["query"]: g["v"] for g in got}
         vals = np.array([byq[q] for q in want.queries])
@@ -192,12 +179,3 @@ def test_spark_agrees_on_the_whole_registry(spark: Any, data: dict[str, Any]) ->
     got = rsp.evaluate(run_df, qrels_df, texts, context=data["ctx"], partitions=4, chunk_rows=9)
     _check(_compare(got, data["ref"], texts, exact=True))
 
-
-@pytest.mark.xfail(strict=True, reason="kernel defect: " + BATCH_DEPENDENT["serendipity"])
-def test_batch_dependent_kernels(data: dict[str, Any], files: dict[str, Path]) -> None:
-    """Passes (and then fails as XPASS, strict) once the kernels of BATCH_DEPENDENT are fixed: drop them then."""
-    texts = [t for t in BATCH_DEPENDENT if t in data["texts"]]
-    assert texts
-    want = rankmeter.evaluate(data["qrels"], data["run"], texts, context=data["ctx"])
-    got = evaluate_stream(data["qrels"], files["parquet"], texts, context=data["ctx"], chunk_rows=7)
-    assert not _compare(got, want, texts, exact=True)

@@ -98,3 +98,36 @@ def test_spark_evaluate_bad_input(spark) -> None:  # type: ignore[no-untyped-def
     with pytest.raises(InputError, match="cannot find the score column"):
         rsp.evaluate(spark.createDataFrame([("q", "a")], "query string, item string"), {"q": ["a"]}, ["P@1"])
     assert np.isfinite(rsp.evaluate(dup, {"q": ["a"]}, ["P@1"], duplicates="max").mean["P@1"])
+
+
+def test_spark_grouped_input_without_shuffle(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """grouped=True: no shuffle; queries cut by partition boundaries are finished on the driver."""
+    import pyarrow.parquet as pq
+
+    import rankmeter.spark as rsp
+
+    from ._data import grouped
+
+    qrels, run = random_data(41)
+    want = rankmeter.evaluate(qrels, run, METRICS)
+    path = tmp_path / "grouped.parquet"
+    pq.write_table(grouped(run, 2), path, row_group_size=11)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")  # many partitions, cut inside queries
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    try:
+        df = spark.read.parquet(str(path))
+        assert df.rdd.getNumPartitions() > 3
+        got = rsp.evaluate(df, qrels, METRICS, grouped=True, chunk_rows=5, arrow_batch_rows=7)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+    assert not got.notes or not any("not grouped" in n for n in got.notes)
+    assert_same(got, want)
+    # a shuffled DataFrame is detected and evaluated again with the shuffle, with a note
+    shuffled = spark.createDataFrame(run.to_pandas()).repartition(3)
+    got = rsp.evaluate(shuffled, qrels, METRICS, grouped=True)
+    assert any("not grouped by query" in n for n in got.notes)
+    assert list(got.queries) == list(want.queries)
+    for m in METRICS:
+        np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
+    assert got.coverage == want.coverage
