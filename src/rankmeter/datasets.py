@@ -106,13 +106,13 @@ def _model(rng: np.random.Generator, n_users: int, n_items: int, n_factors: int,
     cats: list[frozenset[str]] = []
     for i in range(n_items):
         gs = rng.choice(g, size=n_gen[i], replace=False, p=genre_weight)
-        item_vec[i] = centroids[gs].mean(axis=0) + rng.normal(scale=0.35, size=n_factors)
+        item_vec[i] = centroids[gs].mean(axis=0) + rng.normal(scale=0.3 / np.sqrt(n_factors), size=n_factors)
         cats.append(frozenset(GENRES[j] for j in gs))
     # users: 1-2 liked genres
     user_vec = np.empty((n_users, n_factors))
     for u in range(n_users):
         gs = rng.choice(g, size=rng.choice([1, 2], p=[0.6, 0.4]), replace=False, p=genre_weight)
-        user_vec[u] = centroids[gs].mean(axis=0) + rng.normal(scale=0.35, size=n_factors)
+        user_vec[u] = centroids[gs].mean(axis=0) + rng.normal(scale=0.3 / np.sqrt(n_factors), size=n_factors)
     # popularity: Zipf over a random permutation of the items
     ranks = rng.permutation(n_items) + 1
     pop = ranks.astype(np.float64) ** -alpha
@@ -169,7 +169,7 @@ def _result(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, ts: np.nd
 
 
 def synthetic(n_users: int = 1000, n_items: int = 2000, *, seed: int = 0, mean_per_user: float = 50.0,
-              min_per_user: int = 10, n_factors: int = 16, alpha: float = 1.0, taste: float = 2.5) -> SyntheticData:
+              min_per_user: int = 10, n_factors: int = 16, alpha: float = 1.0, taste: float = 5.0) -> SyntheticData:
     """A deterministic implicit-feedback data set (see the module docstring for the model).
 
     ``mean_per_user`` is the mean number of interactions per user (log-normal, at least
@@ -217,7 +217,7 @@ def movielens100k_like(seed: int = 0, *, n_users: int = 943, n_items: int = 1682
         add = np.minimum(rng.multinomial(left, w / w.sum()), room)
         counts += add
         left = n_ratings - counts.sum()
-    users, items, aff = _sample(rng, user_vec, item_vec, pop, counts, 2.5)
+    users, items, aff = _sample(rng, user_vec, item_vec, pop, counts, 5.0)
     # every item rated at least once: give each missing item a row of a popular item,
     # taken from a user who has that popular item (the missing item is new to everyone)
     per_item = np.bincount(items, minlength=n_items)

@@ -60,16 +60,24 @@ def test_run_experiment_flags(tmp_path, capsys) -> None:
     lists.write_text("user\titem\n1\t5\n1\t5\n2\t6\n")
     code, stdout, stderr = run_cli(
         ["run-experiment", "-i", str(path), "-r", "popular", "-r", "itemknn:neighbors=5", "-r", f"mine={lists}",
-         "-m", "ndcg@5", "-m", "catalog_coverage@5", "-k", "5", "--sampled", "30", "--sample-seed", "7",
-         "--format", "json", "--out", str(tmp_path / "x"), "--no-progress", "--n-resamples", "100"], capsys)
+         "-m", "ndcg@5", "-m", "catalog_coverage@5", "-k", "5", "--format", "json", "--out", str(tmp_path / "x"),
+         "--no-progress", "--n-resamples", "100"], capsys)
     assert code == 0, stderr
     data = json.loads(stdout)
-    assert data["mode"] == "sampled (N=30, seed=7): inflates scores vs full ranking"
+    assert data["mode"] == "full ranking"
     assert list(data["means"]) == ["popular", "itemknn", "mine"]
-    assert data["validation"]["mine"]["duplicates"] == 1
+    assert data["validation"]["mine"]["duplicates"] == 1 and data["validation"]["mine"]["missing_users"] == 118
     assert "mine: 1 duplicate recommendations removed" in stderr
-    assert "sampled (N=30, seed=7)" in stderr
     assert (tmp_path / "x" / "report.html").exists()
+    # sampled mode: labelled on stdout, stderr and in the files
+    code, stdout, stderr = run_cli(
+        ["run-experiment", "-i", str(path), "-r", "popular", "-r", "random", "-k", "5", "--sampled", "30",
+         "--sample-seed", "7", "--out", str(tmp_path / "s"), "--no-progress", "--n-resamples", "100"], capsys)
+    assert code == 0, stderr
+    label = "sampled (N=30, seed=7): inflates scores vs full ranking"
+    assert label in stderr and "sampled (N=30, seed=7)" in stdout
+    assert json.loads((tmp_path / "s" / "results.json").read_text())["mode"] == label
+    assert label in (tmp_path / "s" / "report.html").read_text() and label in (tmp_path / "s" / "means.csv").read_text()
 
 
 def test_run_experiment_errors(tmp_path, capsys) -> None:
