@@ -335,8 +335,8 @@ def render(raw: Path) -> None:
         if r["case"].startswith(("rankmeter", "cli")):
             ok_mem = r["peak_mb"] < 3 * nbytes
             lines.append(
-                f"- {r['case']}: CPU {r['cpu']:.1f} s ({'under' if r['cpu'] < 10 else 'OVER'} 10 s), "
-                f"wall {r['wall']:.1f} s at load {r['load']:.1f} ({'under' if r['wall'] < 10 else 'over'} 10 s); "
+                f"- {r['case']}: CPU {r['cpu']:.2f} s ({'under' if r['cpu'] < 10 else 'OVER'} 10 s), "
+                f"wall {r['wall']:.2f} s at load {r['load']:.1f} ({'under' if r['wall'] < 10 else 'over'} 10 s); "
                 f"peak {r['peak_mb'] / nbytes:.2f}x ({'under' if ok_mem else 'OVER'} 3x)"
             )
     lines += ["", "## Ratios", ""] + [f"- {x}" for x in ratios(results)] + [""]
