@@ -54,12 +54,24 @@ def slow_counts(a, b):
     return con, dis, tx, ty, txy
 
 
+METHODS = ["table", "sort"]  # contingency table (few distinct values) and sorting + radix inversion count
+
+
+def _tau(a, b, variant: str, method: str) -> float:
+    off = np.array([0, len(a)])
+    return float(RS.kendall_tau(RS.kendall_counts(off, np.asarray(a, float), np.asarray(b, float), method),
+                                variant)[0])
+
+
 @settings(max_examples=150)
 @given(data=paired())
 def test_kendall_b_and_c_equal_scipy(data) -> None:
     a, b = data
     assert _same(F.kendall_tau(a, b), _scipy(stats.kendalltau, a, b))
     assert _same(F.kendall_tau(a, b, variant="c"), _scipy(stats.kendalltau, a, b, variant="c"))
+    for method in METHODS:
+        assert _same(_tau(a, b, "b", method), _scipy(stats.kendalltau, a, b)), method
+        assert _same(_tau(a, b, "c", method), _scipy(stats.kendalltau, a, b, variant="c")), method
 
 
 @settings(max_examples=150)
@@ -69,6 +81,8 @@ def test_kendall_a_and_distance_equal_the_pair_count(data) -> None:
     con, dis, *_ = slow_counts(a, b)
     n0 = len(a) * (len(a) - 1) / 2
     assert _same(F.kendall_tau(a, b, variant="a"), (con - dis) / n0)
+    for method in METHODS:
+        assert _same(_tau(a, b, "a", method), (con - dis) / n0), method
     assert F.kendall_distance(a, b, normalize=False) == dis
     assert _same(F.kendall_distance(a, b), dis / n0)
 
@@ -78,6 +92,10 @@ def test_kendall_a_and_distance_equal_the_pair_count(data) -> None:
 def test_spearman_equals_scipy(data) -> None:
     a, b = data
     assert _same(F.spearman_rho(a, b), _scipy(stats.spearmanr, a, b))
+    for method in METHODS:
+        off = np.array([0, len(a)])
+        got = float(RS.spearman_rho(off, np.asarray(a, float), np.asarray(b, float), method)[0])
+        assert _same(got, _scipy(stats.spearmanr, a, b)), method
 
 
 @settings(max_examples=200)
@@ -88,13 +106,17 @@ def test_segments_are_independent(data) -> None:
     off = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     x = np.concatenate([np.asarray(a, dtype=float) for a, _ in data])
     y = np.concatenate([np.asarray(b, dtype=float) for _, b in data])
-    c = RS.kendall_counts(off, x, y)
-    rho = RS.spearman_rho(off, x, y)
-    for s, (a, b) in enumerate(data):
-        one = RS.kendall_counts(np.array([0, len(a)]), np.asarray(a, float), np.asarray(b, float))
-        for field in ("n", "pairs", "discordant", "x_ties", "y_ties", "joint_ties", "x_distinct", "y_distinct"):
-            assert getattr(c, field)[s] == getattr(one, field)[0], field
-        assert _same(rho[s], RS.spearman_rho(np.array([0, len(a)]), np.asarray(a, float), np.asarray(b, float))[0])
+    for method in METHODS:
+        c = RS.kendall_counts(off, x, y, method)
+        rho = RS.spearman_rho(off, x, y, method)
+        for s, (a, b) in enumerate(data):
+            aa, bb = np.asarray(a, float), np.asarray(b, float)
+            want = slow_counts(a, b)
+            assert c.discordant[s] == want[1], method
+            assert c.x_ties[s] == want[2] + want[4] and c.y_ties[s] == want[3] + want[4], method
+            assert c.joint_ties[s] == want[4] and c.n[s] == len(a), method
+            assert c.x_distinct[s] == len(set(a)) and c.y_distinct[s] == len(set(b)), method
+            assert _same(rho[s], _scipy(stats.spearmanr, aa, bb) if len(a) > 1 else math.nan), method
 
 
 @settings(max_examples=150)
@@ -109,10 +131,11 @@ def test_count_inversions(w, cuts) -> None:
         assert got[s] == want
 
 
-def test_average_ranks() -> None:
-    off = np.array([0, 4, 7])
-    got = RS.average_ranks(off, np.array([25.0, 75.0, 50.0, 25.0, 3.0, 3.0, 3.0]))
-    assert got.tolist() == [1.5, 4.0, 3.0, 1.5, 2.0, 2.0, 2.0]
+@pytest.mark.parametrize("method", ["auto", "table", "sort"])
+def test_average_ranks(method) -> None:
+    off = np.array([0, 4, 4, 7])
+    got = RS.average_ranks(off, np.array([25.0, 75.0, 50.0, 25.0, 3.0, 3.0, -0.0]), method)
+    assert got.tolist() == [1.5, 4.0, 3.0, 1.5, 2.5, 2.5, 1.0]
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score, roc_curve
 
+from rankmeter.metrics import _rankstats as RS
 from rankmeter.metrics import functions as F
 from rankmeter.ratings import evaluate_ratings, roc_curves
 
@@ -29,6 +30,9 @@ def test_auc_and_curve_equal_sklearn(data) -> None:
     labels, scores = data
     assume(0 < sum(labels) < len(labels))
     assert F.roc_auc(labels, scores) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    for method in ("table", "sort"):
+        got = RS.roc_auc(np.array([0, len(labels)]), np.asarray(labels, bool), np.asarray(scores, float), method)
+        assert got[0] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12), method
     fpr, tpr, thr = F.roc_curve(labels, scores)
     f2, t2, th2 = roc_curve(labels, scores, drop_intermediate=False)
     assert np.allclose(fpr, f2) and np.allclose(tpr, t2) and np.array_equal(thr, th2)

@@ -59,8 +59,43 @@ def _run_starts(flags_new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return gid, starts
 
 
-def average_ranks(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+_FEW = 1 << 16  # "few distinct values": counted in tables instead of sorted
+
+
+def levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(sorted distinct values, code of each row) when ``values`` has few distinct values, else None.
+
+    Cheap when there are many: a strided sample of 4096 values is looked at first.
+    Codes come from a binary search in the distinct values (no sort of the rows).
+    """
+    raw = np.asarray(values, dtype=np.float64)
+    n = len(raw)
+    if n == 0:
+        return None
+    if n > 16384 and len(np.unique(raw[:: n // 4096])) > 1024:
+        return None
+    v = raw + 0.0  # -0.0 becomes 0.0
+    if n > 16384:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        u = np.sort(pc.unique(pa.array(v)).to_numpy(zero_copy_only=False))
+    else:
+        u = np.unique(v)
+    if len(u) > _FEW:
+        return None
+    return u, np.searchsorted(u, v).astype(np.int64)
+
+
+def _table_ok(n_seg: int, cells: int, n: int) -> bool:
+    return n_seg * cells <= max(4 * n, 1 << 20)
+
+
+def average_ranks(offsets: np.ndarray, values: np.ndarray, method: str = "auto") -> np.ndarray:
     """1-based rank of each row within its segment, ties given the average of their ranks.
+
+    ``method``: ``"table"`` counts rows per (segment, value) (few distinct values),
+    ``"sort"`` sorts; ``"auto"`` picks (tests force each).
 
     >>> average_ranks(np.array([0, 4]), np.array([25.0, 75.0, 50.0, 25.0])).tolist()
     [1.5, 4.0, 3.0, 1.5]
@@ -70,6 +105,17 @@ def average_ranks(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     out = np.empty(n, dtype=np.float64)
     if n == 0:
         return out
+    n_seg = len(offsets) - 1
+    lv = levels(values) if method != "sort" else None
+    if lv is not None and (method == "table" or _table_ok(n_seg, len(lv[0]), n)):
+        # counts per (segment, level): rank = rows of lower levels + (count + 1) / 2
+        m = len(lv[0])
+        seg = _seg_ids(offsets) if n_seg > 1 else np.zeros(n, dtype=np.int64)
+        cell = seg * m + lv[1]
+        counts = np.bincount(cell, minlength=n_seg * m).reshape(n_seg, m)
+        before = np.cumsum(counts, axis=1) - counts
+        avg = before + (counts + 1) / 2.0
+        return avg.ravel()[cell]
     order = sort_within(offsets, values)
     sv = values[order]
     seg = _seg_ids(offsets)[order] if len(offsets) > 2 else None
@@ -118,7 +164,8 @@ def count_inversions(w: np.ndarray, offsets: np.ndarray | None = None) -> np.nda
 
     Radix partition on the bits of ``w``, most significant first. Before the level
     of bit b, the rows are arranged in groups of equal (segment, bits above b), each
-    contiguous and in original order. With C[i] the ones (bit b set) before row i,
+    contiguous and in original order (only the bits up to b are kept, in 32, 16 then
+    8-bit integers). With C[i] the ones (bit b set) before row i,
     a group [s, e) holds ``sum_{i in [s, e)} (C[i] - C[s]) - O(O-1)/2`` pairs
     decided at this bit (O its ones): every zero counts the ones before it in its
     group. The rows are then stably partitioned by the bit, zeros first, over the
@@ -145,40 +192,49 @@ def count_inversions(w: np.ndarray, offsets: np.ndarray | None = None) -> np.nda
         raise ValueError("count_inversions: values or rows beyond 2^31")
     bits = top.bit_length()
     multi = n_seg > 1
-    v = np.ascontiguousarray(w, dtype=np.int32)
+    v = np.ascontiguousarray(w, dtype=np.int32)  # below bit b, only the low b + 1 bits are kept
     v2 = np.empty_like(v)
-    tmp = np.empty(n, dtype=np.int32)
     mask = np.empty(n, dtype=bool)
     notmask = np.empty(n, dtype=bool)
-    c = np.zeros(n + 1, dtype=np.int32)  # c[i] = ones before row i
-    cc = np.zeros(n + 1, dtype=np.int64) if multi else None  # cc[i] = sum of c[:i]
-    # groups, in arrangement order: start, size and segment; empty groups are dropped
+    c = np.zeros(n + 1, dtype=np.int32)  # c[i] = ones before row i (when the groups are many)
+    # groups, in arrangement order: size and segment; empty groups are dropped
     lengths = np.diff(offsets)
     keep = lengths > 0
     g_size = lengths[keep]
     g_seg = np.flatnonzero(keep)
     total = 0
     for b in range(bits - 1, -1, -1):
+        if b == 15 or b == 7:  # narrower values, less memory traffic
+            v = v.astype(np.uint16 if b == 15 else np.uint8)
+            v2 = np.empty_like(v)
         g_start = np.cumsum(g_size) - g_size
         g_end = g_start + g_size
-        np.bitwise_and(v, 1 << b, out=tmp)
-        np.not_equal(tmp, 0, out=mask)
-        np.cumsum(mask, out=c[1:])
-        c_start = c[g_start].astype(np.int64)
-        ones = c[g_end] - c_start
+        np.greater_equal(v, 1 << b, out=mask)  # bit b, as v < 2^(b+1)
+        ones_at = np.flatnonzero(mask)  # positions of the ones, increasing
+        if len(g_size) * 64 <= n:
+            c_start = np.searchsorted(ones_at, g_start)
+            c_end = np.searchsorted(ones_at, g_end)
+        else:
+            np.cumsum(mask, out=c[1:])
+            c_start = c[g_start].astype(np.int64)
+            c_end = c[g_end].astype(np.int64)
+        ones = c_end - c_start
+        # pairs (one before zero) in group [s, e) with O ones at positions p: O (e - 1) - sum p - O (O - 1) / 2
+        base = ones * (g_end - 1) - ones * (ones - 1) // 2
         if multi:
-            assert cc is not None
-            np.cumsum(c[:-1], out=cc[1:], dtype=np.int64)
-            per_group = (cc[g_end] - cc[g_start]) - g_size * c_start - ones * (ones - 1) // 2
+            csum = np.concatenate(([0], np.cumsum(ones_at)))
+            per_group = base - (csum[c_end] - csum[c_start])
             out += np.bincount(g_seg, weights=per_group, minlength=n_seg).astype(np.int64)
         else:
-            total += int(c[:-1].sum(dtype=np.int64)) - int((g_size * c_start).sum()) - int((ones * (ones - 1) // 2).sum())
+            total += int(base.sum()) - int(ones_at.sum())
         if b == 0:
             break
         np.logical_not(mask, out=notmask)
-        nz = n - int(c[-1])
-        np.compress(notmask, v, out=v2[:nz])
-        np.compress(mask, v, out=v2[nz:])
+        zeros_at = np.flatnonzero(notmask)
+        nz = len(zeros_at)
+        v.take(zeros_at, out=v2[:nz])
+        v.take(ones_at, out=v2[nz:])
+        v2[nz:] -= v2.dtype.type(1 << b)
         v, v2 = v2, v
         zeros = g_size - ones
         g_size = np.concatenate((zeros, ones))
@@ -237,13 +293,74 @@ def _flags_new(*sorted_cols: np.ndarray) -> np.ndarray:
     return new
 
 
-def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> KendallCounts:
+def _kendall_table(n_seg: int, seg: np.ndarray | None, cx: np.ndarray, mx: int, cy: np.ndarray, my: int,
+                   lengths: np.ndarray) -> KendallCounts:
+    """Pair counts from the (segment, x level, y level) contingency table: no sort at all."""
+    n = len(cx)
+    cell = (cx * my + cy) if seg is None else (seg * mx + cx) * my + cy
+    c = np.bincount(cell, minlength=n_seg * mx * my).reshape(n_seg, mx, my).astype(np.int64)
+    # t[s, i, j] = rows of segment s with x level >= i and y level <= j
+    t = np.cumsum(np.cumsum(c[:, ::-1, :], axis=1)[:, ::-1, :], axis=2)
+    below = np.zeros_like(c)  # rows with a larger x and a smaller y than cell (i, j)
+    below[:, :-1, 1:] = t[:, 1:, :-1]
+    dis = (c * below).sum(axis=(1, 2))
+    rows = c.sum(axis=2)
+    cols = c.sum(axis=1)
+    pairs = lengths * (lengths - 1) // 2
+    return KendallCounts(
+        n=lengths.astype(np.int64), pairs=pairs.astype(np.int64), discordant=dis.astype(np.int64),
+        x_ties=(rows * (rows - 1) // 2).sum(axis=1), y_ties=(cols * (cols - 1) // 2).sum(axis=1),
+        joint_ties=(c * (c - 1) // 2).sum(axis=(1, 2)), x_distinct=(rows > 0).sum(axis=1).astype(np.int64),
+        y_distinct=(cols > 0).sum(axis=1).astype(np.int64),
+    )
+
+
+def _kendall_one(a: np.ndarray, wb: np.ndarray, mb: int) -> tuple[int, int, int, int, int, int]:
+    """One segment: order by ``a``, count inversions of the dense codes ``wb`` (mb of them).
+
+    Returns (discordant, a ties, b ties, joint ties, a distinct, b distinct).
+    """
+    n = len(a)
+    order = np.argsort(a)
+    sa = a[order]
+    w = wb[order]
+    new_a = _flags_new(sa)
+    if n and not new_a.all():
+        # a has ties: order each run of equal a by b, by one sort of packed keys
+        key = (np.cumsum(new_a, dtype=np.int64) - 1) * mb + w
+        key.sort()
+        w = key % mb
+    new_ab = new_a.copy()
+    if n:
+        new_ab[1:] |= w[1:] != w[:-1]
+    counts_b = np.bincount(wb, minlength=mb)
+    dis = int(count_inversions(w)[0])
+    return (dis, int(_tie_pairs(new_a, None, 1)[0]), int((counts_b * (counts_b - 1) // 2).sum()),
+            int(_tie_pairs(new_ab, None, 1)[0]), int(new_a.sum()), int((counts_b > 0).sum()))
+
+
+def _dense(values: np.ndarray, lv: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, int]:
+    if lv is not None:
+        return lv[1], len(lv[0])
+    order = np.argsort(values)
+    new = _flags_new(values[order])
+    dense = np.empty(len(values), dtype=np.int64)
+    dense[order] = np.cumsum(new, dtype=np.int64) - 1
+    return dense, int(new.sum())
+
+
+def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: str = "auto") -> KendallCounts:
     """Discordant and tied pairs of (x, y) per segment, in O(n log n).
 
-    One segment: two quicksorts (y for its dense ranks, x for the order), a sort of
-    packed (x rank, y rank) keys only when x has ties, and :func:`count_inversions`
-    on the y ranks in x order. Several segments: a lexicographic sort by (segment,
-    x, y), then the same counting, segment by segment.
+    ``method`` (``"auto"``, ``"table"``, ``"sort"``) forces a path, for tests.
+
+    - Few distinct values on both sides (ratings): the pairs are counted from the
+      contingency table of the two (cumulative sums over it), without sorting rows.
+    - One segment otherwise: a quicksort by the variable with more distinct values,
+      a sort of packed keys only when it has ties, and :func:`count_inversions` on
+      the dense codes of the other (fewer codes, fewer radix levels).
+    - Several segments: a lexicographic sort by (segment, x, y), then the same count,
+      segment by segment.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -252,59 +369,53 @@ def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> Kendall
     lengths = np.diff(offsets)
     n = len(x)
     multi = n_seg > 1
-    if multi:
-        seg = _seg_ids(offsets)
-        # dense ranks of y within segments
-        order_y = np.lexsort((y, seg))
-        new_y = _flags_new(y[order_y], seg[order_y])
-        dense = np.cumsum(new_y, dtype=np.int64) - 1
-        base = np.zeros(n_seg, dtype=np.int64)
-        nonempty = lengths > 0
-        base[nonempty] = dense[offsets[:-1][nonempty]]  # rows of order_y keep the segment offsets
-        dense -= np.repeat(base, lengths)
-        dense_y = np.empty(n, dtype=np.int64)
-        dense_y[order_y] = dense
-        order = np.lexsort((dense_y, x, seg))
-        xs = x[order]
-        w = dense_y[order]
-        new_x = _flags_new(xs, seg[order])
-        seg_x: np.ndarray | None = seg  # rows in `order` and in `order_y` keep the segment layout
+    if method == "sort":
+        lx = ly = None
+        if not multi and len(np.unique(x)) < len(np.unique(y)):
+            lx = levels(x)  # exercises the swapped roles too
     else:
-        order_y = np.argsort(y)
-        sy = y[order_y]
-        new_y = _flags_new(sy)
-        dense_y = np.empty(n, dtype=np.int64)
-        dense_y[order_y] = np.cumsum(new_y, dtype=np.int64) - 1
-        order = np.argsort(x)
-        xs = x[order]
-        w = dense_y[order]
-        new_x = _flags_new(xs)
-        if n and not new_x.all():
-            # x has ties: order each run of equal x by y, by one sort of packed keys
-            m_y = int(new_y.sum())
-            key = (np.cumsum(new_x, dtype=np.int64) - 1) * m_y + w
-            key.sort()
-            w = key % m_y
-        seg_x = None
+        lx, ly = levels(x), levels(y)
+    if lx is not None and ly is not None and (method == "table" or _table_ok(n_seg, len(lx[0]) * len(ly[0]), n)):
+        return _kendall_table(n_seg, _seg_ids(offsets) if multi else None, lx[1], len(lx[0]), ly[1], len(ly[0]),
+                              lengths)
+    if not multi:
+        pairs = lengths * (lengths - 1) // 2
+        if ly is not None or lx is None:
+            wy, my = _dense(y, ly)
+            dis, xt, yt, jt, xd, yd = _kendall_one(x, wy, max(my, 1))
+        else:  # x has few values: count on its codes, sorting by y (Kendall's counts are symmetric)
+            wx, mx = _dense(x, lx)
+            dis, yt, xt, jt, yd, xd = _kendall_one(y, wx, max(mx, 1))
+        arr = lambda v: np.array([v], dtype=np.int64)  # noqa: E731
+        return KendallCounts(n=lengths.astype(np.int64), pairs=pairs.astype(np.int64), discordant=arr(dis),
+                             x_ties=arr(xt), y_ties=arr(yt), joint_ties=arr(jt), x_distinct=arr(xd),
+                             y_distinct=arr(yd))
+    seg = _seg_ids(offsets)
+    # dense ranks of y within segments
+    order_y = np.lexsort((y, seg))
+    new_y = _flags_new(y[order_y], seg[order_y])
+    dense = np.cumsum(new_y, dtype=np.int64) - 1
+    base = np.zeros(n_seg, dtype=np.int64)
+    nonempty = lengths > 0
+    base[nonempty] = dense[offsets[:-1][nonempty]]  # rows of order_y keep the segment offsets
+    dense -= np.repeat(base, lengths)
+    dense_y = np.empty(n, dtype=np.int64)
+    dense_y[order_y] = dense
+    order = np.lexsort((dense_y, x, seg))
+    xs = x[order]
+    w = dense_y[order]
+    new_x = _flags_new(xs, seg[order])
     new_xy = new_x.copy()
     if n:
         new_xy[1:] |= w[1:] != w[:-1]
-    x_ties = _tie_pairs(new_x, seg_x, n_seg)
-    joint = _tie_pairs(new_xy, seg_x, n_seg)
-    y_ties = _tie_pairs(new_y, seg_x, n_seg)
-    if multi:
-        assert seg_x is not None
-        x_distinct = np.bincount(seg_x[new_x], minlength=n_seg)
-        y_distinct = np.bincount(seg_x[new_y], minlength=n_seg)
-    else:
-        x_distinct = np.array([int(new_x.sum())])
-        y_distinct = np.array([int(new_y.sum())])
-    dis = count_inversions(w, offsets)
+    # rows in `order` and in `order_y` keep the segment layout, so `seg` labels both
     pairs = lengths * (lengths - 1) // 2
     return KendallCounts(
-        n=lengths.astype(np.int64), pairs=pairs.astype(np.int64), discordant=dis, x_ties=x_ties,
-        y_ties=y_ties, joint_ties=joint, x_distinct=np.asarray(x_distinct, dtype=np.int64),
-        y_distinct=np.asarray(y_distinct, dtype=np.int64),
+        n=lengths.astype(np.int64), pairs=pairs.astype(np.int64), discordant=count_inversions(w, offsets),
+        x_ties=_tie_pairs(new_x, seg, n_seg), y_ties=_tie_pairs(new_y, seg, n_seg),
+        joint_ties=_tie_pairs(new_xy, seg, n_seg),
+        x_distinct=np.bincount(seg[new_x], minlength=n_seg).astype(np.int64),
+        y_distinct=np.bincount(seg[new_y], minlength=n_seg).astype(np.int64),
     )
 
 
@@ -336,12 +447,12 @@ def kendall_tau(c: KendallCounts, variant: str = "b") -> np.ndarray:
     return np.clip(out, -1.0, 1.0)
 
 
-def spearman_rho(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def spearman_rho(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: str = "auto") -> np.ndarray:
     """Spearman's rho per segment: Pearson's r of the average ranks; NaN where undefined."""
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.diff(offsets)
-    rx = average_ranks(offsets, x)
-    ry = average_ranks(offsets, y)
+    rx = average_ranks(offsets, x, method)
+    ry = average_ranks(offsets, y, method)
     centre = np.repeat((lengths + 1) / 2.0, lengths)
     cx, cy = rx - centre, ry - centre
     sxy = S.seg_sum(cx * cy, offsets)
@@ -354,11 +465,11 @@ def spearman_rho(offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarra
     return out
 
 
-def roc_auc(offsets: np.ndarray, labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+def roc_auc(offsets: np.ndarray, labels: np.ndarray, scores: np.ndarray, method: str = "auto") -> np.ndarray:
     """Area under the ROC curve per segment (Mann-Whitney U / (P N), ties half); NaN without both classes."""
     offsets = np.asarray(offsets, dtype=np.int64)
     labels = np.asarray(labels, dtype=bool)
-    ranks = average_ranks(offsets, scores)
+    ranks = average_ranks(offsets, scores, method)
     pos = S.seg_sum(labels, offsets)
     neg = np.diff(offsets) - pos
     rsum = S.seg_sum(np.where(labels, ranks, 0.0), offsets)

@@ -405,11 +405,9 @@ def _code_ids(arrays: Sequence[pa.Array]) -> tuple[list[np.ndarray], pa.Array]:
             values = np.flatnonzero(present)
             text = values.astype(str)
             order = np.argsort(text, kind="stable")
-            rank = np.empty(len(values), dtype=np.int32 if len(values) < 2**31 else np.int64)
-            rank[order] = np.arange(len(values))
-            table = np.zeros(hi + 1, dtype=rank.dtype)
-            table[values] = rank
-            return [table[x].astype(np.int64) for x in nps], pa.array(text[order].tolist(), type=pa.string())
+            table = np.zeros(hi + 1, dtype=np.int64)
+            table[values[order]] = np.arange(len(values), dtype=np.int64)
+            return [table[x] for x in nps], pa.array(text[order].tolist(), type=pa.string())
     encoded = []
     dicts = []
     for a in arrays:
@@ -575,40 +573,43 @@ def load_ratings(
                            f"{declared.max:g}, e.g. {t_val[r]:g}", r)
 
     t_keys = u_codes[0] * n_items_all + i_codes[0]
-    t_rows = np.arange(len(ts), dtype=np.int64)
+    t_rows: np.ndarray | None = None  # rows of the truth kept (None: all, in order)
     dup_t = dup_p = 0
     if _sorted_key_dups(t_keys):
         if duplicates == "error":
             raise _dup_error(ts, t_keys, uvocab, ivocab, u_codes[0], i_codes[0])
-        keep = _dedupe(t_keys, duplicates)
-        dup_t = len(t_keys) - len(keep)
-        t_rows, t_keys = t_rows[keep], t_keys[keep]
+        t_rows = _dedupe(t_keys, duplicates)
+        dup_t = len(t_keys) - len(t_rows)
+        t_keys = t_keys[t_rows]
+    n_truth = len(t_keys)
+    if n_truth == 0:
+        raise InputError(f"{ts.name}: there is no (user, item) pair to evaluate")
 
     examples: dict[str, list[str]] = {}
 
-    def pair_text(rows: np.ndarray, ucodes: np.ndarray, icodes: np.ndarray) -> list[str]:
+    def pair_text(rows: np.ndarray | None, ucodes: np.ndarray, icodes: np.ndarray) -> list[str]:
+        rows = np.arange(min(3, len(ucodes))) if rows is None else rows
         return [f"{uvocab[int(ucodes[r])].as_py()}/{ivocab[int(icodes[r])].as_py()}" for r in rows[:3]]
 
+    matched: np.ndarray | None = None  # None: every truth pair has a prediction row
     if ps is None:
         assert ts.values2 is not None
-        pred = ts.values2[t_rows]
-        matched = np.ones(len(t_rows), dtype=bool)
-        prediction_rows = len(t_rows)
+        pred = _take(ts.values2, t_rows)
+        prediction_rows = n_truth
         extra = 0
     else:
         p_keys = u_codes[1] * n_items_all + i_codes[1]
-        p_rows = np.arange(len(ps), dtype=np.int64)
+        p_rows: np.ndarray | None = None
         if _sorted_key_dups(p_keys):
             if duplicates == "error":
                 raise _dup_error(ps, p_keys, uvocab, ivocab, u_codes[1], i_codes[1])
-            keep = _dedupe(p_keys, duplicates)
-            dup_p = len(p_keys) - len(keep)
-            p_rows, p_keys = p_rows[keep], p_keys[keep]
-        p_val = ps.values[p_rows]
-        prediction_rows = len(p_rows)
-        if len(p_keys) == len(t_keys) and np.array_equal(p_keys, t_keys):
-            matched = np.ones(len(t_keys), dtype=bool)
-            pred = p_val.copy()
+            p_rows = _dedupe(p_keys, duplicates)
+            dup_p = len(p_keys) - len(p_rows)
+            p_keys = p_keys[p_rows]
+        p_val = _take(ps.values, p_rows)
+        prediction_rows = len(p_keys)
+        if len(p_keys) == n_truth and np.array_equal(p_keys, t_keys):
+            pred = p_val
         else:
             order = np.argsort(p_keys, kind="stable")
             sp = p_keys[order]
@@ -617,92 +618,102 @@ def load_ratings(
                 matched = sp[at] == t_keys
                 pred = np.where(matched, p_val[order[at]], np.nan)
             else:
-                matched = np.zeros(len(t_keys), dtype=bool)
-                pred = np.full(len(t_keys), np.nan)
-        extra = prediction_rows - int(matched.sum())
+                matched = np.zeros(n_truth, dtype=bool)
+                pred = np.full(n_truth, np.nan)
+        n_matched = n_truth if matched is None else int(matched.sum())
+        extra = prediction_rows - n_matched
         if extra:
-            in_truth = np.zeros(len(p_keys), dtype=bool)
             st = np.sort(t_keys)
-            if len(st):
-                at2 = np.minimum(np.searchsorted(st, p_keys), len(st) - 1)
-                in_truth = st[at2] == p_keys
-            examples["extra"] = pair_text(p_rows[~in_truth], u_codes[1], i_codes[1])
-        if not matched.any() and len(t_keys):
+            at2 = np.minimum(np.searchsorted(st, p_keys), len(st) - 1)
+            in_truth = st[at2] == p_keys
+            rows_extra = np.flatnonzero(~in_truth)
+            examples["extra"] = pair_text(_take(np.arange(len(ps)), p_rows)[rows_extra] if p_rows is not None
+                                          else rows_extra, u_codes[1], i_codes[1])
+        if n_matched == 0:
             ex_t = pair_text(t_rows, u_codes[0], i_codes[0])
             ex_p = pair_text(p_rows, u_codes[1], i_codes[1])
             raise InputError(
-                f"empty join: none of the {len(t_keys)} test pairs has a prediction (truth pairs e.g. "
+                f"empty join: none of the {n_truth} test pairs has a prediction (truth pairs e.g. "
                 f"{', '.join(ex_t)}; prediction pairs e.g. {', '.join(ex_p) or 'none'}); check that users "
                 "and items use the same ids on both sides")
 
     missing_mask = np.isnan(pred)
-    n_missing = int(missing_mask.sum())
-    n_missing_nan = int((missing_mask & matched).sum())
-    if len(t_rows) == 0:
-        raise InputError(f"{ts.name}: there is no (user, item) pair to evaluate")
-    if n_missing == len(t_rows):
+    n_missing = int(np.count_nonzero(missing_mask))
+    n_missing_nan = n_missing if matched is None else int(np.count_nonzero(missing_mask & matched))
+    if n_missing == n_truth:
         raise InputError(f"{ts.name}: every prediction is missing (null or NaN): nothing to evaluate")
+    truth_row = np.arange(len(ts)) if t_rows is None else t_rows  # truth row of each kept pair
     if n_missing:
-        miss_rows = t_rows[missing_mask]
-        examples["missing"] = pair_text(miss_rows, u_codes[0], i_codes[0])
+        examples["missing"] = pair_text(truth_row[missing_mask], u_codes[0], i_codes[0])
         if policy == "fail":
             nan = f" ({n_missing_nan} of them null or NaN)" if n_missing_nan else ""
             raise InputError(
-                f"{n_missing} of {len(t_rows)} test pairs have no prediction{nan}, e.g. user/item "
+                f"{n_missing} of {n_truth} test pairs have no prediction{nan}, e.g. user/item "
                 f"{', '.join(examples['missing'])}; choose missing='skip' to leave them out or missing='fill' with "
                 "fill=VALUE (CLI: --missing skip | --missing fill=VALUE)")
     skipped = filled = 0
     keep_rows = t_rows
-    t_use = t_val[t_rows]
+    t_use = _take(t_val, t_rows)
     if n_missing and policy == "skip":
         ok = ~missing_mask
-        keep_rows, t_use, pred = t_rows[ok], t_use[ok], pred[ok]
+        keep_rows = truth_row[ok]
+        t_use, pred = t_use[ok], pred[ok]
         skipped = n_missing
     elif n_missing and policy == "fill":
         assert fill_value is not None
         pred = np.where(missing_mask, fill_value, pred)
         filled = n_missing
-    bad_p = ~np.isfinite(pred)
-    if bad_p.any():
-        raise InputError(f"{int(bad_p.sum())} predictions are infinite")
+    if not np.isfinite(pred).all():
+        raise InputError(f"{int((~np.isfinite(pred)).sum())} predictions are infinite")
 
     clipped = outside = 0
     if declared is not None:
         out = (pred < declared.min) | (pred > declared.max)
-        outside = int(out.sum())
+        outside = int(np.count_nonzero(out))
         if outside:
             r = int(np.flatnonzero(out)[0])
-            u, i = uvocab[int(u_codes[0][keep_rows[r]])].as_py(), ivocab[int(i_codes[0][keep_rows[r]])].as_py()
+            row = r if keep_rows is None else int(keep_rows[r])
+            u, i = uvocab[int(u_codes[0][row])].as_py(), ivocab[int(i_codes[0][row])].as_py()
             examples["outside"] = [f"{u}/{i}: {pred[r]:g}"]
             if clip:
                 clipped = outside
                 pred = np.clip(pred, declared.min, declared.max)
 
     # codes of the evaluated pairs, over vocabularies of the evaluated users and items only
-    uc = u_codes[0][keep_rows]
-    ic = i_codes[0][keep_rows]
-    truth_users = np.zeros(len(uvocab), dtype=bool)
-    truth_users[u_codes[0][t_rows]] = True
-    uc, user_ids, used_u = _compact(uc, uvocab)
-    ic, item_ids, _ = _compact(ic, ivocab)
-    users_left_out = int(truth_users.sum()) - len(user_ids)
-    if users_left_out:
-        gone = np.flatnonzero(truth_users & ~used_u)
-        examples["users_left_out"] = [uvocab[int(g)].as_py() for g in gone[:3]]
+    uc = _take(u_codes[0], keep_rows)
+    ic = _take(i_codes[0], keep_rows)
+    users_left_out = 0
+    if ps is None and keep_rows is None:
+        user_ids, item_ids = uvocab, ivocab  # the vocabularies come from exactly these rows
+    else:
+        uc, user_ids, used_u = _compact(uc, uvocab)
+        ic, item_ids, _ = _compact(ic, ivocab)
+        if skipped:
+            truth_users = np.zeros(len(uvocab), dtype=bool)
+            truth_users[_take(u_codes[0], t_rows)] = True
+            users_left_out = int(truth_users.sum()) - len(user_ids)
+            if users_left_out:
+                gone = np.flatnonzero(truth_users & ~used_u)
+                examples["users_left_out"] = [uvocab[int(g)].as_py() for g in gone[:3]]
 
     if declared is not None:
         used_scale = declared
     else:
         used_scale = Scale(float(t_use.min()), float(t_use.max()), "data")
     coverage = RatingsCoverage(
-        policy=policy, evaluated=len(user_ids), pairs=len(t_use), items=len(item_ids), truth_pairs=len(t_rows),
+        policy=policy, evaluated=len(user_ids), pairs=len(t_use), items=len(item_ids), truth_pairs=n_truth,
         prediction_rows=prediction_rows, missing=n_missing, missing_nan=n_missing_nan, skipped=skipped,
         filled=filled, fill_value=fill_value, extra_predictions=extra, users_left_out=users_left_out,
         duplicates_truth=dup_t, duplicates_predictions=dup_p, outside_scale=outside, clipped=clipped,
         examples=examples,
     )
     return LoadedRatings(np.ascontiguousarray(t_use, dtype=np.float64), np.ascontiguousarray(pred, dtype=np.float64),
-                         uc, ic, user_ids, item_ids, used_scale, coverage)
+                         np.ascontiguousarray(uc, dtype=np.int64), np.ascontiguousarray(ic, dtype=np.int64),
+                         user_ids, item_ids, used_scale, coverage)
+
+
+def _take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    return values if rows is None else values[rows]
 
 
 def _compact(codes: np.ndarray, vocab: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray]:

@@ -120,20 +120,28 @@ def compute_ratings(batch: Any, metrics: Iterable[Metric]) -> tuple[
     agg: dict[str, float] = {}
     per_item: dict[str, np.ndarray] = {}
     undefined: dict[str, int] = {}
-    for m in metrics:
+    done: dict[tuple[Any, ...], np.ndarray] = {}  # mae and mae(per=user) share their per-user values
+
+    def run(m: Metric, by: str) -> np.ndarray:
         params = dict(m.params)
-        per = params.get("per", "pair")
-        kernel = m.spec.kernel
-        user_vals = np.asarray(kernel(batch, **params), dtype=np.float64)
-        if user_vals.shape != (batch.n_groups,):
-            raise RuntimeError(f"kernel of {m.name} returned shape {user_vals.shape} for {batch.n_groups} users")
+        key = (m.spec.name, by, tuple(sorted((k, v) for k, v in params.items() if k != "per")))
+        if key not in done:
+            group = batch.regroup(by)
+            out = np.asarray(m.spec.kernel(group, **params), dtype=np.float64)
+            if out.shape != (group.n_groups,):
+                raise RuntimeError(f"kernel of {m.name} returned shape {out.shape} for {group.n_groups} groups")
+            done[key] = out
+        return done[key]
+
+    for m in metrics:
+        per = m.params.get("per", "pair")
+        user_vals = run(m, "user")
         values[m.text] = user_vals
         if per == "pair":
-            agg[m.text] = float(np.asarray(kernel(batch.regroup("all"), **params), dtype=np.float64)[0])
+            agg[m.text] = float(run(m, "all")[0])
             undef = int(np.isnan(user_vals).sum())
         else:
-            group_vals = user_vals if per == "user" else np.asarray(kernel(batch.regroup("item"), **params),
-                                                                    dtype=np.float64)
+            group_vals = user_vals if per == "user" else run(m, "item")
             if per == "item":
                 per_item[m.text] = group_vals
             ok = ~np.isnan(group_vals)
