@@ -7,10 +7,9 @@ context ``categories``).
 Cosine without materialising the pairs: with unit vectors ``z_i`` (zero vectors stay
 zero, similarity 0, as scikit-learn's ``cosine_similarity``),
 ``sum_{i<j} cos(i, j) = (||sum_i z_i||^2 - sum_i ||z_i||^2) / 2``, one segmented sum of
-the list's vectors. Jaccard: items are grouped by identical category set; when there
-are few distinct sets the pairwise sum is ``h^T D h / 2`` with ``h`` the list's count of
-items per set and ``D`` the set-to-set distance matrix; otherwise pairs are
-enumerated in bounded chunks.
+the list's vectors (a sparse product). Jaccard: items are grouped by identical category
+set; the pairs of each list, enumerated in bounded chunks, look up a set-to-set distance
+matrix computed once (few distinct sets, e.g. genres) or intersect sparse label rows.
 
 >>> import rankmeter
 >>> ctx = {"features": {"a": [1, 0], "b": [0, 1], "c": [1, 1]}}
@@ -38,7 +37,7 @@ _CTX = {"features": {"a": [1, 0], "b": [0, 1], "c": [1, 1]},
         "categories": {"a": {"x"}, "b": {"x", "y"}, "c": {"z"}}}
 _CHUNK_ROWS = 1 << 18  # rows per chunk when summing feature vectors (bounded memory)
 _MAX_SETS = 2048  # distinct category sets up to which the set-to-set matrix is used
-_PAIR_CHUNK = 1 << 21
+_PAIR_CHUNK = 1 << 22
 
 
 def _pair_count(n: np.ndarray) -> np.ndarray:
@@ -68,7 +67,13 @@ def _unit_rows(batch: Batch) -> np.ndarray:
 
 
 def _cosine_sums(batch: Batch) -> np.ndarray:
-    """Sum over pairs i<j of (1 - cos) for each list."""
+    """Sum over pairs i<j of (1 - cos) for each list.
+
+    The per-list sum of unit vectors is a sparse product ``H @ Z`` (H: lists x items with the
+    list's rows, Z: unit vectors), computed row by row, in chunks of whole lists.
+    """
+    from scipy import sparse
+
     unit = _unit_rows(batch)
     nonzero = (np.abs(unit).sum(axis=1) > 0).astype(np.float64)
     nq = batch.n_queries
@@ -78,15 +83,13 @@ def _cosine_sums(batch: Batch) -> np.ndarray:
     while q < nq:
         # a chunk of whole lists with at most _CHUNK_ROWS rows (at least one list)
         end = int(np.searchsorted(offsets, offsets[q] + _CHUNK_ROWS, side="right")) - 1
-        end = max(end, q + 1)
-        end = min(end, nq)
+        end = min(max(end, q + 1), nq)
         a, b = int(offsets[q]), int(offsets[end])
         if b > a:
             sub_off = offsets[q:end + 1] - a
             codes = batch.item[a:b]
-            vec_sum = np.zeros((end - q, unit.shape[1]))
-            starts, nonempty = sub_off[:-1][np.diff(sub_off) > 0], np.diff(sub_off) > 0
-            vec_sum[nonempty] = np.add.reduceat(unit[codes], starts, axis=0)
+            h = sparse.csr_matrix((np.ones(b - a), codes, sub_off), shape=(end - q, len(unit)))
+            vec_sum = np.asarray(h @ unit)
             sq = np.einsum("ij,ij->i", vec_sum, vec_sum)
             self_sim = S.seg_sum(nonzero[codes], sub_off)
             sim[q:end] = (sq - self_sim) / 2.0
@@ -126,88 +129,99 @@ def _jaccard(a: frozenset[Any], b: frozenset[Any]) -> float:
     return 1.0 - len(a & b) / union if union else 0.0
 
 
+def _jaccard_matrix(sets: list[frozenset[Any]]) -> np.ndarray:
+    """Pairwise Jaccard distances of category sets (two empty sets: 0), from a binary matrix."""
+    labels: dict[Any, int] = {}
+    rows, cols = [], []
+    for r, st in enumerate(sets):
+        for x in st:
+            rows.append(r)
+            cols.append(labels.setdefault(x, len(labels)))
+    b = np.zeros((len(sets), max(len(labels), 1)))
+    b[rows, cols] = 1.0
+    inter = b @ b.T
+    size = b.sum(axis=1)
+    union = size[:, None] + size[None, :] - inter
+    return np.where(union > 0, 1.0 - np.divide(inter, union, out=np.zeros_like(inter), where=union > 0), 0.0)
+
+
 def _jaccard_sums(batch: Batch) -> np.ndarray:
+    """Sum of Jaccard distances over the pairs of each list.
+
+    Items are grouped by identical category set. With few distinct sets (the usual case:
+    genres) the set-to-set distance matrix is computed once and the pairs of each list
+    look it up; otherwise each pair's intersection comes from a sparse label matrix.
+    Pairs are enumerated in bounded chunks of whole lists.
+    """
     code_set, sets = _category_sets(batch)
     row_set = code_set[batch.item]
     nq = batch.n_queries
+    out = np.zeros(nq)
     if len(row_set) == 0:
-        return np.zeros(nq)
-    used, local = np.unique(row_set, return_inverse=True)
-    n_sets = len(used)
-    if n_sets <= _MAX_SETS:
-        dist = np.array([[_jaccard(sets[a], sets[b]) for b in used] for a in used], dtype=np.float64)
-        from scipy import sparse
-
-        rowq = S.row_segments(batch.offsets)
-        h = sparse.csr_matrix((np.ones(len(local)), (rowq, local)), shape=(nq, n_sets))
-        h.sum_duplicates()
-        out = np.zeros(nq)
-        step = max(1, (1 << 22) // n_sets)  # lists per chunk: the dense product stays ~32 MB
-        for q0 in range(0, nq, step):
-            hc = h[q0:q0 + step]
-            hd = np.asarray(hc @ dist)
-            coo = hc.tocoo()
-            out[q0:q0 + hc.shape[0]] = np.bincount(coo.row, weights=coo.data * hd[coo.row, coo.col],
-                                                   minlength=hc.shape[0]) / 2.0
         return out
-    return _jaccard_pairs(batch, local, [sets[u] for u in used])
+    present = np.zeros(len(sets), dtype=bool)
+    present[row_set] = True
+    used = np.flatnonzero(present)
+    remap = np.cumsum(present) - 1
+    local = remap[row_set]
+    used_sets = [sets[u] for u in used]
+    if len(used) <= _MAX_SETS:
+        flat = _jaccard_matrix(used_sets).ravel()
+        n_used = len(used)
+
+        def pair_distance(si: np.ndarray, sj: np.ndarray) -> np.ndarray:
+            return flat.take(si * n_used + sj)
+    else:
+        pair_distance = _sparse_jaccard(used_sets)
+    lengths = batch.lengths
+    offsets = batch.offsets
+    small = np.int32 if len(used) ** 2 < 2**31 else np.int64
+    for q0, q1 in _pair_chunks(lengths):
+        ln = lengths[q0:q1]
+        for n in np.unique(ln):
+            if n < 2:
+                continue
+            which = q0 + np.flatnonzero(ln == n)
+            # the set of every row of these lists, one list per row of the matrix
+            sets_of = local[offsets[which][:, None] + np.arange(int(n))[None, :]].astype(small)
+            ii, jj = np.triu_indices(int(n), k=1)
+            d = pair_distance(np.take(sets_of, ii, axis=1), np.take(sets_of, jj, axis=1))
+            out[which] = d.sum(axis=1)
+    return out
 
 
-def _jaccard_pairs(batch: Batch, local: np.ndarray, sets: list[frozenset[Any]]) -> np.ndarray:
-    """Sum of Jaccard distances over the pairs of each list, pairs enumerated in chunks."""
+def _sparse_jaccard(sets: list[frozenset[Any]]) -> Any:
     from scipy import sparse
 
     labels: dict[Any, int] = {}
     indptr, indices = [0], []
-    for s in sets:
-        indices += [labels.setdefault(x, len(labels)) for x in s]
+    for st in sets:
+        indices += [labels.setdefault(x, len(labels)) for x in st]
         indptr.append(len(indices))
     m = sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(sets), max(len(labels), 1)))
     sizes = np.diff(m.indptr).astype(np.float64)
-    nq = batch.n_queries
-    out = np.zeros(nq)
-    lengths = batch.lengths
-    for q0, q1 in _pair_chunks(lengths):
-        off = batch.offsets[q0:q1 + 1]
-        ln = lengths[q0:q1]
-        qi = np.repeat(np.arange(q0, q1), ln * (ln - 1) // 2)
-        # pair (i, j), i < j, within each list
-        i_idx, j_idx = _within_pairs(off, ln)
-        si, sj = local[i_idx], local[j_idx]
+
+    def pair_distance(si: np.ndarray, sj: np.ndarray) -> np.ndarray:
+        shape = si.shape
+        si, sj = si.ravel().astype(np.int64), sj.ravel().astype(np.int64)
         inter = np.asarray(m[si].multiply(m[sj]).sum(axis=1)).ravel()
         union = sizes[si] + sizes[sj] - inter
         d = np.where(union > 0, 1.0 - np.divide(inter, union, out=np.zeros_like(inter), where=union > 0), 0.0)
-        out += np.bincount(qi, weights=d, minlength=nq)
-    return out
+        return d.reshape(shape)
+
+    return pair_distance
 
 
 def _pair_chunks(lengths: np.ndarray) -> Iterable[tuple[int, int]]:
-    pairs = lengths * (lengths - 1) // 2
+    """Ranges of whole lists with about _PAIR_CHUNK pairs each (at least one list)."""
+    pairs = np.cumsum(lengths * (lengths - 1) // 2)
     q, n = 0, len(lengths)
     while q < n:
-        acc, e = 0, q
-        while e < n and (acc + pairs[e] <= _PAIR_CHUNK or e == q):
-            acc += int(pairs[e])
-            e += 1
+        base = pairs[q - 1] if q else 0
+        e = int(np.searchsorted(pairs, base + _PAIR_CHUNK, side="right"))
+        e = min(max(e, q + 1), n)
         yield q, e
         q = e
-
-
-def _within_pairs(off: np.ndarray, ln: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    i_all, j_all = [], []
-    for n in np.unique(ln):
-        if n < 2:
-            continue
-        ii, jj = np.triu_indices(int(n), k=1)
-        starts = off[:-1][ln == n]
-        i_all.append((starts[:, None] + ii[None, :]).ravel())
-        j_all.append((starts[:, None] + jj[None, :]).ravel())
-    if not i_all:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    # order by row so that the query of each pair matches np.repeat over queries
-    i, j = np.concatenate(i_all), np.concatenate(j_all)
-    order = np.argsort(i, kind="stable")
-    return i[order], j[order]
 
 
 def ild_kernel(b: Batch, distance: str) -> np.ndarray:
