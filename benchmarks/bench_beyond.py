@@ -248,8 +248,8 @@ def write_results(args: argparse.Namespace, rows: list[tuple[str, float]], ratio
         "matrix (1,350 distinct genre sets), in bounded chunks.",
         "- Building the `Run` from 10M string-id rows (dictionary encoding and sorting, rankmeter's core) costs "
         "more than the metrics; it is done once per run and shared by every metric.",
-        "- The machine is shared with other jobs: the same run varied by up to 2x between repetitions "
-        "(`evaluate` 1.4-2.7 s).",
+        "- The machine is shared with other jobs: repeated runs varied by up to 3x (`evaluate` took "
+        "1.4 s on the quietest run); these figures are from one run.",
         "",
     ]
     (HERE / "RESULTS-beyond.md").write_text("\n".join(lines), encoding="utf-8")
