@@ -272,7 +272,7 @@ class Engine:
         lengths = np.diff(np.concatenate((starts, [n])))
         codes = self.codes(ids)
         sel = self.select(ids, codes)
-        nojudg = [ids[i] for i in np.flatnonzero(codes < 0)]
+        nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]  # requested ids count as evaluated
         out_base = dict(
             run_rows=n,
             run_rows_used=int(lengths[sel].sum()),
@@ -308,7 +308,7 @@ class Engine:
         codes = self.codes(ids)
         sel = self.select(ids, codes)
         lengths = run.lengths()
-        nojudg = [ids[i] for i in np.flatnonzero(codes < 0)]
+        nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]  # requested ids count as evaluated
         sel_ids = [ids[i] for i in np.flatnonzero(sel)]
         if sel_ids:
             sub = self.sub_qrels(np.sort(codes[sel & (codes >= 0)]))
@@ -626,7 +626,8 @@ class Accumulator:
         missing = sample(np.isin(np.arange(len(qids)), missing_codes), "missing_from_run")
         if self.without_judgments:
             examples["without_judgments"] = list(self.nojudg_examples)
-        without_relevant = sample(~positive, "without_relevant")
+        # as align(): for a list of queries, only the requested ones are counted
+        without_relevant = sample(~positive & (e.selectable if policy == "given" else True), "without_relevant")
         not_in_run = sample(~in_run, "not_in_run") if policy == "run" else 0
         coverage = Coverage(
             policy=policy,

@@ -245,8 +245,6 @@ def evaluate(
     import pyspark.sql.functions as F
     from pyspark import cloudpickle
     from pyspark.sql import DataFrame
-    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
-
     from ._engine import ChunkOut, Engine
 
     if not isinstance(run_df, DataFrame):
@@ -265,8 +263,13 @@ def evaluate(
         qc = _pick(qrels_df.columns, {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES},
                    {"query": query_col, "item": item_col, "grade": grade_col}, "qrels_df", optional=("grade",))
         grade = F.col(qc["grade"]).cast("double") if "grade" in qc else F.lit(1.0)
-        table = _to_arrow(qrels_df.select(F.col(qc["query"]).cast("string").alias("query"),
-                                          F.col(qc["item"]).cast("string").alias("item"), grade.alias("grade")))
+        qfields = {f.name: f.dataType for f in qrels_df.schema.fields}
+
+        def qident(role: str) -> Any:  # integer ids travel as integers, the text is made in Arrow
+            col = F.col(qc[role])
+            return (col if _is_int_type(qfields[qc[role]]) else col.cast("string")).alias(role)
+
+        table = _to_arrow(qrels_df.select(qident("query"), qident("item"), grade.alias("grade")))
         qrels = as_qrels(table, duplicates=duplicates)
     else:
         qrels = as_qrels(qrels_df, duplicates=duplicates)
@@ -286,8 +289,7 @@ def evaluate(
 
     def ident(role: str) -> Any:
         col = F.col(rc[role])
-        keep = isinstance(fields[rc[role]], (LongType, IntegerType, ShortType, ByteType))
-        return (col if keep else col.cast("string")).alias(role)
+        return (col if _is_int_type(fields[rc[role]]) else col.cast("string")).alias(role)
 
     run = run_df.select(ident("query"), ident("item"), F.col(rc["score"]).cast("double").alias("score"))
     notes: list[str] = []
@@ -351,6 +353,12 @@ def evaluate(
     if notes:
         result = dataclasses.replace(result, notes=list(result.notes) + notes)
     return result
+
+
+def _is_int_type(t: Any) -> bool:
+    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
+
+    return isinstance(t, (LongType, IntegerType, ShortType, ByteType))
 
 
 def _collect(df: Any) -> pa.Table:

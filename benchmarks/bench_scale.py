@@ -1,0 +1,371 @@
+"""Scaling curve: time and peak memory at 1M, 10M and 100M run rows (100 items per query).
+
+Tools, each run in its own subprocess (wall time; peak memory = the largest total RSS of
+the process and all its children, sampled every 50 ms, so Spark's JVM and Python
+workers count):
+
+- ``rankmeter``        in-process ``read_qrels`` + ``read_run`` + ``evaluate``
+- ``stream``           ``rankmeter.stream.evaluate_stream`` on the Parquet file
+- ``duckdb``           ``rankmeter.duckdb.evaluate`` on ``read_parquet(...)``
+- ``spark``            ``rankmeter.spark.evaluate(grouped=True)`` in Spark local mode (local[2]): the
+                       file is grouped by user, so no shuffle
+- ``spark_shuffle``    the same with the default ``grouped=False``: hash-partition by query (a shuffle)
+- ``pytrec_eval``      dicts built from the Parquet file, then ``RelevanceEvaluator``
+- ``ranx``             ``Qrels.from_df`` / ``Run.from_df`` + ``evaluate``
+
+Data (generated once under benchmarks/_data/): integer user and item ids (a catalogue of
+1M items), 100 recommended items per user in rank order with distinct scores, 5 judged
+items per user (about 3 in the top 100), grades 1-3. Metrics: ndcg@10, map, P@10, mrr.
+
+    python benchmarks/bench_scale.py                       # all sizes, all tools
+    python benchmarks/bench_scale.py --sizes 1M,10M --tools stream,duckdb
+
+Writes benchmarks/scale.csv, benchmarks/scale.png and benchmarks/RESULTS-scale.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "_data"
+METRICS = {
+    "rankmeter": ["ndcg@10", "map", "P@10", "mrr"],
+    "pytrec_eval": ["ndcg_cut_10", "map", "P_10", "recip_rank"],
+    "ranx": ["ndcg@10", "map", "precision@10", "mrr"],
+}
+TOOLS = ["rankmeter", "stream", "duckdb", "spark", "spark_shuffle", "pytrec_eval", "ranx"]
+# largest size each tool is run at (the others would exceed memory or the time budget)
+LIMITS = {"rankmeter": 10_000_000, "pytrec_eval": 10_000_000, "ranx": 10_000_000, "spark_shuffle": 10_000_000}
+TIMEOUT = 1800
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().upper()
+    mult = {"K": 1_000, "M": 1_000_000, "G": 1_000_000_000}.get(text[-1], 1)
+    return int(float(text[:-1] if text[-1] in "KMG" else text) * mult)
+
+
+def label(n: int) -> str:
+    return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}K"
+
+
+# --------------------------------------------------------------------------------
+# data
+# --------------------------------------------------------------------------------
+def generate(n_rows: int, per: int = 100, judged: int = 5, catalogue: int = 1_000_000, seed: int = 0) -> tuple[Path, Path]:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    run_path, qrels_path = DATA / f"scale-run-{label(n_rows)}.parquet", DATA / f"scale-qrels-{label(n_rows)}.parquet"
+    if run_path.exists() and qrels_path.exists():
+        return run_path, qrels_path
+    rng = np.random.default_rng(seed)
+    nq = n_rows // per
+    block = 100_000
+    rs = pa.schema([("user_id", pa.int64()), ("item_id", pa.int64()), ("score", pa.float64())])
+    qs = pa.schema([("user_id", pa.int64()), ("item_id", pa.int64()), ("rating", pa.float64())])
+    tmp_run, tmp_qrels = run_path.with_suffix(".tmp"), qrels_path.with_suffix(".tmp")
+    with pq.ParquetWriter(tmp_run, rs) as w, pq.ParquetWriter(tmp_qrels, qs) as wq:
+        for q0 in range(0, nq, block):
+            m = min(block, nq - q0)
+            users = np.arange(q0, q0 + m, dtype=np.int64)
+            base = rng.integers(0, catalogue, size=m)
+            step = rng.integers(1, 5000, size=m)
+            items = (base[:, None] + step[:, None] * np.arange(per)[None, :]) % catalogue  # distinct per user
+            score = -np.sort(-rng.random((m, per)), axis=1)  # rank order, best first
+            w.write_table(pa.table({"user_id": np.repeat(users, per), "item_id": items.ravel(),
+                                    "score": score.ravel()}, schema=rs), row_group_size=1 << 20)
+            # judged items: distinct positions in [0, 170): those < 100 are retrieved
+            pos = np.argsort(rng.random((m, 170)), axis=1)[:, :judged]
+            jitems = (base[:, None] + step[:, None] * pos) % catalogue
+            grades = rng.integers(1, 4, size=(m, judged)).astype(np.float64)
+            wq.write_table(pa.table({"user_id": np.repeat(users, judged), "item_id": jitems.ravel(),
+                                     "rating": grades.ravel()}, schema=qs))
+    tmp_run.rename(run_path)
+    tmp_qrels.rename(qrels_path)
+    return run_path, qrels_path
+
+
+# --------------------------------------------------------------------------------
+# workers (run in a subprocess; print one JSON line)
+# --------------------------------------------------------------------------------
+def worker(tool: str, run_path: str, qrels_path: str) -> dict:
+    t0 = time.perf_counter()
+    out: dict = {}
+    if tool == "rankmeter":
+        import rankmeter
+
+        q = rankmeter.read_qrels(qrels_path)
+        r = rankmeter.read_run(run_path)
+        t1 = time.perf_counter()
+        res = rankmeter.evaluate(q, r, METRICS["rankmeter"])
+        out["load_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
+        out["mean"] = res.mean
+    elif tool == "stream":
+        import rankmeter
+        from rankmeter.stream import evaluate_stream
+
+        q = rankmeter.read_qrels(qrels_path)
+        t1 = time.perf_counter()
+        res = evaluate_stream(q, run_path, METRICS["rankmeter"], progress=False)
+        out["load_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
+        out["mean"] = res.mean
+    elif tool == "duckdb":
+        import duckdb
+
+        import rankmeter.duckdb as rdb
+
+        con = duckdb.connect()
+        con.execute("SET threads = 2")
+        con.execute(f"SET temp_directory = '{DATA / 'duckdb-tmp'}'")
+        res = rdb.evaluate(con, f"SELECT * FROM read_parquet('{run_path}')",
+                           f"SELECT * FROM read_parquet('{qrels_path}')", METRICS["rankmeter"])
+        out["mean"] = res.mean
+    elif tool in ("spark", "spark_shuffle"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+        from pyspark.sql import SparkSession
+
+        import rankmeter.spark as rsp
+
+        spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false")
+                 .config("spark.driver.memory", "4g").config("spark.sql.shuffle.partitions", "8")
+                 .config("spark.local.dir", str(DATA / "spark-tmp")).getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        t1 = time.perf_counter()
+        run_df, qrels_df = spark.read.parquet(run_path), spark.read.parquet(qrels_path)
+        if tool == "spark":
+            res = rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], grouped=True)
+        else:
+            res = rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], partitions=8)
+        out["startup_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
+        out["mean"] = res.mean
+        out["notes"] = list(res.notes)
+        # the same evaluation again in the running session (a warm JVM, as on a long-lived cluster)
+        t2 = time.perf_counter()
+        if tool == "spark":
+            rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], grouped=True)
+        else:
+            rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], partitions=8)
+        out["eval_warm_s"] = time.perf_counter() - t2
+        spark.stop()
+    elif tool == "pytrec_eval":
+        import numpy as np
+        import pyarrow.parquet as pq
+        import pytrec_eval
+
+        def nested(path: str, value: str) -> dict:
+            t = pq.read_table(path)
+            u = t.column("user_id").to_numpy()
+            i = t.column("item_id").to_numpy().astype(str)
+            v = t.column(value).to_numpy()
+            cut = np.flatnonzero(np.diff(u)) + 1
+            starts = np.concatenate(([0], cut))
+            ends = np.concatenate((cut, [len(u)]))
+            if value == "rating":
+                return {str(u[a]): dict(zip(i[a:b].tolist(), v[a:b].astype(int).tolist())) for a, b in zip(starts, ends)}
+            return {str(u[a]): dict(zip(i[a:b].tolist(), v[a:b].tolist())) for a, b in zip(starts, ends)}
+
+        qrels, run = nested(qrels_path, "rating"), nested(run_path, "score")
+        t1 = time.perf_counter()
+        ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "P.10", "recip_rank"})
+        per = ev.evaluate(run)
+        out["load_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
+        out["mean"] = {m: float(np.mean([v[m] for v in per.values()])) for m in METRICS["pytrec_eval"]}
+    elif tool == "ranx":
+        import pyarrow.parquet as pq
+        from ranx import Qrels, Run, evaluate
+
+        qt = pq.read_table(qrels_path).to_pandas()
+        rt = pq.read_table(run_path).to_pandas()
+        for df in (qt, rt):
+            df["user_id"] = df["user_id"].astype(str).astype(object)
+            df["item_id"] = df["item_id"].astype(str).astype(object)
+        qt["rating"] = qt["rating"].astype(int)
+        qrels = Qrels.from_df(qt, q_id_col="user_id", doc_id_col="item_id", score_col="rating")
+        run = Run.from_df(rt, q_id_col="user_id", doc_id_col="item_id", score_col="score")
+        t1 = time.perf_counter()
+        res = evaluate(qrels, run, METRICS["ranx"], make_comparable=True)
+        out["load_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
+        out["mean"] = {k: float(v) for k, v in res.items()}
+    else:
+        raise SystemExit(f"unknown tool {tool}")
+    out["wall_inside_s"] = time.perf_counter() - t0
+    return out
+
+
+def measure(tool: str, run_path: Path, qrels_path: Path, timeout: int) -> dict:
+    import psutil
+
+    cmd = [sys.executable, __file__, "--worker", tool, str(run_path), str(qrels_path)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ps = psutil.Process(proc.pid)
+    peak = 0
+    cpu: dict[int, float] = {}
+    status = "ok"
+    while proc.poll() is None:
+        try:
+            procs = [ps] + ps.children(recursive=True)
+            rss = 0
+            for p in procs:
+                try:
+                    rss += p.memory_info().rss
+                    t = p.cpu_times()
+                    cpu[p.pid] = t.user + t.system
+                except psutil.Error:
+                    pass
+            peak = max(peak, rss)
+        except psutil.Error:
+            pass
+        if time.perf_counter() - t0 > timeout:
+            for p in [ps] + ps.children(recursive=True):
+                try:
+                    p.kill()
+                except psutil.Error:
+                    pass
+            status = f"timeout after {timeout} s"
+            break
+        time.sleep(0.05)
+    stdout, stderr = proc.communicate()
+    wall = time.perf_counter() - t0
+    result = {"tool": tool, "wall_s": round(wall, 2), "peak_mb": round(peak / 2**20), "status": status,
+              "cpu_s": round(sum(cpu.values()), 1)}
+    if status == "ok" and proc.returncode != 0:
+        tail = stderr.strip().splitlines()[-1:] or ["?"]
+        result["status"] = f"failed (exit {proc.returncode}): {tail[0][:200]}"
+    if status == "ok" and proc.returncode == 0:
+        line = [ln for ln in stdout.splitlines() if ln.startswith("{")][-1]
+        result.update(json.loads(line))
+    return result
+
+
+# --------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------
+def write_outputs(rows: list[dict]) -> None:
+    fields = ["size", "tool", "status", "wall_s", "cpu_s", "peak_mb", "rows_per_s", "load_s", "eval_s", "startup_s",
+              "eval_warm_s"]
+    with open(HERE / "scale.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for tool in TOOLS:
+        pts = sorted((r["size"], r["wall_s"], r["peak_mb"]) for r in rows if r["tool"] == tool and r["status"] == "ok")
+        if not pts:
+            continue
+        x = [p[0] for p in pts]
+        ax1.plot(x, [p[1] for p in pts], marker="o", label=tool)
+        ax2.plot(x, [p[2] / 1024 for p in pts], marker="o", label=tool)
+    for ax, title, unit in ((ax1, "wall time", "seconds"), (ax2, "peak memory (process tree RSS)", "GB")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("run rows (100 items per query)")
+        ax.set_ylabel(unit)
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+    ax2.axhline(2.0, color="grey", linestyle="--", linewidth=1)
+    ax1.legend(fontsize=8)
+    fig.suptitle("rankmeter scaling (2 cores, 24 GB): ndcg@10, map, P@10, mrr")
+    fig.tight_layout()
+    fig.savefig(HERE / "scale.png", dpi=120)
+
+
+def markdown(rows: list[dict], started: str, load: str) -> str:
+    out = ["# Scaling: in-process, streaming, DuckDB, Spark local, pytrec_eval, ranx", "",
+           f"Machine: 2 cores, 24 GB RAM, {platform.python_implementation()} {platform.python_version()}, "
+           f"run {started}; load average at start: {load} (other developers share the machine).", "",
+           "Command: `python benchmarks/bench_scale.py` (data: benchmarks/_data, generated). "
+           "Metrics: ndcg@10, map, P@10, mrr. Wall time of a fresh process per tool (imports, reading the "
+           "Parquet files and the judgments included); peak memory = largest total RSS of the process tree.", "",
+           "| rows | tool | wall (s) | CPU (s) | rows/s | peak memory (MB) | inside: start or load / evaluate (s) | note |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        rate = f"{r['rows_per_s'] / 1e6:.2f}M" if r.get("rows_per_s") else ""
+        parts = [f"{r[k]:.1f}" for k in ("startup_s", "load_s", "eval_s") if r.get(k) is not None]
+        if r.get("eval_warm_s") is not None:
+            parts.append(f"again: {r['eval_warm_s']:.1f}")
+        out.append(f"| {label(r['size'])} | {r['tool']} | {r.get('wall_s', '')} | {r.get('cpu_s', '')} | {rate} | "
+                   f"{r.get('peak_mb', '')} | {' / '.join(parts)} | "
+                   f"{r['status'] if r['status'] != 'ok' else r.get('note', '')} |")
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1M,10M,100M")
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--timeout", type=int, default=TIMEOUT)
+    ap.add_argument("--all-limits", action="store_true", help="run every tool at every size")
+    ap.add_argument("--worker", nargs=3, metavar=("TOOL", "RUN", "QRELS"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(worker(*args.worker)))
+        return
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    tools = [t.strip() for t in args.tools.split(",")]
+    free = shutil.disk_usage(HERE).free
+    need = sum(s * 26 for s in sizes)  # about 17 bytes/row of Parquet, plus spill room
+    if need > free:
+        raise SystemExit(f"not enough disk space under {HERE}: need about {need / 2**30:.1f} GB, {free / 2**30:.1f} free")
+    started = time.strftime("%Y-%m-%d %H:%M")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    rows: list[dict] = []
+    csv_old = HERE / "scale.csv"
+    for n in sizes:
+        t = time.perf_counter()
+        run_path, qrels_path = generate(n)
+        print(f"== {label(n)} rows: data ready ({time.perf_counter() - t:.0f} s)", flush=True)
+        means: dict[str, dict] = {}
+        for tool in tools:
+            if not args.all_limits and n > LIMITS.get(tool, 10**12):
+                rows.append({"size": n, "tool": tool, "status": f"skipped: above {label(LIMITS[tool])} rows it "
+                             "would exceed the memory or time budget"})
+                print(f"   {tool:12s} skipped", flush=True)
+                continue
+            r = measure(tool, run_path, qrels_path, args.timeout)
+            r["size"] = n
+            if r["status"] == "ok":
+                r["rows_per_s"] = round(n / r["wall_s"])
+                means[tool] = r.get("mean", {})
+            rows.append(r)
+            print(f"   {tool:12s} {r['status']:10s} wall {r.get('wall_s', 0):8.2f} s  peak {r.get('peak_mb', 0):6d} MB  "
+                  f"{(r.get('rows_per_s') or 0) / 1e6:6.2f} M rows/s", flush=True)
+        # the tools agree on the means (a sanity check, printed)
+        ref = means.get("stream") or means.get("rankmeter")
+        if ref:
+            for tool, m in means.items():
+                vals = list(m.values())
+                diff = max(abs(a - b) for a, b in zip(vals, ref.values())) if len(vals) == len(ref) else float("nan")
+                print(f"   mean difference vs rankmeter, {tool}: {diff:.2e}")
+                for r in rows:
+                    if r["size"] == n and r["tool"] == tool:
+                        r["note"] = f"means within {diff:.0e} of rankmeter's"
+        write_outputs(rows)
+    (HERE / "RESULTS-scale.md").write_text(markdown(rows, started, load))
+    print(f"wrote {csv_old}, {HERE / 'scale.png'}, {HERE / 'RESULTS-scale.md'}")
+
+
+if __name__ == "__main__":
+    main()
