@@ -1,9 +1,9 @@
 """The recommender evaluation pipeline: data, split, baselines, top-k lists, metrics, comparison, report.
 
->>> import rankmeter.experiment as ex
+>>> from rankmeter.experiment import experiment
 >>> from rankmeter.datasets import synthetic
 >>> data = synthetic(n_users=120, n_items=150, seed=1)
->>> res = ex.experiment(data, k=5, n_resamples=200)
+>>> res = experiment(data, k=5, n_resamples=200)
 >>> list(res.results), res.baseline, res.mode
 (['random', 'popular', 'itemknn'], 'itemknn', 'full ranking')
 >>> bool(res.means.loc["popular", "ndcg@5"] > res.means.loc["random", "ndcg@5"])

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
 import time
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
-import rankmeter
 from rankmeter import InputError, ParameterError, RankmeterError
 from rankmeter.datasets import movielens100k_like, synthetic, write_udata
 from rankmeter.experiment import (
@@ -75,15 +73,23 @@ def test_small_run(small_result) -> None:
 
 
 def test_results_match_a_direct_evaluation(small, small_result) -> None:
-    """The pipeline's numbers are rankmeter.evaluate's on its own runs and context."""
+    """The pipeline's numbers are rankmeter.evaluate's on its own runs, judgments and context."""
+    import rankmeter
     from rankmeter.beyond import context_from_train
+    from rankmeter.split import temporal
 
     res = small_result
     run = res.runs["popular"]
-    ev = res.results["popular"]
-    assert ev.mean["P@5"] == pytest.approx(np.mean(ev.per_query["P@5"]))
-    lists = run.to_lists()
-    assert all(len(v) == 5 for v in lists.values())
+    assert all(len(v) == 5 for v in run.to_lists().values())
+    s = temporal(small.interactions, per_user=True, test_fraction=0.2)
+    train, test = s.table("train"), s.table("test")
+    ctx = context_from_train(train, item_features=small.item_features, categories=small.categories, test=test)
+    qrels = {}
+    for u, i in zip(test.column("user").to_pylist(), test.column("item").to_pylist()):
+        qrels.setdefault(str(u), {})[str(i)] = 1.0
+    direct = rankmeter.evaluate(qrels, run, list(res.metrics), context=ctx)
+    for m in res.metrics:
+        assert direct.mean[m] == pytest.approx(res.results["popular"].mean[m], abs=1e-12), m
 
 
 def test_most_popular_lists_exclude_training_items(small_result) -> None:
@@ -223,8 +229,6 @@ def test_bad_arguments(small) -> None:
 
 
 def test_other_splits_and_inputs(small, tmp_path) -> None:
-    import pandas as pd
-
     frame = small.interactions.to_pandas()
     res = experiment(frame, split="leave_one_out", recommenders=("popular",), metrics=["hit_rate@5"], k=5)
     assert res.split["method"] == "leave_k_out" and res.split["test"]["users"] == small.n_users

@@ -31,7 +31,7 @@ from ..._errors import ParameterError
 from .. import _segments as S
 from ..batch import Batch
 from ..registry import MetricSpec, Param, register
-from ._context import HELPER, ContextExample, _check_unique, _ids, batch_vocab, item_matrix, missing_error, need, positions
+from ._context import ContextExample, _check_unique, _ids, batch_vocab, item_matrix, missing_error, need, positions
 
 _CTX = {"features": {"a": [1, 0], "b": [0, 1], "c": [1, 1]},
         "categories": {"a": {"x"}, "b": {"x", "y"}, "c": {"z"}}}
