@@ -129,6 +129,7 @@ def worker(tool: str, run_path: str, qrels_path: str) -> dict:
 
         con = duckdb.connect()
         con.execute("SET threads = 2")
+        con.execute("SET memory_limit = '4GB'")  # a good neighbour on a shared machine; DuckDB spills the rest
         con.execute(f"SET temp_directory = '{DATA / 'duckdb-tmp'}'")
         res = rdb.evaluate(con, f"SELECT * FROM read_parquet('{run_path}')",
                            f"SELECT * FROM read_parquet('{qrels_path}')", METRICS["rankmeter"])

@@ -123,7 +123,8 @@ class _ParquetSource(_Source):
         self.path = path
         self.source = str(path)
         try:
-            self.file = pq.ParquetFile(path)
+            # pre_buffer=False: with it, the reader keeps the file's column chunks buffered (1.4 GB for 100M rows)
+            self.file = pq.ParquetFile(path, pre_buffer=False)
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
         self.cols = _run_columns(self.file.schema_arrow.names, self.source, order, given)
