@@ -3,7 +3,16 @@
 >>> import rankmeter
 >>> rankmeter.evaluate({"q": {"a": 1}}, {"q": {"a": 0.9, "b": 0.8}}, "P@1").mean
 {'P@1': 1.0}
+
+The core (evaluate, the data model, the readers) loads eagerly; everything else
+(comparisons, ratings, splitting, experiments, streaming) loads on first use, so
+``import rankmeter`` and the command line stay fast.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from ._errors import InputError, MetricNameError, MissingExtraError, ParameterError, RankmeterError
 from .data import Qrels, Run
@@ -12,11 +21,34 @@ from .io import read_qrels, read_run
 from .metrics.registry import Metric, parse_metric
 from .result import Coverage, Result
 
+# These two modules share their names with their main function; importing them here
+# binds the function for good (a later ``import rankmeter.compare`` does not rebind).
+# Both modules are light: their heavy dependencies load inside the functions.
+from .compare import Comparison, compare  # noqa: E402
+from .experiment import ExperimentResult, experiment  # noqa: E402
+
 __version__ = "0.1.0"
 
+# name -> (module, attribute or None for the module itself)
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "evaluate_ratings": ("rankmeter.ratings", "evaluate_ratings"),
+    "evaluate_stream": ("rankmeter.stream", "evaluate_stream"),
+    "read_interactions": ("rankmeter.io.interactions", "read_interactions"),
+    "Interactions": ("rankmeter.io.interactions", "Interactions"),
+    "context_from_train": ("rankmeter.beyond", "context_from_train"),
+    "split": ("rankmeter.split", None),
+    "stats": ("rankmeter.stats", None),
+    "metrics": ("rankmeter.metrics", None),
+    "datasets": ("rankmeter.datasets", None),
+    "recommenders": ("rankmeter.recommenders", None),
+}
+
 __all__ = [
+    "Comparison",
     "Coverage",
+    "ExperimentResult",
     "InputError",
+    "Interactions",
     "Metric",
     "MetricNameError",
     "MissingExtraError",
@@ -25,8 +57,33 @@ __all__ = [
     "RankmeterError",
     "Result",
     "Run",
+    "compare",
+    "context_from_train",
+    "datasets",
     "evaluate",
+    "evaluate_ratings",
+    "evaluate_stream",
+    "experiment",
+    "metrics",
     "parse_metric",
+    "read_interactions",
     "read_qrels",
     "read_run",
+    "recommenders",
+    "split",
+    "stats",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        mod = importlib.import_module(module)
+        value = mod if attr is None else getattr(mod, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rankmeter' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
