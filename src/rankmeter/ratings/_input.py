@@ -407,7 +407,7 @@ def _code_ids(arrays: Sequence[pa.Array]) -> tuple[list[np.ndarray], pa.Array]:
             order = np.argsort(text, kind="stable")
             table = np.zeros(hi + 1, dtype=np.int64)
             table[values[order]] = np.arange(len(values), dtype=np.int64)
-            return [table[x] for x in nps], pa.array(text[order].tolist(), type=pa.string())
+            return [table.take(x) for x in nps], pa.array(text[order].tolist(), type=pa.string())
     encoded = []
     dicts = []
     for a in arrays:
@@ -437,6 +437,47 @@ def _sorted_key_dups(keys: np.ndarray) -> bool:
         return False
     s = np.sort(keys.astype(np.uint32) if len(keys) and int(keys.max()) < 2**32 else keys)
     return bool(np.any(s[1:] == s[:-1]))
+
+
+def _sort_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keys sorted, and the row of each; equal keys keep their row order.
+
+    One ``np.sort`` of ``key << r | row`` when it fits in 63 bits (much faster than an
+    argsort), else a stable argsort.
+    """
+    n = len(keys)
+    if n == 0:
+        return keys.astype(np.int64), np.zeros(0, dtype=np.int64)
+    rb = max(1, int(n - 1).bit_length())
+    if int(keys.max()).bit_length() + rb <= 63:
+        packed = (keys.astype(np.int64) << rb) | np.arange(n, dtype=np.int64)
+        packed.sort()
+        return packed >> rb, packed & ((1 << rb) - 1)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], order
+
+
+def _sorted_dups(keys: np.ndarray, rows: np.ndarray, policy: str, side: _Side, uvocab: pa.Array, ivocab: pa.Array,
+                 ucodes: np.ndarray, icodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Resolve repeated keys of a sorted side: an error, or keep the first / last row of each."""
+    if len(keys) < 2:
+        return keys, rows, 0
+    same = keys[1:] == keys[:-1]
+    n_dup = int(np.count_nonzero(same))
+    if not n_dup:
+        return keys, rows, 0
+    if policy == "error":
+        r = int(rows[1:][same].min())  # the earliest row that repeats an earlier one
+        u, i = uvocab[int(ucodes[r])].as_py(), ivocab[int(icodes[r])].as_py()
+        raise side.error(
+            f"{n_dup} duplicate (user, item) pairs, e.g. user {u!r} item {i!r} again; remove them or choose "
+            "duplicates='first'|'last' (CLI: --duplicates)", r)
+    keep = np.ones(len(keys), dtype=bool)
+    if policy == "first":
+        keep[1:] = ~same
+    else:
+        keep[:-1] = ~same
+    return keys[keep], rows[keep], n_dup
 
 
 def _dedupe(keys: np.ndarray, policy: str) -> np.ndarray:
@@ -573,18 +614,8 @@ def load_ratings(
                            f"{declared.max:g}, e.g. {t_val[r]:g}", r)
 
     t_keys = u_codes[0] * n_items_all + i_codes[0]
-    t_rows: np.ndarray | None = None  # rows of the truth kept (None: all, in order)
+    t_rows: np.ndarray | None = None  # rows of the truth kept, in evaluation order (None: all, in order)
     dup_t = dup_p = 0
-    if _sorted_key_dups(t_keys):
-        if duplicates == "error":
-            raise _dup_error(ts, t_keys, uvocab, ivocab, u_codes[0], i_codes[0])
-        t_rows = _dedupe(t_keys, duplicates)
-        dup_t = len(t_keys) - len(t_rows)
-        t_keys = t_keys[t_rows]
-    n_truth = len(t_keys)
-    if n_truth == 0:
-        raise InputError(f"{ts.name}: there is no (user, item) pair to evaluate")
-
     examples: dict[str, list[str]] = {}
 
     def pair_text(rows: np.ndarray | None, ucodes: np.ndarray, icodes: np.ndarray) -> list[str]:
@@ -593,45 +624,49 @@ def load_ratings(
 
     matched: np.ndarray | None = None  # None: every truth pair has a prediction row
     if ps is None:
+        if _sorted_key_dups(t_keys):
+            if duplicates == "error":
+                raise _dup_error(ts, t_keys, uvocab, ivocab, u_codes[0], i_codes[0])
+            t_rows = _dedupe(t_keys, duplicates)
+            dup_t = len(t_keys) - len(t_rows)
+            t_keys = t_keys[t_rows]
+        n_truth = len(t_keys)
+        if n_truth == 0:
+            raise InputError(f"{ts.name}: there is no (user, item) pair to evaluate")
         assert ts.values2 is not None
         pred = _take(ts.values2, t_rows)
         prediction_rows = n_truth
         extra = 0
     else:
-        p_keys = u_codes[1] * n_items_all + i_codes[1]
-        p_rows: np.ndarray | None = None
-        if _sorted_key_dups(p_keys):
-            if duplicates == "error":
-                raise _dup_error(ps, p_keys, uvocab, ivocab, u_codes[1], i_codes[1])
-            p_rows = _dedupe(p_keys, duplicates)
-            dup_p = len(p_keys) - len(p_rows)
-            p_keys = p_keys[p_rows]
-        p_val = _take(ps.values, p_rows)
-        prediction_rows = len(p_keys)
-        if len(p_keys) == n_truth and np.array_equal(p_keys, t_keys):
-            pred = p_val
+        # both sides sorted by (user, item) key, with their rows, by one sort of packed integers each;
+        # the truth pairs are then evaluated in (user, item) order
+        kt, t_rows = _sort_rows(t_keys)
+        kt, t_rows, dup_t = _sorted_dups(kt, t_rows, duplicates, ts, uvocab, ivocab, u_codes[0], i_codes[0])
+        kp, p_rows = _sort_rows(u_codes[1] * n_items_all + i_codes[1])
+        kp, p_rows, dup_p = _sorted_dups(kp, p_rows, duplicates, ps, uvocab, ivocab, u_codes[1], i_codes[1])
+        n_truth = len(kt)
+        if n_truth == 0:
+            raise InputError(f"{ts.name}: there is no (user, item) pair to evaluate")
+        prediction_rows = len(kp)
+        if len(kp) == n_truth and np.array_equal(kp, kt):  # the same pairs on both sides
+            matched = np.ones(n_truth, dtype=bool)
+            pred = ps.values.take(p_rows)
+        elif len(kp):
+            at = np.minimum(np.searchsorted(kp, kt), len(kp) - 1)
+            matched = kp[at] == kt
+            pred = np.where(matched, ps.values.take(p_rows.take(at)), np.nan)
         else:
-            order = np.argsort(p_keys, kind="stable")
-            sp = p_keys[order]
-            if len(sp):
-                at = np.minimum(np.searchsorted(sp, t_keys), len(sp) - 1)
-                matched = sp[at] == t_keys
-                pred = np.where(matched, p_val[order[at]], np.nan)
-            else:
-                matched = np.zeros(n_truth, dtype=bool)
-                pred = np.full(n_truth, np.nan)
-        n_matched = n_truth if matched is None else int(matched.sum())
+            matched = np.zeros(n_truth, dtype=bool)
+            pred = np.full(n_truth, np.nan)
+        n_matched = int(np.count_nonzero(matched))
         extra = prediction_rows - n_matched
         if extra:
-            st = np.sort(t_keys)
-            at2 = np.minimum(np.searchsorted(st, p_keys), len(st) - 1)
-            in_truth = st[at2] == p_keys
-            rows_extra = np.flatnonzero(~in_truth)
-            examples["extra"] = pair_text(_take(np.arange(len(ps)), p_rows)[rows_extra] if p_rows is not None
-                                          else rows_extra, u_codes[1], i_codes[1])
+            at2 = np.minimum(np.searchsorted(kt, kp), n_truth - 1)
+            rows_extra = p_rows[kt[at2] != kp]
+            examples["extra"] = pair_text(np.sort(rows_extra)[:3], u_codes[1], i_codes[1])
         if n_matched == 0:
-            ex_t = pair_text(t_rows, u_codes[0], i_codes[0])
-            ex_p = pair_text(p_rows, u_codes[1], i_codes[1])
+            ex_t = pair_text(np.sort(t_rows[:3]), u_codes[0], i_codes[0])
+            ex_p = pair_text(np.sort(p_rows[:3]), u_codes[1], i_codes[1])
             raise InputError(
                 f"empty join: none of the {n_truth} test pairs has a prediction (truth pairs e.g. "
                 f"{', '.join(ex_t)}; prediction pairs e.g. {', '.join(ex_p) or 'none'}); check that users "
@@ -680,8 +715,12 @@ def load_ratings(
                 pred = np.clip(pred, declared.min, declared.max)
 
     # codes of the evaluated pairs, over vocabularies of the evaluated users and items only
-    uc = _take(u_codes[0], keep_rows)
-    ic = _take(i_codes[0], keep_rows)
+    if ps is not None:  # the pairs are in key order: the codes are the keys' digits
+        kept_keys = kt if not (n_missing and policy == "skip") else kt[~missing_mask]
+        uc, ic = np.divmod(kept_keys, n_items_all)
+    else:
+        uc = _take(u_codes[0], keep_rows)
+        ic = _take(i_codes[0], keep_rows)
     users_left_out = 0
     if ps is None and keep_rows is None:
         user_ids, item_ids = uvocab, ivocab  # the vocabularies come from exactly these rows
@@ -713,7 +752,7 @@ def load_ratings(
 
 
 def _take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-    return values if rows is None else values[rows]
+    return values if rows is None else values.take(rows)
 
 
 def _compact(codes: np.ndarray, vocab: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray]:
