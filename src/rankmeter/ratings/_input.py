@@ -407,7 +407,7 @@ def _code_ids(arrays: Sequence[pa.Array]) -> tuple[list[np.ndarray], pa.Array]:
             order = np.argsort(text, kind="stable")
             table = np.zeros(hi + 1, dtype=np.int64)
             table[values[order]] = np.arange(len(values), dtype=np.int64)
-            return [table.take(x) for x in nps], pa.array(text[order].tolist(), type=pa.string())
+            return [table[x] for x in nps], pa.array(text[order].tolist(), type=pa.string())
     encoded = []
     dicts = []
     for a in arrays:
@@ -433,9 +433,12 @@ def _null_row(arr: pa.Array) -> int | None:
 
 
 def _sorted_key_dups(keys: np.ndarray) -> bool:
+    """Whether some key repeats: a check of order first (files grouped by user and item), else a sort."""
     if len(keys) < 2:
         return False
-    s = np.sort(keys.astype(np.uint32) if len(keys) and int(keys.max()) < 2**32 else keys)
+    if bool(np.all(keys[1:] > keys[:-1])):
+        return False
+    s = np.sort(keys.astype(np.uint32) if int(keys.max()) < 2**32 else keys)
     return bool(np.any(s[1:] == s[:-1]))
 
 

@@ -24,12 +24,16 @@ _RECSYS_PRED = (2.3, 0.9, 4.9, 0.9, 1.5)
 _UNBAL = dict(true=(4.0, 2.0, 5.0), pred=(3.0, 2.0, 1.0), users=("u1", "u1", "u2"), items=("a", "b", "a"))
 
 
+def _err(b: RatingsBatch) -> np.ndarray:
+    return b.row("err", lambda: np.subtract(b.pred, b.true))
+
+
 def _abs_err(b: RatingsBatch) -> np.ndarray:
-    return b.row("abs_err", lambda: np.abs(b.pred - b.true))
+    return b.row("abs_err", lambda: np.abs(_err(b)))
 
 
 def _sq_err(b: RatingsBatch) -> np.ndarray:
-    return b.row("sq_err", lambda: np.square(b.pred - b.true))
+    return b.row("sq_err", lambda: np.square(_err(b)))
 
 
 def mae_kernel(b: RatingsBatch, per: str = "pair") -> np.ndarray:
