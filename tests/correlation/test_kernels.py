@@ -159,3 +159,17 @@ def test_undefined_is_nan() -> None:
     assert math.isnan(F.kendall_tau([1], [2]))
     assert F.kendall_distance([1], [2]) == 0.0
     assert F.kendall_tau([1, 1, 1], [1, 2, 3], variant="a") == 0.0
+
+
+@settings(max_examples=100)
+@given(a=st.lists(st.integers(0, 5), min_size=1, max_size=30), big=st.booleans())
+def test_order_by(a, big) -> None:
+    """Packed single sort and the lexicographic fallback (keys too wide to pack) agree with lexsort."""
+    n = len(a)
+    rng = np.random.default_rng(len(a))
+    first = np.asarray(a, dtype=np.int64)
+    second = rng.integers(0, 3, n)
+    size2 = 2**40 if big else 3
+    got = RS.order_by((first, 6), (second, size2))
+    want = np.lexsort((second, first))
+    assert got.tolist() == want.tolist()

@@ -44,12 +44,50 @@ def _seg_ids(offsets: np.ndarray) -> np.ndarray:
     return S.row_segments(offsets)
 
 
-def sort_within(offsets: np.ndarray, values: np.ndarray, *, stable: bool = False) -> np.ndarray:
+def order_by(*keys: tuple[np.ndarray, int]) -> np.ndarray:
+    """Row order sorting by several integer keys (most significant first), each ``(codes, size)``
+    with codes in [0, size); equal rows keep their order.
+
+    One ``np.sort`` of the keys packed with the row number into int64 when they fit in
+    63 bits (far faster than ``np.lexsort``), else a lexicographic sort.
+    """
+    n = len(keys[0][0])
+    row_bits = max(1, int(max(n - 1, 1)).bit_length())
+    bits = sum(max(1, int(max(size - 1, 1)).bit_length()) for _, size in keys)
+    if bits + row_bits <= 63:
+        packed = np.zeros(n, dtype=np.int64)
+        for codes, size in keys:
+            packed *= max(size, 1)
+            packed += codes
+        packed <<= row_bits
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort()
+        return packed & ((1 << row_bits) - 1)  # type: ignore[no-any-return]
+    return np.lexsort(tuple(codes for codes, _ in reversed(keys)))
+
+
+def codes_of(values: np.ndarray, few: bool = True) -> tuple[np.ndarray, int]:
+    """Dense codes of ``values`` (equal values, equal codes; order kept) and how many there are.
+
+    ``few=False`` skips the search in a short list of distinct values (tests force the sort).
+    """
+    lv = levels(values) if few else None
+    if lv is not None:
+        return lv[1], len(lv[0])
+    order = np.argsort(values)
+    new = _flags_new(values[order])
+    dense = np.empty(len(values), dtype=np.int64)
+    dense[order] = np.cumsum(new, dtype=np.int64) - 1
+    return dense, int(new.sum()) if len(values) else 0
+
+
+def sort_within(offsets: np.ndarray, values: np.ndarray, *, stable: bool = False, few: bool = True) -> np.ndarray:
     """Row order sorting each segment's rows by value, ascending (segments stay in place)."""
     n = int(offsets[-1])
     if len(offsets) <= 2 or n == 0:
         return np.argsort(values, kind="stable" if stable else "quicksort")
-    return np.lexsort((values, _seg_ids(offsets)))
+    codes, m = codes_of(values, few)
+    return order_by((_seg_ids(offsets), len(offsets) - 1), (codes, m))
 
 
 def _run_starts(flags_new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,7 +126,7 @@ def levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _table_ok(n_seg: int, cells: int, n: int) -> bool:
-    return n_seg * cells <= max(4 * n, 1 << 20)
+    return n_seg * cells <= max(n, 1 << 20)
 
 
 def average_ranks(offsets: np.ndarray, values: np.ndarray, method: str = "auto") -> np.ndarray:
@@ -116,7 +154,7 @@ def average_ranks(offsets: np.ndarray, values: np.ndarray, method: str = "auto")
         before = np.cumsum(counts, axis=1) - counts
         avg = before + (counts + 1) / 2.0
         return avg.ravel()[cell]
-    order = sort_within(offsets, values)
+    order = sort_within(offsets, values, few=method != "sort")
     sv = values[order]
     seg = _seg_ids(offsets)[order] if len(offsets) > 2 else None
     new = np.empty(n, dtype=bool)
@@ -133,27 +171,6 @@ def average_ranks(offsets: np.ndarray, values: np.ndarray, method: str = "auto")
     avg = (first + last) / 2.0
     out[order] = avg[gid]
     return out
-
-
-def _dense_sorted(offsets: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Order by (segment, value) and the dense rank of each row over (segment, value) pairs.
-
-    Dense ranks count distinct (segment, value) pairs from 0, so they increase with
-    the segment: ranks of different segments never tie.
-    """
-    n = len(values)
-    order = sort_within(offsets, values)
-    sv = values[order]
-    new = np.empty(n, dtype=bool)
-    if n:
-        new[0] = True
-        np.not_equal(sv[1:], sv[:-1], out=new[1:])
-        if len(offsets) > 2:
-            seg = _seg_ids(offsets)[order]
-            new[1:] |= seg[1:] != seg[:-1]
-    dense = np.empty(n, dtype=np.int64)
-    dense[order] = np.cumsum(new, dtype=np.int64) - 1
-    return order, dense
 
 
 def count_inversions(w: np.ndarray, offsets: np.ndarray | None = None) -> np.ndarray:
@@ -391,31 +408,38 @@ def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: st
                              x_ties=arr(xt), y_ties=arr(yt), joint_ties=arr(jt), x_distinct=arr(xd),
                              y_distinct=arr(yd))
     seg = _seg_ids(offsets)
-    # dense ranks of y within segments
-    order_y = np.lexsort((y, seg))
-    new_y = _flags_new(y[order_y], seg[order_y])
-    dense = np.cumsum(new_y, dtype=np.int64) - 1
-    base = np.zeros(n_seg, dtype=np.int64)
-    nonempty = lengths > 0
-    base[nonempty] = dense[offsets[:-1][nonempty]]  # rows of order_y keep the segment offsets
-    dense -= np.repeat(base, lengths)
-    dense_y = np.empty(n, dtype=np.int64)
-    dense_y[order_y] = dense
-    order = np.lexsort((dense_y, x, seg))
-    xs = x[order]
-    w = dense_y[order]
-    new_x = _flags_new(xs, seg[order])
-    new_xy = new_x.copy()
+    few = method != "sort"
+    cx, mx = (lx[1], len(lx[0])) if lx is not None else codes_of(x, few)
+    cy, my = (ly[1], len(ly[0])) if ly is not None else codes_of(y, few)
+    swap = mx < my  # count inversions on the side with fewer codes (fewer radix levels)
+    ca, ma, cb, mb = (cy, my, cx, mx) if swap else (cx, mx, cy, my)
+    order = order_by((seg, n_seg), (ca, ma), (cb, mb))  # rows keep the segment layout
+    sa = ca[order]
+    w = cb[order]
+    new_a = _flags_new(sa, seg)
+    new_ab = new_a.copy()
     if n:
-        new_xy[1:] |= w[1:] != w[:-1]
-    # rows in `order` and in `order_y` keep the segment layout, so `seg` labels both
+        new_ab[1:] |= w[1:] != w[:-1]
+    order_b = order_by((seg, n_seg), (cb, mb)) if (method == "sort" or not _table_ok(n_seg, mb, n)) else None
+    if order_b is None:
+        cnt = np.bincount(seg * mb + cb, minlength=n_seg * mb).reshape(n_seg, mb).astype(np.int64)
+        b_ties = (cnt * (cnt - 1) // 2).sum(axis=1)
+        b_distinct = (cnt > 0).sum(axis=1).astype(np.int64)
+    else:
+        new_b = _flags_new(cb[order_b], seg)
+        b_ties = _tie_pairs(new_b, seg, n_seg)
+        b_distinct = np.bincount(seg[new_b], minlength=n_seg).astype(np.int64)
+    a_ties = _tie_pairs(new_a, seg, n_seg)
+    a_distinct = np.bincount(seg[new_a], minlength=n_seg).astype(np.int64)
+    if swap:
+        x_ties, y_ties, x_distinct, y_distinct = b_ties, a_ties, b_distinct, a_distinct
+    else:
+        x_ties, y_ties, x_distinct, y_distinct = a_ties, b_ties, a_distinct, b_distinct
     pairs = lengths * (lengths - 1) // 2
     return KendallCounts(
         n=lengths.astype(np.int64), pairs=pairs.astype(np.int64), discordant=count_inversions(w, offsets),
-        x_ties=_tie_pairs(new_x, seg, n_seg), y_ties=_tie_pairs(new_y, seg, n_seg),
-        joint_ties=_tie_pairs(new_xy, seg, n_seg),
-        x_distinct=np.bincount(seg[new_x], minlength=n_seg).astype(np.int64),
-        y_distinct=np.bincount(seg[new_y], minlength=n_seg).astype(np.int64),
+        x_ties=x_ties, y_ties=y_ties, joint_ties=_tie_pairs(new_ab, seg, n_seg), x_distinct=x_distinct,
+        y_distinct=y_distinct,
     )
 
 

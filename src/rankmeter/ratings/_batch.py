@@ -107,14 +107,17 @@ class RatingsBatch:
         key = "segments"
         if key not in self._cache:
             n = len(self.true)
+            from ..metrics._rankstats import order_by
+
             if self.by == "all":
-                order = None if _sorted_pairs(self.user, self.item, self.n_items) else np.lexsort(
-                    (self.item, self.user))
+                order = None if _sorted_pairs(self.user, self.item, self.n_items) else order_by(
+                    (self.user, self.n_users), (self.item, self.n_items))
                 offsets = np.array([0, n], dtype=np.int64)
             else:
                 other = self.item if self.by == "user" else self.user
                 n_other = self.n_items if self.by == "user" else self.n_users
-                order = None if _sorted_pairs(self.gid, other, n_other) else np.lexsort((other, self.gid))
+                order = None if _sorted_pairs(self.gid, other, n_other) else order_by(
+                    (self.gid, self.n_groups), (other, n_other))
                 offsets = np.concatenate(([0], np.cumsum(self.lengths))).astype(np.int64)
             if order is None:
                 self._cache[key] = (offsets, self.true, self.pred)
