@@ -197,8 +197,12 @@ def main() -> None:
     args = ap.parse_args()
     n_kendall = 100_000 if args.quick else 1_000_000
     n_ratings = 1_000_000 if args.quick else 10_000_000
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"python {platform.python_version()}, numpy {np.__version__}")
+    import scipy
+
+    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {mem_gb:.0f} GB; python "
+          f"{platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}; "
+          f"load average at start {os.getloadavg()[0]:.2f}")
     print(f"\nKendall tau-b, {n_kendall:,} pairs (best of 5; equal to scipy within 1e-12)")
     print(f"{'data':36s} {'rankmeter':>10s} {'scipy':>10s} {'ratio':>7s}")
     for rec in bench_kendall(n_kendall):
@@ -211,6 +215,7 @@ def main() -> None:
     for rec in recs:
         print(f"{rec['job']:36s} {rec['wall_s']:7.2f}s {rec['seconds']:10.2f}s {rec['maxrss_mb']:8.0f}MB "
               f"{rec['wall_s'] / base:7.2f}")
+    print(f"load average at the end {os.getloadavg()[0]:.2f} (other processes share the 2 cores)")
 
 
 if __name__ == "__main__":

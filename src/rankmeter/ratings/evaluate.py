@@ -28,7 +28,7 @@ from .._errors import MetricNameError, ParameterError
 from ..metrics.registry import Metric, parse_metric
 from ..result import Result
 from ._cost import CostMatrix
-from ._input import LoadedRatings, RatingsCoverage, load_ratings
+from ._input import LoadedRatings, load_ratings
 from ._scale import Scale
 
 if TYPE_CHECKING:
@@ -244,7 +244,3 @@ def roc_curves(truth: Any, predictions: Any = None, *, rel: float = 1.0, per: st
     seg, thr, fpr, tpr = RS.roc_points(off, t >= rel, p)
     names = np.asarray(loaded.user_ids.to_pylist(), dtype=object) if per == "user" else np.array(["all"], dtype=object)
     return pd.DataFrame({"user": names[seg], "threshold": thr, "fpr": fpr, "tpr": tpr})
-
-
-def _coverage_type() -> type:
-    return RatingsCoverage
