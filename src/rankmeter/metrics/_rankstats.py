@@ -347,13 +347,20 @@ def _kendall_one(a: np.ndarray, wb: np.ndarray, mb: int) -> tuple[int, int, int,
         key = (np.cumsum(new_a, dtype=np.int64) - 1) * mb + w
         key.sort()
         w = key % mb
-    new_ab = new_a.copy()
-    if n:
-        new_ab[1:] |= w[1:] != w[:-1]
-    counts_b = np.bincount(wb, minlength=mb)
     dis = int(count_inversions(w)[0])
-    return (dis, int(_tie_pairs(new_a, None, 1)[0]), int((counts_b * (counts_b - 1) // 2).sum()),
-            int(_tie_pairs(new_ab, None, 1)[0]), int(new_a.sum()), int((counts_b > 0).sum()))
+    a_distinct = int(np.count_nonzero(new_a))
+    if a_distinct == n:  # no ties in a, hence no joint ties
+        a_ties = joint = 0
+    else:
+        new_ab = new_a.copy()
+        new_ab[1:] |= w[1:] != w[:-1]
+        a_ties, joint = int(_tie_pairs(new_a, None, 1)[0]), int(_tie_pairs(new_ab, None, 1)[0])
+    if mb == n:  # codes all distinct
+        b_ties, b_distinct = 0, n
+    else:
+        counts_b = np.bincount(wb, minlength=mb)
+        b_ties, b_distinct = int((counts_b * (counts_b - 1) // 2).sum()), int(np.count_nonzero(counts_b))
+    return dis, a_ties, b_ties, joint, a_distinct, b_distinct
 
 
 def _dense(values: np.ndarray, lv: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, int]:
