@@ -256,9 +256,31 @@ def measure(tool: str, run_path: Path, qrels_path: Path, timeout: int) -> dict:
 # --------------------------------------------------------------------------------
 # report
 # --------------------------------------------------------------------------------
+FIELDS = ["size", "tool", "status", "wall_s", "cpu_s", "peak_mb", "rows_per_s", "load_s", "eval_s", "startup_s",
+          "eval_warm_s", "note"]
+
+
+def read_previous() -> list[dict]:
+    """Rows of an earlier run (scale.csv), so that a partial run (--sizes/--tools) updates them."""
+    path = HERE / "scale.csv"
+    if not path.exists():
+        return []
+    out = []
+    with open(path, newline="") as fh:
+        for r in csv.DictReader(fh):
+            row: dict = {k: v for k, v in r.items() if v not in ("", None)}
+            for k in ("size", "peak_mb", "rows_per_s"):
+                if k in row:
+                    row[k] = int(float(row[k]))
+            for k in ("wall_s", "cpu_s", "load_s", "eval_s", "startup_s", "eval_warm_s"):
+                if k in row:
+                    row[k] = float(row[k])
+            out.append(row)
+    return out
+
+
 def write_outputs(rows: list[dict]) -> None:
-    fields = ["size", "tool", "status", "wall_s", "cpu_s", "peak_mb", "rows_per_s", "load_s", "eval_s", "startup_s",
-              "eval_warm_s"]
+    fields = FIELDS
     with open(HERE / "scale.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
@@ -332,8 +354,14 @@ def main() -> None:
         raise SystemExit(f"not enough disk space under {HERE}: need about {need / 2**30:.1f} GB, {free / 2**30:.1f} free")
     started = time.strftime("%Y-%m-%d %H:%M")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    previous = read_previous()
     rows: list[dict] = []
     csv_old = HERE / "scale.csv"
+
+    def merged() -> list[dict]:
+        done = {(r["size"], r["tool"]) for r in rows}
+        keep = [r for r in previous if (r["size"], r["tool"]) not in done]
+        return sorted(keep + rows, key=lambda r: (r["size"], TOOLS.index(r["tool"]) if r["tool"] in TOOLS else 99))
     for n in sizes:
         t = time.perf_counter()
         run_path, qrels_path = generate(n)
@@ -363,8 +391,8 @@ def main() -> None:
                 for r in rows:
                     if r["size"] == n and r["tool"] == tool:
                         r["note"] = f"means within {diff:.0e} of rankmeter's"
-        write_outputs(rows)
-    (HERE / "RESULTS-scale.md").write_text(markdown(rows, started, load))
+        write_outputs(merged())
+    (HERE / "RESULTS-scale.md").write_text(markdown(merged(), started, load))
     print(f"wrote {csv_old}, {HERE / 'scale.png'}, {HERE / 'RESULTS-scale.md'}")
 
 

@@ -45,7 +45,7 @@ __all__ = ["register", "evaluate", "FUNCTIONS"]
 # SQL name -> registry metric (the names of seed 000 and Hivemall's later spellings)
 FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
-_ID_TYPES = ("VARCHAR[]", "BIGINT[]")
+_INT_TYPES = {"BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UINTEGER", "USMALLINT", "UTINYINT"}
 
 
 def _duckdb() -> Any:
@@ -207,6 +207,7 @@ def evaluate(
     score: str | None = None,
     grade: str | None = None,
     chunk_rows: int = 1_000_000,
+    grouped: bool | None = None,
     duplicates: str = "error",
     workers: int | None = None,
     progress: bool | None = False,
@@ -218,6 +219,11 @@ def evaluate(
     detected (``query``/``user_id``..., ``item``/``doc``..., ``score``, ``grade``/
     ``rel``...) or named with ``query=``, ``item=``, ``score=``, ``grade=``. The result
     equals ``rankmeter.evaluate``'s on the same rows (same tie rule, same coverage).
+
+    ``grouped``: None (default) reads the run in scan order (DuckDB keeps insertion
+    order) and, if a query turns up again after another one began, drops the partial
+    work and reads it again with ``ORDER BY`` query; True trusts scan order (an error if
+    it is not grouped); False always sorts.
 
     >>> import duckdb
     >>> con = duckdb.connect()
@@ -248,16 +254,50 @@ def evaluate(
     if not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise ParameterError(f"The 'chunk_rows' parameter of rankmeter.duckdb.evaluate must be an int >= 1. "
                              f"Got {chunk_rows!r} instead.")
-    sql = (f"SELECT CAST({_quote(rc['query'])} AS VARCHAR) AS query, CAST({_quote(rc['item'])} AS VARCHAR) AS item, "
-           f"CAST({_quote(rc['score'])} AS DOUBLE) AS score FROM __rm_run ORDER BY 1")
+    types = dict(zip(run_rel.columns, [str(t) for t in run_rel.types]))
+
+    def ident(role: str) -> str:  # integer ids stay integers (the engine matches their decimal text)
+        name = _quote(rc[role])
+        return name if types[rc[role]] in _INT_TYPES else f"CAST({name} AS VARCHAR)"
+
+    sql = (f"SELECT {ident('query')} AS query, {ident('item')} AS item, "
+           f"CAST({_quote(rc['score'])} AS DOUBLE) AS score FROM __rm_run")
+    rows = min(chunk_rows, 1 << 20)
+
+    def reader(order_by: bool) -> Any:
+        try:
+            rel = run_rel.query("__rm_run", sql + (" ORDER BY 1" if order_by else ""))
+            return rel.to_arrow_reader(rows) if hasattr(rel, "to_arrow_reader") else rel.fetch_record_batch(rows)
+        except duckdb.Error as exc:
+            raise InputError(f"cannot read the run from DuckDB: {str(exc).splitlines()[0]}", source="run") from None
+
     try:
         total = run_rel.query("__rm_run", "SELECT count(*) FROM __rm_run").fetchall()[0][0]
-        ordered = run_rel.query("__rm_run", sql)
-        rows = min(chunk_rows, 1 << 20)
-        reader = ordered.to_arrow_reader(rows) if hasattr(ordered, "to_arrow_reader") else \
-            ordered.fetch_record_batch(rows)
     except duckdb.Error as exc:
         raise InputError(f"cannot read the run from DuckDB: {str(exc).splitlines()[0]}", source="run") from None
-    return evaluate_batches(q, reader, metrics, queries=queries, context=context, chunk_rows=chunk_rows,
-                            grouped=True, duplicates=duplicates, total_rows=int(total), progress=progress,
-                            workers=workers, source="<duckdb run>")
+    opened: list[Any] = []
+
+    def open_reader(order_by: bool) -> Any:
+        for r in opened:  # one open result per connection: close the scan before sorting
+            _close(r)
+        opened.append(reader(order_by))
+        return opened[-1]
+
+    try:
+        if grouped is None:  # scan order first (a table or file written grouped needs no sort); sort if not
+            first, again = open_reader(False), (lambda: open_reader(True))
+        else:
+            first, again = open_reader(grouped is False), None
+        return evaluate_batches(q, first, metrics, queries=queries, context=context, chunk_rows=chunk_rows,
+                                grouped=True if again is None else None, regroup=again, duplicates=duplicates,
+                                total_rows=int(total), progress=progress, workers=workers, source="<duckdb run>")
+    finally:
+        for r in opened:
+            _close(r)
+
+
+def _close(reader: Any) -> None:
+    try:
+        reader.close()
+    except Exception:  # noqa: BLE001  (already exhausted or closed)
+        pass

@@ -274,11 +274,18 @@ class _BatchSource(_Source):
     restartable = False
 
     def __init__(self, batches: Iterable[pa.RecordBatch | pa.Table], cols: Mapping[str, str],
-                 total_rows: int | None = None, source: str = "<batches>") -> None:
+                 total_rows: int | None = None, source: str = "<batches>",
+                 regroup: Callable[[], Iterable[pa.RecordBatch | pa.Table]] | None = None) -> None:
         self.batches = batches
         self.cols = dict(cols)
         self.total_rows = total_rows
         self.source = source
+        self.regroup = regroup  # the same rows, grouped by query (e.g. the query again with ORDER BY)
+
+    def regrouped(self) -> "_BatchSource | None":
+        if self.regroup is None:
+            return None
+        return _BatchSource(self.regroup(), self.cols, self.total_rows, self.source)
 
     def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
         first = 0
@@ -534,10 +541,11 @@ def evaluate_batches(
     queries: str | Sequence[str] = "judged",
     context: Mapping[str, Any] | None = None,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
-    grouped: bool = True,
+    grouped: bool | None = True,
     order: str = "score",
     duplicates: str = "error",
     total_rows: int | None = None,
+    regroup: Callable[[], Iterable[pa.RecordBatch | pa.Table]] | None = None,
     progress: bool | None = False,
     workers: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
@@ -548,10 +556,12 @@ def evaluate_batches(
     ``columns`` maps ``query``, ``item``, ``score`` (and ``rank``) to the batches'
     column names (default: the same names). With ``grouped=True`` the batches must
     hold each query's rows contiguously (an error says which query broke it);
-    ``grouped=False`` partitions them on disk first.
+    ``grouped=False`` partitions them on disk first. ``grouped=None`` with ``regroup`` (a
+    function returning the same rows grouped by query): when the batches turn out not
+    to be grouped, the partial work is dropped and ``regroup()`` is evaluated instead.
     """
     cols = dict(columns or {"query": "query", "item": "item", "score": "score"})
-    src = _BatchSource(batches, cols, total_rows=total_rows, source=source)
+    src = _BatchSource(batches, cols, total_rows=total_rows, source=source, regroup=regroup)
     return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=chunk_rows, grouped=grouped,
                      order=order, duplicates=duplicates, progress=progress, workers=workers, tmp_dir=tmp_dir)
 
@@ -622,6 +632,12 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
                 acc = _run_chunks(engine, _grouped_chunks(src.blocks(block_rows), chunk_rows), workers, bar, src)
                 return acc.result()
             except _NotGrouped as exc:
+                again = src.regrouped() if (grouped is None and isinstance(src, _BatchSource)) else None
+                if again is not None:
+                    bar.phase("evaluating (regrouped by query)", again.total_rows)
+                    acc = _run_chunks(engine, _grouped_chunks(again.blocks(block_rows), chunk_rows), workers, bar,
+                                      again)
+                    return acc.result()
                 if grouped is True or not src.restartable:
                     raise InputError(
                         f"the run is not grouped by query: query {exc.query!r} appears again after other queries "

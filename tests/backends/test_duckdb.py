@@ -147,3 +147,16 @@ def test_register_is_idempotent_and_needs_duckdb(con) -> None:  # type: ignore[n
     rdb.register(con)
     assert con.sql("SELECT mrr([3, 1], [1], 2)").fetchall() == [(0.5,)]
     assert isinstance(pa.array([1]), pa.Array)
+
+
+def test_evaluate_reads_scan_order_first_and_sorts_only_when_needed(con) -> None:  # type: ignore[no-untyped-def]
+    qrels, run = random_data(14)
+    want = rankmeter.evaluate(qrels, run, METRICS)
+    con.register("grouped_run", grouped(run, 3))
+    con.register("shuffled_run", run)  # not grouped: read again with ORDER BY
+    for table in ("grouped_run", "shuffled_run"):
+        for g in (None, False):
+            assert_same(rdb.evaluate(con, table, qrels, METRICS, grouped=g, chunk_rows=6), want)
+    assert_same(rdb.evaluate(con, "grouped_run", qrels, METRICS, grouped=True, chunk_rows=6), want)
+    with pytest.raises(InputError, match="not grouped by query"):
+        rdb.evaluate(con, "shuffled_run", qrels, METRICS, grouped=True, chunk_rows=6)

@@ -236,3 +236,14 @@ def test_integer_ids_stay_numbers_and_match_their_decimal_text(tmp_path: Path, s
     qb = {"1": {str(10**18 + 1): 1}}
     assert_same(evaluate_stream(qb, write_parquet(big, tmp_path / "b.parquet"), METRICS),
                 rankmeter.evaluate(qb, big, METRICS))
+
+
+def test_progress_bar_goes_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, run = random_data(13)
+    path = write_parquet(grouped(run), tmp_path / "r.parquet")
+    want = rankmeter.evaluate(qrels, run, ["ndcg@5"])
+    got = evaluate_stream(qrels, path, ["ndcg@5"], chunk_rows=20, progress=True)
+    assert_same(got, want)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "evaluating" in captured.err and "rows" in captured.err
