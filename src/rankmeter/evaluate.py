@@ -112,15 +112,23 @@ def align(
         examples=examples,
     )
 
-    # ranked rows of the selected queries (run rows are grouped by query, in rank order)
-    run_rowq = np.repeat(qmap_r, run.lengths())
-    keep_rows = selected[run_rowq]
-    all_rows = bool(keep_rows.all())
-    rq = run_rowq if all_rows else run_rowq[keep_rows]
-    ritems = run.items if all_rows else run.items[keep_rows]
+    # ranked rows of the selected queries, query blocks in the order of the joint vocabulary
+    # (a run's query codes follow its input order; rows within a block stay in rank order)
+    rlen = run.lengths()
+    order_q = np.argsort(qmap_r, kind="stable")
+    order_q = order_q[selected[qmap_r[order_q]]]
+    lens = rlen[order_q]
+    if len(order_q) == run.n_queries and bool((order_q == np.arange(run.n_queries)).all()):
+        gather = None
+    else:
+        starts = run.offsets[:-1][order_q]
+        new_starts = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
+        gather = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(starts - new_starts, lens)
+    rq = np.repeat(qmap_r[order_q], lens)
+    ritems = run.items if gather is None else run.items[gather]
     if imap_r is not None:
         ritems = imap_r[ritems]
-    rscore = run.scores if all_rows else run.scores[keep_rows]
+    rscore = run.scores if gather is None else run.scores[gather]
     sel_codes = np.flatnonzero(selected)
     offsets = np.concatenate(([0], np.cumsum(run_len[sel_codes]))).astype(np.int64)
 

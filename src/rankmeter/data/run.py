@@ -30,6 +30,9 @@ Order = Literal["score", "rank", "given"]
 class Run(Grouped):
     """A ranking per query. Rows of query ``q`` are ``offsets[q]:offsets[q+1]``, best first.
 
+    Query and item codes follow the order of first appearance in the input (no
+    vocabulary is sorted: that is what keeps reading large runs fast).
+
     ``scores`` holds the system's scores in that order; for an explicit order
     without scores it is minus the position (1-based), so higher is still better.
     """
@@ -79,8 +82,10 @@ class Run(Grouped):
             if len(scores) != n:
                 raise ValueError(f"score column has {len(scores)} values for {n} rows")
             _check_finite(scores, "score")
-        qcodes, qvocab = encode(qarr)
-        icodes, ivocab = encode_unsorted(iarr)  # item codes carry no order; ties compare the ids
+        # codes in order of first appearance: a file grouped by query needs no sort by query,
+        # and item codes carry no order (ties compare the ids themselves)
+        qcodes, qvocab = encode_unsorted(qarr)
+        icodes, ivocab = encode_unsorted(iarr)
         keys = qcodes * max(len(ivocab), 1) + icodes
         dups = _duplicates(keys)
         dropped = 0
@@ -168,8 +173,11 @@ def _positions(offsets: np.ndarray) -> np.ndarray:
 
 
 def _duplicates(keys: np.ndarray) -> np.ndarray:
-    """Rows repeating an earlier (query, item) key; a hash count first, a sort only if needed."""
-    if len(keys) < 2 or pc.count_distinct(ints(keys)).as_py() == len(keys):
+    """Rows repeating an earlier (query, item) key: one sort to look, a second only to locate."""
+    if len(keys) < 2:
+        return np.zeros(0, dtype=np.int64)
+    sk = np.sort(keys)
+    if not bool((sk[1:] == sk[:-1]).any()):
         return np.zeros(0, dtype=np.int64)
     return duplicate_rows(keys)
 
