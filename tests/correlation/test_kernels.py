@@ -173,3 +173,23 @@ def test_order_by(a, big) -> None:
     got = RS.order_by((first, 6), (second, size2))
     want = np.lexsort((second, first))
     assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("method", ["auto", "table", "sort"])
+@pytest.mark.parametrize("offsets", [[0], [0, 0], [0, 0, 0]])
+def test_no_rows_and_no_segments(method, offsets) -> None:
+    off = np.array(offsets)
+    e = np.zeros(0)
+    n_seg = len(offsets) - 1
+    assert RS.kendall_tau(RS.kendall_counts(off, e, e, method)).shape == (n_seg,)
+    assert RS.spearman_rho(off, e, e, method).shape == (n_seg,)
+    assert RS.roc_auc(off, e.astype(bool), e, method).shape == (n_seg,)
+    assert RS.count_inversions(np.zeros(0, dtype=np.int64), off).shape == (n_seg,)
+
+
+def test_a_run_without_queries_for_ranking_correlations() -> None:
+    import rankmeter
+
+    r = rankmeter.evaluate({"q": {"a": 1}}, {"other": ["a"]}, ["kendall", "spearman", "kendall_distance@3"],
+                           queries="run")
+    assert r.n_queries == 0

@@ -393,6 +393,9 @@ def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: st
     lengths = np.diff(offsets)
     n = len(x)
     multi = n_seg > 1
+    if n_seg == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return KendallCounts(empty, empty, empty, empty, empty, empty, empty, empty)
     if method == "sort":
         lx = ly = None
         if not multi and len(np.unique(x)) < len(np.unique(y)):
