@@ -7,6 +7,8 @@ workers count):
 - ``rankmeter``        in-process ``read_qrels`` + ``read_run`` + ``evaluate``
 - ``stream``           ``rankmeter.stream.evaluate_stream`` on the Parquet file
 - ``duckdb``           ``rankmeter.duckdb.evaluate`` on ``read_parquet(...)``
+- ``spark_files``      ``rankmeter.spark.evaluate_parquet`` in Spark local mode: Spark schedules tasks, each
+                       reads row groups of the Parquet file with pyarrow (no rows through the JVM)
 - ``spark``            ``rankmeter.spark.evaluate(grouped=True)`` in Spark local mode (local[2]): the
                        file is grouped by user, so no shuffle
 - ``spark_shuffle``    the same with the default ``grouped=False``: hash-partition by query (a shuffle)
@@ -35,6 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
@@ -43,7 +46,7 @@ METRICS = {
     "pytrec_eval": ["ndcg_cut_10", "map", "P_10", "recip_rank"],
     "ranx": ["ndcg@10", "map", "precision@10", "mrr"],
 }
-TOOLS = ["rankmeter", "stream", "duckdb", "spark", "spark_shuffle", "pytrec_eval", "ranx"]
+TOOLS = ["rankmeter", "stream", "duckdb", "spark_files", "spark", "spark_shuffle", "pytrec_eval", "ranx"]
 # largest size each tool is run at (the others would exceed memory or the time budget)
 LIMITS = {"rankmeter": 10_000_000, "pytrec_eval": 10_000_000, "ranx": 10_000_000, "spark_shuffle": 10_000_000}
 TIMEOUT = 1800
@@ -134,7 +137,7 @@ def worker(tool: str, run_path: str, qrels_path: str) -> dict:
         res = rdb.evaluate(con, f"SELECT * FROM read_parquet('{run_path}')",
                            f"SELECT * FROM read_parquet('{qrels_path}')", METRICS["rankmeter"])
         out["mean"] = res.mean
-    elif tool in ("spark", "spark_shuffle"):
+    elif tool in ("spark", "spark_shuffle", "spark_files"):
         os.environ["PYSPARK_PYTHON"] = sys.executable
         from pyspark.sql import SparkSession
 
@@ -147,19 +150,21 @@ def worker(tool: str, run_path: str, qrels_path: str) -> dict:
         spark.sparkContext.setLogLevel("ERROR")
         t1 = time.perf_counter()
         run_df, qrels_df = spark.read.parquet(run_path), spark.read.parquet(qrels_path)
-        if tool == "spark":
-            res = rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], grouped=True)
-        else:
-            res = rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], partitions=8)
+
+        def once() -> Any:
+            if tool == "spark_files":
+                return rsp.evaluate_parquet(spark, run_path, qrels_df, METRICS["rankmeter"])
+            if tool == "spark":
+                return rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], grouped=True)
+            return rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], partitions=8)
+
+        res = once()
         out["startup_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
         out["mean"] = res.mean
         out["notes"] = list(res.notes)
         # the same evaluation again in the running session (a warm JVM, as on a long-lived cluster)
         t2 = time.perf_counter()
-        if tool == "spark":
-            rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], grouped=True)
-        else:
-            rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], partitions=8)
+        once()
         out["eval_warm_s"] = time.perf_counter() - t2
         spark.stop()
     elif tool == "pytrec_eval":

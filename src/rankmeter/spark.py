@@ -42,7 +42,7 @@ from .io import as_qrels
 from .io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, pick_columns
 from .result import Result
 
-__all__ = ["evaluate", "register", "FUNCTIONS"]
+__all__ = ["evaluate", "evaluate_parquet", "register", "FUNCTIONS"]
 
 FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
@@ -274,13 +274,7 @@ def evaluate(
     else:
         qrels = as_qrels(qrels_df, duplicates=duplicates)
     engine = Engine(qrels, metrics, queries=queries, context=context, duplicates=duplicates, source="<spark run>")
-    payload = cloudpickle.dumps({"qrels": qrels, "metrics": engine.metrics, "queries": queries,
-                                 "context": context, "duplicates": duplicates})
-    token = uuid.uuid4().hex
-    try:
-        shipped: Any = spark.sparkContext.broadcast(payload)
-    except Exception:  # noqa: BLE001  (Spark Connect: no SparkContext; the payload travels with the function)
-        shipped = payload
+    token, shipped = _ship(spark, engine, qrels, queries, context, duplicates)
     names = [m.text for m in engine.metrics if m.spec.level == "query"]
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -319,6 +313,15 @@ def evaluate(
             except Exception:  # noqa: BLE001
                 pass
 
+    return _assemble(engine, names, got, notes)
+
+
+def _assemble(engine: Any, names: list[str], got: pa.Table, notes: list[str]) -> Result:
+    """The Result from the executors' output rows (values, counts, boundary rows, states)."""
+    from pyspark import cloudpickle
+
+    from ._engine import ChunkOut
+
     kind = got.column("kind").to_numpy(zero_copy_only=False)
 
     def pick(k: int) -> pa.Table:
@@ -346,13 +349,155 @@ def evaluate(
         try:
             acc.add(engine.evaluate_table(left.select(["query", "item", "score"])))
         except RowError as exc:
-            raise InputError(f"{exc.message} (in the run DataFrame)") from None
+            raise InputError(f"{exc.message} (in the run)") from None
     for b in pick(_STATES).column("blob").to_pylist():
         acc._merge(cloudpickle.loads(b))
     result = acc.result()
     if notes:
         result = dataclasses.replace(result, notes=list(result.notes) + notes)
     return result
+
+
+def _ship(spark: Any, engine: Any, qrels: Any, queries: Any, context: Any, duplicates: str) -> tuple[str, Any]:
+    from pyspark import cloudpickle
+
+    payload = cloudpickle.dumps({"qrels": qrels, "metrics": engine.metrics, "queries": queries,
+                                 "context": context, "duplicates": duplicates})
+    try:
+        return uuid.uuid4().hex, spark.sparkContext.broadcast(payload)
+    except Exception:  # noqa: BLE001  (Spark Connect: no SparkContext; the payload travels with the function)
+        return uuid.uuid4().hex, payload
+
+
+# --------------------------------------------------------------------------------
+# Parquet files read by the executors themselves
+# --------------------------------------------------------------------------------
+def _read_tasks(token: str, payload: Any, chunk_rows: int, cols: Mapping[str, str],
+                tasks: Iterator[list[tuple[str, list[int]]]]) -> Iterator[bytes]:
+    """RDD body: read row groups with pyarrow, evaluate them as a grouped partition, send Arrow IPC bytes."""
+    import pyarrow.parquet as pq
+
+    from .stream import _standard
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for task in tasks:
+            for path, groups in task:
+                f = pq.ParquetFile(path, pre_buffer=False)
+                for b in f.iter_batches(batch_size=1 << 17, row_groups=groups,
+                                        columns=list(dict.fromkeys(cols.values())), use_threads=False):
+                    for rb in _standard(pa.Table.from_batches([b]), cols).to_batches():
+                        yield rb
+
+    out = list(_map_partition(token, payload, chunk_rows, True, batches()))
+    sink = pa.BufferOutputStream()
+    if out:
+        with pa.ipc.new_stream(sink, out[0].schema) as w:
+            for b in out:
+                w.write_batch(b)
+    yield sink.getvalue().to_pybytes()
+
+
+def evaluate_parquet(
+    spark: Any,
+    run_path: str | Sequence[str],
+    qrels: Any,
+    metrics: Any,
+    *,
+    queries: str | Sequence[str] = "judged",
+    context: Mapping[str, Any] | None = None,
+    query_col: str | None = None,
+    item_col: str | None = None,
+    score_col: str | None = None,
+    tasks: int | None = None,
+    chunk_rows: int = 500_000,
+    duplicates: str = "error",
+) -> Result:
+    """Evaluate a run stored as Parquet, the executors reading the files with pyarrow.
+
+    For a run written grouped by query (all rows of a query together, as recommender
+    pipelines write their top-k lists): Spark only schedules the work; each task reads
+    consecutive row groups with pyarrow (a path every executor can open: local in local
+    mode, or a shared file system pyarrow knows) and runs the chunk engine on them, with
+    no conversion of rows through the JVM. Queries cut by a task boundary are finished on
+    the driver, and a run that is not grouped is evaluated with :func:`evaluate` on
+    ``spark.read.parquet(run_path)`` (with a shuffle; ``result.notes`` says so).
+    ``qrels``: a Spark DataFrame or anything :func:`rankmeter.evaluate` accepts.
+    ``tasks``: number of Spark tasks (default: about one per 4M rows, at least the
+    default parallelism).
+    """
+    _pyspark()
+    import pyarrow.parquet as pq
+    from pyspark.sql import DataFrame
+
+    from ._engine import Engine
+    from .stream import _run_columns
+
+    paths = [str(run_path)] if isinstance(run_path, (str, bytes)) or not isinstance(run_path, Sequence) \
+        else [str(p) for p in run_path]
+    if not isinstance(chunk_rows, int) or isinstance(chunk_rows, bool) or chunk_rows < 1:
+        raise ParameterError(f"The 'chunk_rows' parameter of rankmeter.spark.evaluate_parquet must be an int >= 1. "
+                             f"Got {chunk_rows!r} instead.")
+    groups: list[tuple[str, int, int]] = []  # (path, row group, rows)
+    cols: dict[str, str] | None = None
+    for path in paths:
+        try:
+            f = pq.ParquetFile(path)
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", source=path) from None
+        c = _run_columns(f.schema_arrow.names, path, "score",
+                         {"query": query_col, "item": item_col, "score": score_col})
+        if cols is not None and c != cols:
+            raise InputError(f"the files of the run have different columns ({cols} and {c})", source=path)
+        cols = c
+        groups += [(path, g, f.metadata.row_group(g).num_rows) for g in range(f.metadata.num_row_groups)]
+    assert cols is not None
+    total = sum(g[2] for g in groups)
+    parallel = spark.sparkContext.defaultParallelism
+    n_tasks = tasks or max(parallel, min(len(groups), -(-total // 4_000_000)))
+    n_tasks = max(1, min(n_tasks, len(groups)))
+    # consecutive row groups of about equal rows per task
+    bounds = np.searchsorted(np.cumsum([g[2] for g in groups]), np.arange(1, n_tasks) * total / n_tasks)
+    task_list: list[list[tuple[str, list[int]]]] = []
+    for part in np.split(np.arange(len(groups)), np.unique(bounds)):
+        if not len(part):
+            continue
+        per_file: dict[str, list[int]] = {}
+        for i in part:
+            per_file.setdefault(groups[i][0], []).append(groups[i][1])
+        task_list.append(list(per_file.items()))
+
+    if isinstance(qrels, DataFrame):
+        from .io import as_qrels as _as_qrels
+        table = _to_arrow(qrels)
+        qc = _pick(table.column_names, {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES},
+                   {"query": query_col, "item": item_col}, "qrels", optional=("grade",))
+        q = _as_qrels(table, query=qc["query"], item=qc["item"], grade=qc.get("grade"), duplicates=duplicates)
+    else:
+        q = as_qrels(qrels, duplicates=duplicates)
+    engine = Engine(q, metrics, queries=queries, context=context, duplicates=duplicates, source=paths[0])
+    names = [m.text for m in engine.metrics if m.spec.level == "query"]
+    token, shipped = _ship(spark, engine, q, queries, context, duplicates)
+    try:
+        rdd = spark.sparkContext.parallelize(task_list, len(task_list))
+        blobs = rdd.mapPartitions(functools.partial(_read_tasks, token, shipped, chunk_rows, cols)).collect()
+    except Exception as exc:  # noqa: BLE001
+        raise _translate(exc) from None
+    finally:
+        if hasattr(shipped, "unpersist"):
+            try:
+                shipped.unpersist()
+            except Exception:  # noqa: BLE001
+                pass
+    got = pa.concat_tables([pa.ipc.open_stream(b).read_all() for b in blobs if b]) if any(blobs) else \
+        _out_schema(len(names)).empty_table()
+    problem = _grouping_problem(got)
+    if problem:
+        result = evaluate(spark.read.parquet(*paths), q, engine.metrics, queries=queries, context=context,
+                          query_col=cols["query"], item_col=cols["item"], score_col=cols["score"],
+                          chunk_rows=chunk_rows, duplicates=duplicates)
+        return dataclasses.replace(result, notes=list(result.notes) + [
+            f"the run is not grouped by query ({problem}): evaluated through a Spark DataFrame with a shuffle"])
+    return _assemble(engine, names, got, [])
 
 
 def _is_int_type(t: Any) -> bool:

@@ -9,7 +9,8 @@ and queries missing from either side:
   bit-identical per-query values and the same coverage;
 - rankmeter.duckdb.evaluate gives bit-identical values;
 - the SQL function rankmeter_metric over DuckDB lists agrees to 1e-12;
-- rankmeter.spark.evaluate (Spark local mode) gives bit-identical values.
+- rankmeter.spark.evaluate (Spark local mode, with a shuffle) and rankmeter.spark.evaluate_parquet
+  (executors reading the Parquet file) give bit-identical values.
 
 Corpus-level metrics (one value for all lists) agree to 1e-12 (their states are merged
 across chunks in another order). Metrics that evaluate other inputs than rankings
@@ -170,12 +171,16 @@ def test_duckdb_sql_function_agrees(spec: MetricSpec, data: dict[str, Any]) -> N
 @pytest.mark.slow
 @pytest.mark.xdist_group("spark")
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")
-def test_spark_agrees_on_the_whole_registry(spark: Any, data: dict[str, Any]) -> None:
+def test_spark_agrees_on_the_whole_registry(spark: Any, data: dict[str, Any], files: dict[str, Path]) -> None:
     import rankmeter.spark as rsp
 
     texts = data["texts"]
     run_df = spark.createDataFrame(data["run"].to_pandas()).repartition(3)
     qrels_df = spark.createDataFrame(data["qrels"].to_pandas())
     got = rsp.evaluate(run_df, qrels_df, texts, context=data["ctx"], partitions=4, chunk_rows=9)
+    _check(_compare(got, data["ref"], texts, exact=True))
+    # the executors reading the grouped Parquet file themselves, cut into 3 tasks
+    got = rsp.evaluate_parquet(spark, str(files["parquet"]), data["qrels"], texts, context=data["ctx"], tasks=3,
+                               chunk_rows=9)
     _check(_compare(got, data["ref"], texts, exact=True))
 

@@ -131,3 +131,32 @@ def test_spark_grouped_input_without_shuffle(spark, tmp_path) -> None:  # type: 
     for m in METRICS:
         np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
     assert got.coverage == want.coverage
+
+
+def test_spark_evaluate_parquet_reads_files_on_the_executors(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pyarrow.parquet as pq
+
+    import rankmeter.spark as rsp
+
+    from ._data import grouped
+
+    qrels, run = random_data(42)
+    want = rankmeter.evaluate(qrels, run, METRICS)
+    g = grouped(run, 5)
+    half = g.num_rows // 2
+    p1, p2 = tmp_path / "part-1.parquet", tmp_path / "part-2.parquet"
+    pq.write_table(g.slice(0, half), p1, row_group_size=9)  # a query may continue in the next file
+    pq.write_table(g.slice(half), p2, row_group_size=9)
+    got = rsp.evaluate_parquet(spark, [str(p1), str(p2)], qrels, METRICS, tasks=5, chunk_rows=4)
+    assert_same(got, want)
+    qdf = spark.createDataFrame(qrels.to_pandas())
+    assert_same(rsp.evaluate_parquet(spark, str(p1), qdf, METRICS),
+                rankmeter.evaluate(qrels, g.slice(0, half), METRICS))
+    # not grouped: evaluated through a DataFrame with a shuffle, and said so
+    p3 = tmp_path / "shuffled.parquet"
+    pq.write_table(run, p3, row_group_size=7)
+    got = rsp.evaluate_parquet(spark, str(p3), qrels, METRICS, tasks=3)
+    assert any("not grouped by query" in n for n in got.notes)
+    assert list(got.queries) == list(want.queries) and got.coverage == want.coverage
+    for m in METRICS:
+        np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
