@@ -13,13 +13,20 @@ from pathlib import Path
 _HERE = Path(__file__).parent
 
 
-def _import_all() -> None:
-    for pkg in sorted(p for p in _HERE.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
-        pkg_name = f"{__package__}.{pkg.name}"
-        importlib.import_module(pkg_name)
-        for mod in pkgutil.iter_modules([str(pkg)]):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"{pkg_name}.{mod.name}")
+def import_family(name: str) -> None:
+    """Import one family package and all its public modules."""
+    pkg = _HERE / name
+    pkg_name = f"{__package__}.{name}"
+    importlib.import_module(pkg_name)
+    for mod in pkgutil.iter_modules([str(pkg)]):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{pkg_name}.{mod.name}")
 
 
-_import_all()
+def family_names() -> list[str]:
+    return sorted(p.name for p in _HERE.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+
+
+def import_all() -> None:
+    for name in family_names():
+        import_family(name)

@@ -213,6 +213,7 @@ def _fmt(v: Any) -> str:
 _REGISTRY: dict[str, MetricSpec] = {}
 _ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}
 _LOADED = False
+_RANKING_LOADED = False
 
 
 def register(spec: MetricSpec) -> MetricSpec:
@@ -233,10 +234,30 @@ def register(spec: MetricSpec) -> MetricSpec:
 
 
 def _load() -> None:
+    """Import every family module (their ``register`` calls fill the registry)."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        from . import _families  # noqa: F401  (imports every family module)
+        from . import _families
+
+        _families.import_all()
+
+
+def _load_ranking() -> None:
+    """Import the ranking family only: enough for the common names, and faster at start-up.
+
+    Any name it does not know triggers the full :func:`_load` before failing.
+    """
+    global _RANKING_LOADED
+    if not _RANKING_LOADED and not _LOADED:
+        _RANKING_LOADED = True
+        from . import _families
+
+        _families.import_family("ranking")
+
+
+def _known(name: str) -> bool:
+    return name in _REGISTRY or name in _ALIASES
 
 
 def all_specs() -> list[MetricSpec]:
@@ -302,7 +323,12 @@ def parse_metric(text: str | Metric) -> Metric:
         return text
     if not isinstance(text, str):
         raise MetricNameError(f"a metric name must be a string, got {type(text).__name__}")
-    _load()
+    _load_ranking()
+    trec = _TREC_FORM.match(text)
+    head = _GRAMMAR.match(text)
+    if not ((trec and trec.group("name").lower() in _TREC) or (head and (_known(head.group("name").lower())
+                                                                        or head.group("name").lower() in _TREC))):
+        _load()
     m = _TREC_FORM.match(text)
     if m and m.group("name").lower() in _TREC:
         base, preset = _TREC[m.group("name").lower()]
