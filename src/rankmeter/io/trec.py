@@ -57,7 +57,7 @@ def _fast_table(data: bytes, names: list[str], types: dict[str, pa.DataType], ke
     try:
         return pacsv.read_csv(
             io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 26),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 21),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
                                              double_quote=False, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(column_types=types, include_columns=keep,
