@@ -337,6 +337,39 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
         out.append(f"| {label(r['size'])} | {r['tool']} | {r.get('wall_s', '')} | {r.get('cpu_s', '')} | {rate} | "
                    f"{r.get('peak_mb', '')} | {' / '.join(parts)} | "
                    f"{r['status'] if r['status'] != 'ok' else r.get('note', '')} |")
+    out += ["", "![scaling curve](scale.png)", "", "## Goals (issue #6)", ""]
+    by = {(r["size"], r["tool"]): r for r in rows if r.get("status") == "ok"}
+    st = by.get((100_000_000, "stream"))
+    if st:
+        ok = st["peak_mb"] < 2048 and st["rows_per_s"] >= 5e6
+        out.append(f"- 100M rows from Parquet, streaming: {st['wall_s']} s end to end "
+                   f"({st['rows_per_s'] / 1e6:.1f}M rows/s, judgments loading included), peak {st['peak_mb']} MB: "
+                   f"{'met' if ok else 'NOT met'} (goal: under 2 GB and at least 5M rows/s).")
+    s10 = by.get((10_000_000, "stream"))
+    for tool in ("spark_files", "spark", "spark_shuffle"):
+        sp = by.get((10_000_000, tool))
+        if s10 and sp and sp.get("eval_warm_s") and s10.get("eval_s"):
+            warm = sp["eval_warm_s"] / s10["eval_s"]
+            cold = sp["wall_s"] / s10["wall_s"]
+            out.append(f"- Spark local at 10M rows, {tool}: evaluation in a running session {sp['eval_warm_s']:.1f} s "
+                       f"= {warm:.1f}x the streaming engine's evaluation ({s10['eval_s']:.1f} s); a fresh process "
+                       f"(JVM start, first query) {sp['wall_s']} s = {cold:.1f}x its wall time: within 3x "
+                       f"{'in a running session' if warm <= 3 else 'NOT met'}"
+                       f"{'' if cold <= 3 else ', not from a cold start'}.")
+    out += ["", "Notes:", "",
+            "- The machine is shared with other developers: timings vary by up to 2-3x between runs; the CPU "
+            "column (user + system of the process tree) is steadier. `--repeat 3` keeps the fastest run.",
+            "- Peak memory of the streaming engine is the chunk buffers (chunk_rows=1M, 2 worker threads) plus "
+            "the judgments and the per-query results, which grow with the number of queries, not with the run.",
+            "- pytrec_eval and ranx are run up to 10M rows: at 100M their in-memory dictionaries (pytrec_eval) "
+            "or DataFrames plus numba structures (ranx) would need tens of GB (4.5 GB for ranx at 10M). The "
+            "in-process rankmeter path is skipped at 100M as well (a whole Run in memory).",
+            "- All tools agree on the means: rankmeter's engines exactly, ranx to 1e-17, pytrec_eval exactly "
+            "for ndcg@10, P@10 and mrr and to 6e-9 (1M) / 8e-8 (10M) for map (not investigated further here).",
+            "- spark_files: Spark schedules tasks that read row groups with pyarrow (`evaluate_parquet`); "
+            "spark: `evaluate(run_df, grouped=True)`, rows go from the JVM to Python as Arrow batches, no "
+            "shuffle; spark_shuffle: `evaluate(run_df)`, hash-partitioned by query. Spark runs two "
+            "evaluations per process; 'again' is the second, with a warm JVM."]
     return "\n".join(out) + "\n"
 
 
@@ -346,6 +379,7 @@ def main() -> None:
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--timeout", type=int, default=TIMEOUT)
     ap.add_argument("--all-limits", action="store_true", help="run every tool at every size")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per tool and size; the fastest is kept")
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "RUN", "QRELS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -378,7 +412,11 @@ def main() -> None:
                              "would exceed the memory or time budget"})
                 print(f"   {tool:12s} skipped", flush=True)
                 continue
-            r = measure(tool, run_path, qrels_path, args.timeout)
+            runs = [measure(tool, run_path, qrels_path, args.timeout) for _ in range(args.repeat)]
+            good = [x for x in runs if x["status"] == "ok"]
+            r = min(good, key=lambda x: x["wall_s"]) if good else runs[-1]
+            if args.repeat > 1:
+                r["note_repeat"] = f"best of {args.repeat}"
             r["size"] = n
             if r["status"] == "ok":
                 r["rows_per_s"] = round(n / r["wall_s"])
@@ -395,7 +433,8 @@ def main() -> None:
                 print(f"   mean difference vs rankmeter, {tool}: {diff:.2e}")
                 for r in rows:
                     if r["size"] == n and r["tool"] == tool:
-                        r["note"] = f"means within {diff:.0e} of rankmeter's"
+                        r["note"] = f"means within {diff:.0e} of rankmeter's" + (
+                            f"; {r['note_repeat']}" if r.get("note_repeat") else "")
         write_outputs(merged())
     (HERE / "RESULTS-scale.md").write_text(markdown(merged(), started, load))
     print(f"wrote {csv_old}, {HERE / 'scale.png'}, {HERE / 'RESULTS-scale.md'}")
