@@ -1,3 +1,3 @@
-from rankmeter.cli import main
+from rankmeter.cli import console_main
 
-main()
+console_main()

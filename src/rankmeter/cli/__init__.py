@@ -1,5 +1,5 @@
 """Command-line interface (``rankmeter ...``)."""
 
-from ._app import main
+from ._app import console_main, main
 
-__all__ = ["main"]
+__all__ = ["console_main", "main"]

@@ -86,3 +86,32 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo(f"rankmeter: internal error: {type(exc).__name__}: {exc} "
                    "(set RANKMETER_DEBUG=1 for the traceback, and please report it)", err=True)
         sys.exit(1)
+
+
+def console_main() -> None:
+    """The ``rankmeter`` executable: :func:`main`, then a hard exit.
+
+    Output is flushed and the process ends without running interpreter
+    finalisation, where native thread pools (Arrow's) have been seen to abort
+    ("terminate called without an active exception") on a loaded machine, turning
+    a clean exit code into a crash. Everything rankmeter writes is closed by then.
+    """
+    import os
+
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+    finally:
+        try:
+            sys.stdout.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+        try:
+            sys.stderr.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+    os._exit(code)
