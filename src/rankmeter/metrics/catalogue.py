@@ -25,7 +25,13 @@ def _params(spec: MetricSpec) -> str:
 
 def _example(spec: MetricSpec, ex: object) -> str:
     if not isinstance(ex, Example):
-        return str(ex)
+        # other example kinds (with a context, on ratings): name, value and note, in a
+        # deterministic form (their inputs may hold sets, whose printed order varies)
+        metric = getattr(ex, "metric", spec.name)
+        value = getattr(ex, "value", None)
+        note = getattr(ex, "note", "")
+        shown = f"{value:.6g}" if isinstance(value, (int, float)) else str(value)
+        return f"`{metric}` = {shown}" + (f" ({note})" if note else "")
     params = ",".join(f"{k}={v}" for k, v in ex.params.items())
     name = spec.name + (f"({params})" if params else "") + (f"@{ex.k}" if ex.k is not None else "")
     judged = ", ".join(f"{d}:{g:g}" for d, g in ex.qrels.items())
