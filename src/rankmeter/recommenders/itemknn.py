@@ -46,17 +46,19 @@ class ItemKNN(MatrixRecommender):
     def _fit_model(self) -> None:
         from scipy import sparse
 
-        x = self.data.matrix.tocsc()
-        norms = np.sqrt(self.data.users_per_item)
-        inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        xn = (x @ sparse.diags(inv)).tocsc()
-        xt = xn.T.tocsr()
+        # similarity = co-occurrence count / sqrt(|U_j| |U_i|), computed in that form (an integer
+        # count over one square root) so that equal cosines are equal floats and ties stay ties
+        x = self.data.matrix.tocsc().astype(np.float64)
+        counts = np.asarray(self.data.users_per_item, dtype=np.float64)
+        xt = x.T.tocsr()
         m = x.shape[1]
         step = max(1, _BLOCK // max(m, 1))
         rows, cols, vals = [], [], []
         for a in range(0, m, step):
             b = min(a + step, m)
-            sim = (xt[a:b] @ xn).toarray()
+            co = (xt[a:b] @ x).toarray()
+            denom = np.sqrt(np.outer(counts[a:b], counts))
+            sim = np.divide(co, denom, out=np.zeros_like(co), where=denom > 0)
             sim[np.arange(b - a), np.arange(a, b)] = -np.inf  # an item is not its own neighbour
             sim[sim <= 0] = -np.inf  # only items that share users
             r, c, s = topk_rows(sim, self.neighbors)
