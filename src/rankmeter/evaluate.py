@@ -105,7 +105,7 @@ def align(
         missing_from_run=sample(selected & ~in_run, "missing_from_run"),
         without_judgments=sample(in_run & ~in_qrels & ~selected, "without_judgments"),
         without_relevant=sample(in_qrels & ~positive & (selected if policy == "given" else True), "without_relevant"),
-        without_relevant_kept=policy in ("run", "qrels") or policy == "given",
+        without_relevant_kept=policy != "judged",
         not_in_run_left_out=sample(in_qrels & ~in_run & ~selected, "not_in_run") if policy == "run" else 0,
         run_rows=len(run),
         run_rows_used=int(run_len[selected].sum()),
@@ -137,7 +137,7 @@ def align(
     n_items = max(len(ivocab), 1)
     qkeys = qrel_rowq * n_items + qitems
     qgrades = qrels.grades
-    if imap_q is not None or not _same(qrels.query_ids, qvocab):
+    if imap_q is not None:  # remapped item codes break the (query, item) order of the qrels rows
         korder = np.argsort(qkeys, kind="stable")
         qkeys, qgrades = qkeys[korder], qgrades[korder]
     rkeys = rq * n_items + ritems
@@ -230,8 +230,8 @@ def evaluate(
     {'ndcg@2': 0.613147, 'P@2': 0.5, 'map': 0.555556}
     """
     parsed = parse_metrics(metrics)
-    q = as_qrels(qrels, duplicates=duplicates) if not isinstance(qrels, Qrels) else qrels
-    r = as_run(run, duplicates=duplicates) if not isinstance(run, Run) else run
+    q = as_qrels(qrels, duplicates=duplicates)
+    r = as_run(run, duplicates=duplicates)
     check_ranking_metrics(parsed)
     batch, qids, coverage = align(q, r, queries, context)
     values, states = compute(batch, parsed)

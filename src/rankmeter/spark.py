@@ -243,9 +243,8 @@ def evaluate(
     """
     _pyspark()
     import pyspark.sql.functions as F
-    from pyspark import cloudpickle
     from pyspark.sql import DataFrame
-    from ._engine import ChunkOut, Engine
+    from ._engine import Engine
 
     if not isinstance(run_df, DataFrame):
         raise InputError(f"run_df must be a Spark DataFrame, got {type(run_df).__name__}", source="run_df")
@@ -600,7 +599,6 @@ def register(spark: Any) -> Any:
     e.g. ``rankmeter_metric('ndcg(gain=exp)@10', rec, truth)``.
     """
     _pyspark()
-    from pyspark.sql.types import DoubleType
 
     try:
         from pyspark.sql.functions import arrow_udf

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,7 +23,7 @@ import rankmeter
 from rankmeter.metrics.registry import MetricSpec, all_specs
 
 from ..strategies import qrels_and_run, ranked_items
-from .harness_ranking import close, kernel_values, metric_text, param_cases
+from .harness_ranking import close, metric_text, param_cases
 
 SPECS = all_specs()
 

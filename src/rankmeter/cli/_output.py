@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import sys
 from typing import Any, Mapping, Sequence
 
@@ -14,12 +13,6 @@ import click
 def note(message: str) -> None:
     """A line on stderr that does not disturb machine-readable stdout."""
     click.echo(f"rankmeter: note: {message}", err=True)
-
-
-def _num(v: float) -> Any:
-    if isinstance(v, float) and math.isfinite(v) and v == int(v) and abs(v) < 2**53:
-        return v
-    return v
 
 
 def write_json(payload: Mapping[str, Any]) -> None:

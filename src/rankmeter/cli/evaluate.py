@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from .._errors import RankmeterError
-
 
 def _metric_help() -> str:
     return (
@@ -44,10 +42,8 @@ def command(qrels: str, run: str, metrics: tuple[str, ...], per_query: bool, fmt
     parsed = parse_metrics(list(metrics))
     q = read_qrels(qrels, duplicates=duplicates)
     if chunk_rows is not None:
-        try:
-            from ..stream import evaluate_stream  # type: ignore[import-not-found]
-        except ImportError:
-            raise RankmeterError("streaming evaluation (--chunk-rows) is not available in this build") from None
+        from ..stream import evaluate_stream
+
         result = evaluate_stream(q, run, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
                                  duplicates=duplicates)
     else:

@@ -1,9 +1,10 @@
-"""Integer coding of string ids: exact, order-preserving, no hashing of values into numbers.
+"""Integer coding of string ids: exact, never hashing values into numbers.
 
-Ids are kept as text. A vocabulary is a sorted ``pyarrow`` string array; a code is
-the position of an id in it. Because the vocabulary is sorted by the bytes of the
-UTF-8 text, comparing codes compares ids the way ``strcmp`` does, which is what
-trec_eval's tie rule (item id descending) needs.
+Ids are kept as text; a code is the position of an id in a ``pyarrow`` string
+vocabulary. :func:`encode` sorts the vocabulary by the ids' UTF-8 bytes (codes then
+compare like ``strcmp``); :func:`encode_unsorted` keeps the order of first
+appearance, which is cheaper and is what runs use (their ties compare the ids
+themselves). Lookups between vocabularies are exact hash lookups.
 """
 
 from __future__ import annotations

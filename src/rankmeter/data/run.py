@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._ids import as_string_array, encode, encode_unsorted, ints, to_numpy
+from ._ids import as_string_array, encode_unsorted, ints, to_numpy
 from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 from .qrels import _check_no_nulls, _dedupe, _float_column
 

@@ -61,17 +61,6 @@ def _has_header(p: Path) -> bool:
     return any(f in names for f in first)
 
 
-def _frame_rows(build: Any, source: str) -> Any:
-    try:
-        return build()
-    except RowError as exc:
-        raise InputError(exc.message, source=source, line=exc.row + 1) from None
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(str(exc), source=source) from None
-
-
 def _qrels_from_table(table: pa.Table, source: str, query: str | None, item: str | None, grade: str | None,
                       header_lines: int, **options: Any) -> Qrels:
     cols = pick_columns(table, {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES},

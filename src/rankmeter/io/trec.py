@@ -145,8 +145,7 @@ def parse_trec_run_bytes(data: bytes, source: str = "<run>", **run_options: obje
     if table is None:
         cols = _slow_columns(data, source, "run")
         if order == "rank":
-            ranks = [f[3] for _, _, f in _lines(data)]
-            cols["rank"] = [_number(r, "rank", source, n, raw) for (n, raw, _), r in zip(_lines(data), ranks)]
+            cols["rank"] = [_number(f[3], "rank", source, n, raw) for n, raw, f in _lines(data)]
         return _with_lines(data, source, lambda: Run.from_columns(  # type: ignore[return-value]
             cols["query"], cols["item"], cols["score"], rank=cols.get("rank"), **run_options))
     rank = None

@@ -313,7 +313,6 @@ def _flags_new(*sorted_cols: np.ndarray) -> np.ndarray:
 def _kendall_table(n_seg: int, seg: np.ndarray | None, cx: np.ndarray, mx: int, cy: np.ndarray, my: int,
                    lengths: np.ndarray) -> KendallCounts:
     """Pair counts from the (segment, x level, y level) contingency table: no sort at all."""
-    n = len(cx)
     cell = (cx * my + cy) if seg is None else (seg * mx + cx) * my + cy
     c = np.bincount(cell, minlength=n_seg * mx * my).reshape(n_seg, mx, my).astype(np.int64)
     # t[s, i, j] = rows of segment s with x level >= i and y level <= j

@@ -12,7 +12,6 @@ import numpy as np
 
 __all__ = [
     "seg_sum",
-    "seg_max",
     "seg_min",
     "seg_count_cumsum",
     "positions",
@@ -33,14 +32,6 @@ def seg_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     starts, nonempty = _starts(offsets)
     if len(starts):
         out[nonempty] = np.add.reduceat(np.asarray(values, dtype=np.float64), starts)
-    return out
-
-
-def seg_max(values: np.ndarray, offsets: np.ndarray, empty: float = -np.inf) -> np.ndarray:
-    out = np.full(len(offsets) - 1, empty, dtype=np.float64)
-    starts, nonempty = _starts(offsets)
-    if len(starts):
-        out[nonempty] = np.maximum.reduceat(np.asarray(values, dtype=np.float64), starts)
     return out
 
 

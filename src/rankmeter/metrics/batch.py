@@ -13,7 +13,7 @@ divides by k).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Mapping
 
@@ -88,17 +88,14 @@ class Batch:
         if k not in self._cuts:
             keep = self.pos <= k
             if bool(keep.all()):
-                sub_offsets = self.offsets
-                sub = Batch(
-                    self.offsets, self.grade, self.judged, self.score, self.item,
-                    self.qrel_offsets, self.qrel_grade, k, self.context,
-                )
+                sub = replace(self, k=k, _cuts={}, _cache={})
             else:
-                sub_offsets = np.concatenate(([0], np.cumsum(np.minimum(self.lengths, k))))
-                sub = Batch(
-                    sub_offsets, self.grade[keep], self.judged[keep], self.score[keep],
-                    self.item[keep], self.qrel_offsets, self.qrel_grade, k, self.context,
+                sub = replace(
+                    self, k=k, _cuts={}, _cache={},
+                    offsets=np.concatenate(([0], np.cumsum(np.minimum(self.lengths, k)))),
+                    grade=self.grade[keep], judged=self.judged[keep], score=self.score[keep], item=self.item[keep],
                 )
+            # counts over the judgments do not depend on the cut
             sub._cache.update({key: v for key, v in self._cache.items() if key[0] in ("n_rel", "n_nonrel")})
             self._cuts[k] = sub
         return self._cuts[k]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 from .._errors import MetricNameError, ParameterError
 
@@ -417,10 +417,3 @@ def parse_metrics(metrics: str | Metric | Any) -> list[Metric]:
             raise MetricNameError(f"metric {m.text!r} given twice")
         seen.add(m.text)
     return out
-
-
-def iter_names() -> Iterator[tuple[str, str]]:
-    """(alias, canonical name) pairs, for help texts."""
-    _load()
-    for a, (base, _) in sorted(_ALIASES.items()):
-        yield a, base

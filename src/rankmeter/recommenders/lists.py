@@ -7,7 +7,6 @@ lists in what they return.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from pathlib import Path
 from typing import Any, Callable, Iterable
