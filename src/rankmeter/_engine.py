@@ -18,7 +18,7 @@ Two ways to build a chunk's batch
 ``rankmeter.evaluate`` does (used for order="rank", for kernels that read item codes
 or the item vocabulary, and for any chunk with a duplicate (query, item) row).
 
-*fast* (order="score", query-level kernels of the core ``ranking`` family, which
+*fast* (order="score", query-level kernels declared with ``reads_items=False``, which
 read grades, scores and positions but never item codes): no item vocabulary is
 built. The rows are checked to be in rank order (score descending, ties by item id
 descending, comparing bytes) and sorted only when they are not; duplicate (query,
@@ -50,13 +50,8 @@ from .metrics.batch import Batch
 from .metrics.registry import Metric, parse_metrics
 from .result import Coverage, Result
 
-__all__ = ["Engine", "ChunkOut", "Accumulator", "string_signature", "FAST_MODULE_PREFIX"]
+__all__ = ["Engine", "ChunkOut", "Accumulator", "string_signature"]
 
-# Kernels of this package read only grades, judged flags, scores, positions and the
-# judgment arrays, never item codes or context["item_ids"]: the fast path may skip
-# the item vocabulary for them. Other kernels (e.g. the beyond-accuracy family) go
-# the exact way.
-FAST_MODULE_PREFIX = "rankmeter.metrics.ranking."
 
 _POLICIES = ("judged", "run", "qrels")
 
@@ -170,7 +165,7 @@ class Engine:
             ctx.update(context)
         self.context = ctx
         self.fast = order == "score" and all(
-            m.spec.level == "query" and getattr(m.spec.kernel, "__module__", "").startswith(FAST_MODULE_PREFIX)
+            m.spec.level == "query" and not m.spec.reads_items
             for m in self.metrics)
         self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
         self._item_ints: tuple[np.ndarray, np.ndarray] | None = None
@@ -455,7 +450,7 @@ class Engine:
             grade=grade,
             judged=matched & (grade >= 0),
             score=score,
-            item=np.zeros(n, dtype=np.int64),  # unused by the fast-path kernels (see FAST_MODULE_PREFIX)
+            item=np.zeros(n, dtype=np.int64),  # unused: fast-path kernels do not read items (spec.reads_items)
             qrel_offsets=qrel_offsets,
             qrel_grade=np.ascontiguousarray(qrel_grade, dtype=np.float64),
             context=self.context,

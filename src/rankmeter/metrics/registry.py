@@ -143,6 +143,10 @@ class MetricSpec:
     # "ratings" (predicted vs true ratings, see rankmeter.ratings). evaluate() takes
     # ranking metrics only and says which entry point a metric needs.
     input: str = "ranking"
+    # Whether the kernel reads item codes or the item vocabulary (batch.item,
+    # context["item_ids"]). Kernels that do not (they read grades, scores, positions and
+    # the judgment arrays) let the streaming and Spark engines skip building item codes.
+    reads_items: bool = True
     # "query": the kernel returns one value per query and the mean aggregates.
     # "corpus": the metric is a property of all lists together (catalogue coverage,
     # Gini of exposure): the kernel returns a mergeable *state* for the batch,

@@ -49,6 +49,7 @@ register(
     MetricSpec(
         name="ap",
         family="ranking",
+        reads_items=False,
         summary="Average precision: mean of the precision at each relevant rank (map is its mean).",
         formula=r"AP@k = \frac{1}{N} \sum_{i \le k,\, rel_i \ge rel} P@i",
         citation=(

@@ -38,6 +38,7 @@ register(
     MetricSpec(
         name="auc",
         family="ranking",
+        reads_items=False,
         summary="Ranking AUC within the top k: correctly ordered (relevant, non-relevant) pairs.",
         formula=r"AUC@k = \frac{|\{(i,j) : i<j \le k,\ i \in I^+,\ j \in I^-\}|}{|I^+_k|\,|I^-_k|}",
         citation="Apache Hivemall ranking measures (seed 000).",

@@ -46,6 +46,7 @@ register(
     MetricSpec(
         name="bpref",
         family="ranking",
+        reads_items=False,
         summary="Binary preference: relevant items penalised by judged non-relevant items above them.",
         formula=r"bpref = \frac{1}{R} \sum_{r\ relevant} \left(1 - \frac{\min(|n\ above\ r|, R)}{\min(R, N)}\right)",
         citation="Buckley & Voorhees, SIGIR 2004, doi:10.1145/1008992.1009000; trec_eval bpref.",

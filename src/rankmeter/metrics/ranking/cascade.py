@@ -39,6 +39,7 @@ register(
     MetricSpec(
         name="rbp",
         family="ranking",
+        reads_items=False,
         summary="Rank-biased precision: expected rate of relevant items seen by a user of persistence p.",
         formula=r"RBP = (1-p) \sum_i [rel_i \ge rel]\, p^{i-1};\ residual = (1-p)\sum_{i\ unjudged} p^{i-1} + p^{d}",
         citation="Moffat & Zobel, TOIS 27(1) 2008, doi:10.1145/1416950.1416952.",
@@ -108,6 +109,7 @@ register(
     MetricSpec(
         name="err",
         family="ranking",
+        reads_items=False,
         summary="Expected reciprocal rank: the cascade user stops at item i with probability R_i.",
         formula=r"ERR@k = \sum_{i \le k} \frac{R_i}{i} \prod_{j<i} (1 - R_j),\ R = (2^g - 1) / 2^{g_{max}}",
         citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009, doi:10.1145/1645953.1646033.",

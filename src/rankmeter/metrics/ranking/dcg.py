@@ -96,6 +96,7 @@ register(
     MetricSpec(
         name="dcg",
         family="ranking",
+        reads_items=False,
         summary="Discounted cumulative gain of the top k.",
         formula=r"DCG@k = \sum_{i \le k} gain(g_i) \cdot disc(i)",
         citation="Järvelin & Kekäläinen, TOIS 20(4) 2002, doi:10.1145/582415.582418; Burges et al., ICML 2005.",
@@ -119,6 +120,7 @@ register(
     MetricSpec(
         name="ndcg",
         family="ranking",
+        reads_items=False,
         summary="Normalised DCG: DCG@k over the DCG@k of the ideal ranking of all judged items.",
         formula=r"nDCG@k = DCG@k / IDCG@k",
         citation=(

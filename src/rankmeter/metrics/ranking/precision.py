@@ -51,6 +51,7 @@ register(
     MetricSpec(
         name="p",
         family="ranking",
+        reads_items=False,
         summary="Precision at k: share of the top k that is relevant.",
         formula=r"P@k = |\{i \le k : rel_i \ge rel\}| / k",
         citation="trec_eval's P; Manning, Raghavan & Schütze, Introduction to IR (2008), ch. 8.",
@@ -89,6 +90,7 @@ register(
     MetricSpec(
         name="r",
         family="ranking",
+        reads_items=False,
         summary="Recall at k: share of all relevant items found in the top k.",
         formula=r"R@k = |\{i \le k : rel_i \ge rel\}| / |\{d : rel_d \ge rel\}|",
         citation="trec_eval's recall; Hivemall Recall@k (seed 000).",
@@ -126,6 +128,7 @@ register(
     MetricSpec(
         name="f",
         family="ranking",
+        reads_items=False,
         summary="F-measure at k: weighted harmonic mean of P@k and R@k.",
         formula=r"F_\beta@k = (1+\beta^2) P R / (\beta^2 P + R)",
         citation="van Rijsbergen, Information Retrieval (1979); seed 002.",
@@ -157,6 +160,7 @@ register(
     MetricSpec(
         name="hits",
         family="ranking",
+        reads_items=False,
         summary="Number of relevant items in the top k.",
         formula=r"hits@k = |\{i \le k : rel_i \ge rel\}|",
         citation="ranx hits.",
@@ -175,6 +179,7 @@ register(
     MetricSpec(
         name="num_rel_ret",
         family="ranking",
+        reads_items=False,
         summary="Number of relevant items retrieved (trec_eval's num_rel_ret); hits without a cutoff.",
         formula=r"num\_rel\_ret = |\{i : rel_i \ge rel\}|",
         citation="trec_eval num_rel_ret.",
@@ -201,6 +206,7 @@ register(
     MetricSpec(
         name="success",
         family="ranking",
+        reads_items=False,
         summary="Success at k (hit rate): 1 if any of the top k is relevant, else 0.",
         formula=r"success@k = [\exists i \le k : rel_i \ge rel]",
         citation="trec_eval success; ranx hit_rate.",
@@ -227,6 +233,7 @@ register(
     MetricSpec(
         name="num_ret",
         family="ranking",
+        reads_items=False,
         summary="Number of items retrieved (within the cutoff).",
         formula=r"num\_ret = |ranking|",
         citation="trec_eval num_ret.",
@@ -252,6 +259,7 @@ register(
     MetricSpec(
         name="num_rel",
         family="ranking",
+        reads_items=False,
         summary="Number of relevant items judged for the query (whatever was retrieved).",
         formula=r"num\_rel = |\{d : rel_d \ge rel\}|",
         citation="trec_eval num_rel.",
@@ -284,6 +292,7 @@ register(
     MetricSpec(
         name="rprec",
         family="ranking",
+        reads_items=False,
         summary="R-precision: precision at rank R, R the number of relevant items.",
         formula=r"Rprec = |\{i \le R : rel_i \ge rel\}| / R",
         citation="trec_eval Rprec; Buckley & Voorhees (2000).",

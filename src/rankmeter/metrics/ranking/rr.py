@@ -28,6 +28,7 @@ register(
     MetricSpec(
         name="rr",
         family="ranking",
+        reads_items=False,
         summary="Reciprocal rank: 1 / rank of the first relevant item, 0 if none (mrr is its mean).",
         formula=r"RR@k = 1 / \min\{i \le k : rel_i \ge rel\}",
         citation="Voorhees, TREC-8 QA track (1999); trec_eval recip_rank.",

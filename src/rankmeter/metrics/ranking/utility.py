@@ -40,6 +40,7 @@ register(
     MetricSpec(
         name="rank_score",
         family="ranking",
+        reads_items=False,
         summary="Breese's half-life utility, normalised by its best value (rank score).",
         formula=r"rankscore = \frac{\sum_{i \in hits} 2^{-(i-1)/\alpha}}{\sum_{i=1}^{|T|} 2^{-(i-1)/\alpha}}",
         citation="Breese, Heckerman & Kadie, UAI 1998, arXiv:1301.7363; seed 004.",
@@ -77,6 +78,7 @@ register(
     MetricSpec(
         name="lift_index",
         family="ranking",
+        reads_items=False,
         summary="Lift index: hits weighted by the decile of the list they fall in, averaged over hits.",
         formula=r"lift = \frac{1}{|h|} \sum_{r \in hits} \left(1 - 0.1 \lfloor 10 (r-1)/n \rfloor\right)",
         citation="Ling & Li, KDD 1998; seed 004.",
