@@ -43,8 +43,8 @@ import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
 from .data import Qrels, Run
-from .data._ids import as_string_array
-from .data._table import RowError
+from .data._ids import as_string_array, string_signature
+from .data._table import RowError, lookup_keys, may_repeat
 from .evaluate import align, check_ranking_metrics, compute, finalize
 from .metrics.batch import Batch
 from .metrics.registry import Metric, parse_metrics
@@ -54,42 +54,6 @@ __all__ = ["Engine", "ChunkOut", "Accumulator", "string_signature"]
 
 
 _POLICIES = ("judged", "run", "qrels")
-
-
-_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-
-
-def string_signature(arr: pa.Array) -> np.ndarray:
-    """A 64-bit signature of every string: equal strings get equal signatures.
-
-    Made of the length and two 8-byte words of the UTF-8 bytes (head and tail), so
-    it is injective for ids up to 16 bytes and a filter beyond; callers confirm every
-    collision by comparing the strings themselves.
-    """
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    n = len(arr)
-    if n == 0:
-        return np.zeros(0, dtype=np.uint64)
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        arr = as_string_array(arr)
-    bufs = arr.buffers()
-    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offs = np.frombuffer(bufs[1], dtype=odt, count=n + 1 + arr.offset)[arr.offset:].astype(np.int64)
-    a, b = int(offs[0]), int(offs[-1])
-    raw = np.frombuffer(bufs[2], dtype=np.uint8)[a:b] if (bufs[2] is not None and b > a) else np.zeros(0, np.uint8)
-    data = np.zeros(len(raw) + 16, dtype=np.uint8)
-    data[: len(raw)] = raw
-    # unaligned little-endian 8-byte words starting at every byte
-    words = np.ndarray((len(raw) + 9,), dtype="<u8", buffer=data, strides=(1,))
-    starts = offs[:-1] - a
-    lengths = np.diff(offs)
-    mask = _MASKS[np.minimum(lengths, 8)]
-    with np.errstate(over="ignore"):
-        h = (words[starts] & mask) * np.uint64(0x9E3779B97F4A7C15)
-        h += (words[starts + np.maximum(lengths - 8, 0)] & mask) * np.uint64(0xC2B2AE3D27D4EB4F)
-        h += lengths.astype(np.uint64) * np.uint64(0x27D4EB2F165667C5)
-    return h.astype(np.uint64, copy=False)
 
 
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -390,18 +354,8 @@ class Engine:
         sig = string_signature(items) if ints is None else ints.astype(np.uint64)
         with np.errstate(over="ignore"):
             key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
-        width = int(lengths.max()) if nq else 0
         pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-        if width and nq * width <= 2 * n + 1024:
-            # sort each query's keys in a (queries x width) grid; padding cells hold
-            # distinct values, so only real rows can look equal (and candidates are confirmed)
-            grid = np.uint64(0xFFFFFFFFFFFFFFFF) - np.arange(nq * width, dtype=np.uint64).reshape(nq, width)
-            grid[qi, pos - 1] = key
-            grid.sort(axis=1)
-            cand = bool((grid[:, 1:] == grid[:, :-1]).any())
-        else:
-            ks = np.sort(key)
-            cand = bool((ks[1:] == ks[:-1]).any()) if n > 1 else False
+        cand = may_repeat(offsets, key)
         if cand and self._has_duplicates(qi, items if ints is None else as_string_array(items), key):
             return None  # the exact path applies the duplicates policy (or reports the row)
 
@@ -426,7 +380,7 @@ class Engine:
                 sub_sig = sub_items.astype(np.uint64)
             with np.errstate(over="ignore"):
                 sub_key = sub_sig * np.uint64(0x9E3779B97F4A7C15) + sub_q.astype(np.uint64)
-            hit = _lookup(key, sub_key)
+            hit = lookup_keys(key, sub_key)
             if hit is None:  # two judgments share a key: a plain hash join
                 probe = pa.table({"q": qi, "i": items if ints is None else ints, "r": np.arange(n, dtype=np.int64)})
                 j = probe.join(pa.table({"q": sub_q, "i": sub_items, "s": np.arange(len(sub_q), dtype=np.int64)}),
@@ -512,18 +466,6 @@ class Engine:
         batch, qids, _ = align(sub, run, ids if ids else "qrels", self.context)
         values, states = compute(batch, self.metrics)
         return qids.to_pylist(), values, states
-
-
-def _lookup(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Rows of ``keys`` found in ``table_keys`` and where (a hash join); None when ``table_keys`` repeats a key."""
-    if len(table_keys) > 1:
-        sk = np.sort(table_keys)
-        if bool((sk[1:] == sk[:-1]).any()):
-            return None
-    j = pa.table({"k": keys, "r": np.arange(len(keys), dtype=np.int64)}).join(
-        pa.table({"k": table_keys, "s": np.arange(len(table_keys), dtype=np.int64)}), "k", join_type="inner",
-        use_threads=True)
-    return _np(j.column("r")), _np(j.column("s"))
 
 
 _INT_LIMIT = 10**18

@@ -17,10 +17,14 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._errors import InputError, ParameterError
 from .data import Qrels, Run
-from .data._ids import as_string_array, ints, extend_vocab, recode, union_vocab
+from .data._ids import (
+    as_string_array, bools, extend_vocab, ints, positions_or_minus1, recode, string_signature, union_vocab,
+)
+from .data._table import lookup_keys
 from .io import as_qrels, as_run
 from .metrics.batch import Batch
 from .metrics.registry import Metric, parse_metrics
@@ -40,8 +44,14 @@ def align(
     run: Run,
     queries: QueryPolicy | Sequence[str] = "judged",
     context: Mapping[str, Any] | None = None,
+    items: bool = True,
 ) -> tuple[Batch, pa.Array, Coverage]:
-    """Join a run with its judgments into a :class:`Batch` over the selected queries."""
+    """Join a run with its judgments into a :class:`Batch` over the selected queries.
+
+    With ``items=False`` (no metric reads item codes, ``spec.reads_items``) no item
+    vocabulary is built for the run: each row's id is looked up among the judged ids,
+    and ``batch.item`` holds judged-item codes, -1 for an unjudged row.
+    """
     # one query vocabulary and one item vocabulary for both sides
     if _same(qrels.query_ids, run.query_ids):
         qvocab = qrels.query_ids
@@ -51,8 +61,9 @@ def align(
         qmap_q, qmap_r = recode(qrels.query_ids, qvocab), recode(run.query_ids, qvocab)
     # items: the run's vocabulary, extended by judged items it never retrieved (hash lookups,
     # no sorting: item codes carry no order)
-    imap_r = None
-    if _same(qrels.item_ids, run.item_ids):
+    if not items:
+        ivocab, imap_q = qrels.item_ids, None
+    elif _same(qrels.item_ids, run.item_ids):
         ivocab, imap_q = run.item_ids, None
     else:
         ivocab, imap_q = extend_vocab(run.item_ids, qrels.item_ids)
@@ -125,29 +136,16 @@ def align(
         new_starts = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
         gather = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(starts - new_starts, lens)
     rq = np.repeat(qmap_r[order_q], lens)
-    ritems = run.items if gather is None else run.items[gather]
-    if imap_r is not None:
-        ritems = imap_r[ritems]
     rscore = run.scores if gather is None else run.scores[gather]
     sel_codes = np.flatnonzero(selected)
     offsets = np.concatenate(([0], np.cumsum(run_len[sel_codes]))).astype(np.int64)
 
-    # judgments of the selected queries, and the grade of every ranked row
-    qitems = qrels.items if imap_q is None else imap_q[qrels.items]
-    n_items = max(len(ivocab), 1)
-    qkeys = qrel_rowq * n_items + qitems
-    qgrades = qrels.grades
-    if imap_q is not None:  # remapped item codes break the (query, item) order of the qrels rows
-        korder = np.argsort(qkeys, kind="stable")
-        qkeys, qgrades = qkeys[korder], qgrades[korder]
-    rkeys = rq * n_items + ritems
-    if len(qkeys):
-        at = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
-        matched = qkeys[at] == rkeys
-        grade = np.where(matched, qgrades[at], 0.0)
+    # the grade of every ranked row
+    if items:
+        ritems = run.items if gather is None else run.items[gather]
+        matched, grade = _grades_by_code(qrels, imap_q, len(ivocab), qrel_rowq, rq, ritems)
     else:
-        matched = np.zeros(len(rkeys), dtype=bool)
-        grade = np.zeros(len(rkeys))
+        ritems, matched, grade = _grades_by_id(qrels, run, gather, qrel_rowq, rq)
     judged = matched & (grade >= 0)
 
     qsel = selected[qrel_rowq]
@@ -173,6 +171,66 @@ def align(
         context=ctx,
     )
     return batch, qvocab.take(ints(sel_codes)), coverage
+
+
+def _grades_by_code(qrels: Qrels, imap_q: np.ndarray | None, n_items: int, qrel_rowq: np.ndarray,
+                    rq: np.ndarray, ritems: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Matched flags and grades of ranked rows, joining (query, item) codes of one vocabulary."""
+    qitems = qrels.items if imap_q is None else imap_q[qrels.items]
+    n_items = max(n_items, 1)
+    qkeys = qrel_rowq * n_items + qitems
+    qgrades = qrels.grades
+    if imap_q is not None:  # remapped item codes break the (query, item) order of the qrels rows
+        korder = np.argsort(qkeys, kind="stable")
+        qkeys, qgrades = qkeys[korder], qgrades[korder]
+    matched = np.zeros(len(ritems), dtype=bool)
+    grade = np.zeros(len(ritems))
+    if len(qkeys):
+        rkeys = rq * n_items + ritems
+        at = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
+        matched = qkeys[at] == rkeys
+        grade = np.where(matched, qgrades[at], 0.0)
+    return matched, grade
+
+
+def _grades_by_id(qrels: Qrels, run: Run, gather: np.ndarray | None, qrel_rowq: np.ndarray,
+                  rq: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Judged-item codes (-1: unjudged), matched flags and grades of ranked rows, without run item codes.
+
+    Rows and judgments meet on a 64-bit key of the query and the id's signature;
+    every match is then confirmed on the ids themselves, so the join is exact.
+    """
+    n = len(rq)
+    codes = np.full(n, -1, dtype=np.int64)
+    matched = np.zeros(n, dtype=bool)
+    grade = np.zeros(n)
+    rsig = run.item_signatures if gather is None else run.item_signatures[gather]
+    qsig = string_signature(qrels.item_ids)[qrels.items]
+    mix = np.uint64(0xC2B2AE3D27D4EB4F)
+    with np.errstate(over="ignore"):
+        rkey = rq.astype(np.uint64)
+        rkey *= mix
+        rkey += rsig
+        found = lookup_keys(rkey, qsig + qrel_rowq.astype(np.uint64) * mix)
+    del rkey
+    if found is None:  # two judgments share a key (long ids): look the ids up exactly
+        ids = run.item_rows if gather is None else run.item_rows.take(ints(gather))
+        pos = positions_or_minus1(pc.index_in(ids, value_set=qrels.item_ids))
+        look = np.flatnonzero(pos >= 0)
+        found = lookup_keys((rq[look] * max(len(qrels.item_ids), 1) + pos[look]).astype(np.uint64),
+                            (qrel_rowq * max(len(qrels.item_ids), 1) + qrels.items).astype(np.uint64))
+        assert found is not None  # (query, item) pairs of judgments are unique
+        r, j = look[found[0]], found[1]
+    else:
+        r, j = found
+        rows = r if gather is None else gather[r]
+        same = rq[r] == qrel_rowq[j]
+        same &= bools(pc.equal(run.item_rows.take(ints(rows)), qrels.item_ids.take(ints(qrels.items[j]))))
+        r, j = r[same], j[same]
+    codes[r] = qrels.items[j]
+    matched[r] = True
+    grade[r] = qrels.grades[j]
+    return codes, matched, grade
 
 
 def check_ranking_metrics(metrics: Iterable[Metric]) -> None:
@@ -233,7 +291,7 @@ def evaluate(
     q = as_qrels(qrels, duplicates=duplicates)
     r = as_run(run, duplicates=duplicates)
     check_ranking_metrics(parsed)
-    batch, qids, coverage = align(q, r, queries, context)
+    batch, qids, coverage = align(q, r, queries, context, items=any(m.spec.reads_items for m in parsed))
     values, states = compute(batch, parsed)
     corpus = finalize(parsed, states, batch.context)
     return Result(queries=qids.to_pylist(), values=values, metrics=parsed, coverage=coverage,

@@ -530,7 +530,7 @@ class ExperimentResult:
             f'<tr><td class="l">{e(n)}</td>' + "".join(f"<td>{v.to_dict()[c]}</td>" for c in cols) + "</tr>"
             for n, v in self.validation.items())
         parts.append("<h2>Checks of the recommendations</h2>"
-                     f'<div class="scroll"><table><tr><th class="l">recommender</th>'
+                     '<div class="scroll"><table><tr><th class="l">recommender</th>'
                      + "".join(f"<th>{e(c)}</th>" for c in cols) + f"</tr>{vrows}</table></div>"
                      '<p class="caption">Duplicates, items outside the catalogue, users outside the test set and '
                      'items outside the sampled candidates are removed before evaluation; training items are kept. '

@@ -143,3 +143,59 @@ def test_large_ids_and_many_queries_fast_path(tmp_path) -> None:
     p = write(tmp_path, "big.txt", "\n".join(lines) + "\n")
     r = rankmeter.read_run(p)
     assert len(r) == 200 * 50 and r.n_queries == 200
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#q Q0 x 1 9.0 s\nq Q0 a 1 1.0 s\nq Q0 b 2 2.0 s\n",  # a comment line of exactly six fields
+        "q Q0 a 1 1.0 s\nq\tQ0 b 2 2.0 s t u\n",  # a tab the one-blank split would keep inside an id
+        "q Q0 a 1 1.0 s\nq Q0 b 2 2.0 s\r\n",  # a CRLF line end
+    ],
+)
+def test_lines_the_fast_parse_would_misread_go_the_tolerant_way(tmp_path, text) -> None:
+    assert rankmeter.read_run(write(tmp_path, "r.txt", text)).to_lists() == {"q": ["b", "a"]}
+
+
+def test_non_ascii_ids_take_the_fast_path_and_stay_exact(tmp_path) -> None:
+    run = write(tmp_path, "r.txt", "q Q0 é 1 1.0 s\nq Q0 e 2 1.0 s\nq Q0 文書 3 0.5 s\n")
+    assert rankmeter.read_run(run).to_lists() == {"q": ["é", "e", "文書"]}  # ties: bytes descending
+
+
+def test_long_ids_with_equal_signatures_are_not_duplicates() -> None:
+    # same length, first and last 8 bytes: equal 64-bit signatures, different ids
+    a, b = "http://x.org/" + "a" * 10 + "/index.html", "http://x.org/" + "b" * 10 + "/index.html"
+    from rankmeter.data._ids import string_signature
+
+    assert string_signature(pa.array([a]))[0] == string_signature(pa.array([b]))[0]
+    r = Run.from_columns(["q", "q"], [a, b], [2.0, 1.0])
+    assert r.to_lists() == {"q": [a, b]} and r.dropped == 0
+    res = rankmeter.evaluate({"q": {b: 1}}, r, ["rr", "p@1"])
+    assert res.mean == {"rr": 0.5, "p@1": 0.0}
+    with pytest.raises(ValueError, match="appears twice"):
+        Run.from_columns(["q", "q", "q"], [a, b, b], [3.0, 2.0, 1.0])
+
+
+@pytest.mark.parametrize("width", [3, 40])
+def test_judgments_found_by_id_equal_those_found_by_code(width) -> None:
+    # the join by id (no item codes) and the join by code give the same batch;
+    # wide ids share signatures, so the exact fallback is exercised too
+    from rankmeter.evaluate import align
+
+    rng = np.random.default_rng(width)
+    pad = "p" * width
+    ids = [f"{pad}{i:04d}{pad}{i % 7}" if width > 16 else f"d{i}" for i in range(300)]
+    qrels = Qrels.from_columns(
+        [f"q{q}" for q in range(20) for _ in range(15)],
+        [ids[i] for q in range(20) for i in rng.choice(300, 15, replace=False)],
+        rng.integers(-1, 4, size=300))
+    run = Run.from_columns(
+        [f"q{q}" for q in range(25) for _ in range(30)],
+        [ids[i] for q in range(25) for i in rng.choice(300, 30, replace=False)],
+        rng.integers(0, 5, size=750).astype(float))
+    by_code, _, _ = align(qrels, run, "qrels", items=True)
+    by_id, _, _ = align(qrels, run, "qrels", items=False)
+    assert by_id.judged.sum() > 0
+    np.testing.assert_array_equal(by_id.grade, by_code.grade)
+    np.testing.assert_array_equal(by_id.judged, by_code.judged)
+    np.testing.assert_array_equal(by_id.offsets, by_code.offsets)

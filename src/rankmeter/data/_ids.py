@@ -13,7 +13,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab"]
+__all__ = [
+    "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
+    "string_signature", "as_string_column", "bools", "encode_grouped",
+]
 
 
 def ints(values: np.ndarray) -> pa.Array:
@@ -74,6 +77,43 @@ def as_string_array(values: object) -> pa.Array:
     elif not pa.types.is_string(values.type):
         values = pc.cast(values, pa.string())
     return values
+
+
+def as_string_column(values: object) -> pa.Array | pa.ChunkedArray:
+    """Like :func:`as_string_array`, but a chunked array stays chunked (no copy of its data)."""
+    if isinstance(values, pa.ChunkedArray) and values.num_chunks > 1:
+        if pa.types.is_string(values.type):
+            return values
+        return pa.chunked_array([as_string_array(c) for c in values.chunks], type=pa.string())
+    return as_string_array(values)
+
+
+def bools(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A boolean Arrow array without nulls as numpy booleans (no pandas)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if len(arr) == 0:
+        return np.zeros(0, dtype=bool)
+    bits = np.unpackbits(np.frombuffer(arr.buffers()[1], dtype=np.uint8), bitorder="little")
+    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
+
+
+def encode_grouped(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """:func:`encode_unsorted` for a column whose equal values mostly come in runs.
+
+    Only the first value of each run is hashed (a file grouped by query has one run
+    per query), so a million rows of ten thousand queries cost ten thousand lookups.
+
+    >>> codes, vocab = encode_grouped(pa.array(["b", "b", "a", "b"]))
+    >>> codes.tolist(), vocab.to_pylist()
+    ([0, 0, 1, 0], ['b', 'a'])
+    """
+    n = len(values)
+    if n < 2:
+        return encode_unsorted(values)
+    starts = np.concatenate(([0], np.flatnonzero(bools(pc.not_equal(values[1:], values[:-1]))) + 1))
+    codes, vocab = encode_unsorted(values.take(ints(starts)))
+    return np.repeat(codes, np.diff(np.append(starts, n))), vocab
 
 
 def encode(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -141,3 +181,48 @@ def extend_vocab(vocab: pa.Array, other: pa.Array) -> tuple[pa.Array, np.ndarray
         codes[idx] = len(vocab) + np.arange(len(idx))
         vocab = pa.concat_arrays([vocab.cast(pa.string()), other.take(ints(idx)).cast(pa.string())])
     return vocab, codes
+
+
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def string_signature(arr: pa.Array | pa.ChunkedArray, block: int = 1 << 17) -> np.ndarray:
+    """A 64-bit signature of every string: equal strings get equal signatures.
+
+    Made of the length and two 8-byte words of the UTF-8 bytes (head and tail), so
+    it is injective for ids up to 16 bytes and a filter beyond; callers confirm every
+    collision by comparing the strings themselves. Computed ``block`` strings at a
+    time, so the temporaries stay small.
+    """
+    out = np.empty(len(arr), dtype=np.uint64)
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    at = 0
+    for chunk in chunks:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            chunk = as_string_array(chunk)
+        for lo in range(0, len(chunk), block):
+            part = chunk.slice(lo, block)
+            out[at : at + len(part)] = _signature_block(part)
+            at += len(part)
+    return out
+
+
+def _signature_block(arr: pa.Array) -> np.ndarray:
+    n = len(arr)
+    bufs = arr.buffers()
+    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    o = np.frombuffer(bufs[1], dtype=odt, count=n + 1 + arr.offset)[arr.offset:].astype(np.int64)
+    a, b = int(o[0]), int(o[-1])
+    data = np.zeros(b - a + 16, dtype=np.uint8)
+    if b > a:
+        data[: b - a] = np.frombuffer(bufs[2], dtype=np.uint8)[a:b]
+    # unaligned little-endian 8-byte words starting at every byte
+    words = np.ndarray((b - a + 9,), dtype="<u8", buffer=data, strides=(1,))
+    starts = o[:-1] - a
+    lengths = np.diff(o)
+    mask = _MASKS[np.minimum(lengths, 8)]
+    with np.errstate(over="ignore"):
+        h = (words[starts] & mask) * np.uint64(0x9E3779B97F4A7C15)
+        h += (words[starts + np.maximum(lengths - 8, 0)] & mask) * np.uint64(0xC2B2AE3D27D4EB4F)
+        h += lengths.astype(np.uint64) * np.uint64(0x27D4EB2F165667C5)
+    return h

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["RowError", "offsets_from_sorted", "duplicate_rows", "Grouped"]
+__all__ = ["RowError", "offsets_from_sorted", "duplicate_rows", "may_repeat", "lookup_keys", "Grouped"]
 
 
 class RowError(ValueError):
@@ -35,14 +35,71 @@ def duplicate_rows(keys: np.ndarray) -> np.ndarray:
     return np.sort(order[dup])
 
 
+def may_repeat(offsets: np.ndarray, key: np.ndarray) -> bool:
+    """Whether two rows of one query might share a key (rows grouped by query, CSR ``offsets``).
+
+    With the 64-bit signatures of the ids as keys, False proves every query's ids
+    distinct; True asks the caller to compare the ids themselves. Queries of similar
+    length are checked in a (queries x longest) grid sorted along its rows, which is
+    much cheaper than sorting all keys.
+    """
+    n = int(offsets[-1]) if len(offsets) else 0
+    if n < 2:
+        return False
+    nq = len(offsets) - 1
+    lengths = np.diff(offsets)
+    width = int(lengths.max())
+    if nq * width <= 2 * n + 1024:
+        # padding cells: distinct within a row, and with the top bit that keys lose here
+        grid = np.empty((nq, width), dtype=np.uint64)
+        grid[:] = np.arange(width, dtype=np.uint64) | np.uint64(1 << 63)
+        pos = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+        grid[np.repeat(np.arange(nq), lengths), pos] = key & np.uint64((1 << 63) - 1)
+        grid.sort(axis=1)
+        return bool((grid[:, 1:] == grid[:, :-1]).any())
+    rows_q = np.repeat(np.arange(nq, dtype=np.uint64), lengths)
+    with np.errstate(over="ignore"):
+        sk = np.sort(key * np.uint64(0x9E3779B97F4A7C15) + rows_q)
+    return bool((sk[1:] == sk[:-1]).any())
+
+
+def lookup_keys(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Rows of ``keys`` found in ``table_keys``, and where: ``(rows, table_rows)``; None when ``table_keys`` repeats a key.
+
+    A join of 64-bit keys: a bitmap of the table's top bits lets most keys that are
+    not in the table (the unjudged rows of a run) skip the binary search.
+
+    >>> [a.tolist() for a in lookup_keys(np.array([5, 7, 9], dtype=np.uint64), np.array([9, 5], dtype=np.uint64))]
+    [[0, 2], [1, 0]]
+    """
+    order = np.argsort(table_keys)
+    sk = table_keys[order]
+    if len(sk) > 1 and bool((sk[1:] == sk[:-1]).any()):
+        return None
+    if not len(sk) or not len(keys):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    shift = np.uint64(64 - max(10, (8 * len(sk) - 1).bit_length()))
+    mixed = np.uint64(0x9E3779B97F4A7C15)
+    seen = np.zeros(1 << (64 - int(shift)), dtype=bool)
+    with np.errstate(over="ignore"):
+        h = sk * mixed
+        h >>= shift
+        seen[h.view(np.int64)] = True
+        h = keys * mixed
+        h >>= shift
+    cand = np.flatnonzero(seen[h.view(np.int64)])
+    del h
+    at = np.minimum(np.searchsorted(sk, keys[cand]), len(sk) - 1)
+    hit = sk[at] == keys[cand]
+    return cand[hit], order[at[hit]]
+
+
 @dataclass(frozen=True, eq=False)
 class Grouped:
     """Rows grouped by query: ``query_ids[q]`` owns rows ``offsets[q]:offsets[q+1]``."""
 
     query_ids: pa.Array
-    item_ids: pa.Array
     offsets: np.ndarray
-    items: np.ndarray
 
     @property
     def n_queries(self) -> int:

@@ -28,6 +28,8 @@ class Qrels(Grouped):
     :func:`rankmeter.read_qrels` and the loaders.
     """
 
+    item_ids: pa.Array  # the judged item ids, sorted by their UTF-8 bytes
+    items: np.ndarray  # each row's item code (a position in item_ids)
     grades: np.ndarray
     dropped: int = 0  # duplicate judgments removed by the chosen duplicates policy
 

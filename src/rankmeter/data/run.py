@@ -10,15 +10,16 @@ explicit order (ordered lists, ``order="given"``) is used exactly as given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._ids import as_string_array, encode_unsorted, ints, to_numpy
-from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
+from ._ids import as_string_array, as_string_column, encode_grouped, encode_unsorted, ints, string_signature, to_numpy
+from ._table import Grouped, RowError, duplicate_rows, may_repeat, offsets_from_sorted
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
 __all__ = ["Run"]
@@ -30,16 +31,34 @@ Order = Literal["score", "rank", "given"]
 class Run(Grouped):
     """A ranking per query. Rows of query ``q`` are ``offsets[q]:offsets[q+1]``, best first.
 
-    Query and item codes follow the order of first appearance in the input (no
-    vocabulary is sorted: that is what keeps reading large runs fast).
+    Query codes follow the order of first appearance in the input. ``item_rows`` holds
+    each row's item id as text; integer item codes (``items``, into the vocabulary
+    ``item_ids``) are built only when something asks for them, because evaluating
+    with the ranking metrics never does: judgments are looked up by the ids
+    themselves. That is what keeps reading large runs fast.
 
     ``scores`` holds the system's scores in that order; for an explicit order
     without scores it is minus the position (1-based), so higher is still better.
     """
 
+    item_rows: pa.Array
     scores: np.ndarray
     order: str = "score"
     dropped: int = 0  # duplicate rows removed by the chosen duplicates policy
+
+    @cached_property
+    def _coded(self) -> tuple[np.ndarray, pa.Array]:
+        return encode_unsorted(self.item_rows)
+
+    @property
+    def items(self) -> np.ndarray:
+        """Each row's item code, a position in :attr:`item_ids` (built on first use)."""
+        return self._coded[0]
+
+    @property
+    def item_ids(self) -> pa.Array:
+        """The distinct item ids, in order of first appearance in rank order."""
+        return self._coded[1]
 
     @classmethod
     def from_columns(
@@ -58,7 +77,7 @@ class Run(Grouped):
         >>> r.to_lists()
         {'q': ['b', 'c', 'a']}
         """
-        qarr, iarr = as_string_array(query), as_string_array(item)
+        qarr, iarr = as_string_array(query), as_string_column(item)
         n = len(qarr)
         if len(iarr) != n:
             raise ValueError(f"query and item columns differ in length: {n} and {len(iarr)}")
@@ -82,66 +101,74 @@ class Run(Grouped):
             if len(scores) != n:
                 raise ValueError(f"score column has {len(scores)} values for {n} rows")
             _check_finite(scores, "score")
-        # codes in order of first appearance: a file grouped by query needs no sort by query,
-        # and item codes carry no order (ties compare the ids themselves)
-        qcodes, qvocab = encode_unsorted(qarr)
-        icodes, ivocab = encode_unsorted(iarr)
-        keys = qcodes * max(len(ivocab), 1) + icodes
-        dups = _duplicates(keys)
-        dropped = 0
-        if len(dups):
-            dropped = len(dups)
-            if duplicates == "error":
-                r = int(dups[0])
-                raise RowError(
-                    r,
-                    f"item {iarr[r].as_py()!r} appears twice for query {qarr[r].as_py()!r} "
-                    f"({len(dups)} duplicate rows in all; choose a policy with "
-                    "duplicates='max'|'first'|'last')",
-                )
-            keep = _dedupe(keys, scores if scores is not None else -np.arange(n, dtype=float), duplicates)
-            qcodes, icodes = qcodes[keep], icodes[keep]
-            iarr = iarr.take(ints(keep))
-            scores = scores[keep] if scores is not None else None
-            if order == "rank":
-                ranks = ranks[keep]
+        # query codes in order of first appearance: a file grouped by query needs no sort
+        qcodes, qvocab = encode_grouped(qarr)
         if order == "score":
             perm = _rank_order(qcodes, scores, iarr)
         elif order == "rank":
             perm = _rank_order(qcodes, -ranks, iarr)
         else:
-            perm = np.argsort(qcodes, kind="stable")
-        if perm is not None:
-            qcodes, icodes = qcodes[perm], icodes[perm]
-            scores = scores[perm] if scores is not None else None
-        offsets = offsets_from_sorted(qcodes, len(qvocab))
+            perm = None if bool((np.diff(qcodes) >= 0).all()) else np.argsort(qcodes, kind="stable")
+        rows_q, rows_i = (qcodes, iarr) if perm is None else (qcodes[perm], iarr.take(ints(perm)))
+        offsets = offsets_from_sorted(rows_q, len(qvocab))
+        signatures = string_signature(rows_i)
+        if may_repeat(offsets, signatures):
+            # perhaps a repeated (query, item): code the ids exactly, in input order
+            icodes, ivocab = encode_unsorted(iarr)
+            keys = qcodes * max(len(ivocab), 1) + icodes
+            dups = _duplicates(keys)
+            if len(dups):
+                return cls._without_repeats(qarr, iarr, scores, ranks if order == "rank" else None,
+                                            order, duplicates, keys, dups)
         if scores is None:
             scores = -_positions(offsets).astype(np.float64)
-        return cls(
+        elif perm is not None:
+            scores = scores[perm]
+        run = cls(
             query_ids=qvocab,
-            item_ids=ivocab,
             offsets=offsets,
-            items=np.ascontiguousarray(icodes),
+            item_rows=rows_i,
             scores=np.ascontiguousarray(scores, dtype=np.float64),
             order=order,
-            dropped=dropped,
         )
+        run.__dict__["item_signatures"] = signatures  # computed already (a cached property)
+        return run
+
+    @classmethod
+    def _without_repeats(cls, qarr: pa.Array, iarr: pa.Array, scores: np.ndarray | None, ranks: np.ndarray | None,
+                         order: Order, duplicates: str, keys: np.ndarray, dups: np.ndarray) -> "Run":
+        """Report the first repeated row, or apply the duplicates policy and build the run again."""
+        if duplicates == "error":
+            r = int(dups[0])
+            raise RowError(
+                r,
+                f"item {iarr[r].as_py()!r} appears twice for query {qarr[r].as_py()!r} "
+                f"({len(dups)} duplicate rows in all; choose a policy with "
+                "duplicates='max'|'first'|'last')",
+            )
+        keep = _dedupe(keys, scores if scores is not None else -np.arange(len(keys), dtype=float), duplicates)
+        k = ints(keep)
+        run = cls.from_columns(qarr.take(k), iarr.take(k), None if scores is None else scores[keep],
+                               rank=None if ranks is None else ranks[keep], order=order)
+        return replace(run, dropped=len(dups))
+
+    @cached_property
+    def item_signatures(self) -> np.ndarray:
+        """A 64-bit signature of every row's item id (:func:`~rankmeter.data._ids.string_signature`)."""
+        return string_signature(self.item_rows)
 
     def to_lists(self) -> dict[str, list[str]]:
         """``{query: [items best first]}``."""
-        qids, iids = self.query_ids.to_pylist(), self.item_ids.to_pylist()
-        return {
-            qids[q]: [iids[i] for i in self.items[self.offsets[q] : self.offsets[q + 1]]]
-            for q in range(self.n_queries)
-        }
+        qids, items = self.query_ids.to_pylist(), self.item_rows.to_pylist()
+        return {qids[q]: items[self.offsets[q] : self.offsets[q + 1]] for q in range(self.n_queries)}
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {item: score}}``."""
-        qids, iids = self.query_ids.to_pylist(), self.item_ids.to_pylist()
+        qids, items = self.query_ids.to_pylist(), self.item_rows.to_pylist()
         out: dict[str, dict[str, float]] = {}
         for q in range(self.n_queries):
             a, b = self.offsets[q], self.offsets[q + 1]
-            out[qids[q]] = {iids[i]: float(s) for i, s in zip(self.items[a:b], self.scores[a:b])}
+            out[qids[q]] = {i: float(s) for i, s in zip(items[a:b], self.scores[a:b])}
         return out
 
     def to_arrow(self) -> pa.Table:
@@ -149,7 +176,7 @@ class Run(Grouped):
         return pa.table(
             {
                 "query": self.query_ids.take(ints(self.row_queries())),
-                "item": self.item_ids.take(ints(self.items)),
+                "item": self.item_rows,
                 "score": self.scores,
                 "rank": _positions(self.offsets),
             }

@@ -1,10 +1,13 @@
 """TREC text formats: qrels (``query iter item grade``) and runs (``query Q0 item rank score tag``).
 
-Fast path: the file is read once and parsed by pyarrow's CSV reader after tabs and
-runs of blanks are folded to one space and ``#`` comment lines are removed. When
-the fast path cannot parse the data (a malformed line, a varying number of extra
-columns), a line-by-line pass takes over: it tolerates columns after the sixth and
-reports the first bad line by file, line number and content.
+Fast path: pyarrow's CSV reader parses the file itself, with one blank as the
+separator. The result is accepted only when nothing needs the tolerant reading:
+every line has exactly the expected columns, no id is empty, none holds a tab or
+another control character, and no query starts with ``#`` (a comment line). Else
+the bytes are read, tabs and runs of blanks folded to one space and comment lines
+removed, and parsed again; when even that fails (a malformed line, a varying number
+of extra columns), a line-by-line pass takes over: it tolerates columns after the
+sixth and reports the first bad line by file, line number and content.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute)
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._errors import InputError
@@ -50,13 +53,14 @@ def _normalise(data: bytes) -> bytes:
     return data
 
 
-def _fast_table(data: bytes, names: list[str], types: dict[str, pa.DataType], keep: list[str]) -> pa.Table | None:
-    """Parse normalised bytes; None when the fast path does not apply."""
-    if _blank(data):
+def _fast_table(data: bytes | str, names: list[str], types: dict[str, pa.DataType],
+                keep: list[str]) -> pa.Table | None:
+    """Parse normalised bytes, or a file by its path; None when the fast path does not apply."""
+    if isinstance(data, bytes) and _blank(data):
         return None
     try:
         return pacsv.read_csv(
-            io.BytesIO(data),
+            io.BytesIO(data) if isinstance(data, bytes) else data,
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 21),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
                                              double_quote=False, newlines_in_values=False),
@@ -66,6 +70,20 @@ def _fast_table(data: bytes, names: list[str], types: dict[str, pa.DataType], ke
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
+
+
+def _plain_ids(table: pa.Table, query: str = "query", item: str = "item") -> bool:
+    """Ids a one-blank split read right: none empty, no control character, no ``#`` line."""
+    if table.num_rows == 0:
+        return False
+    for name in (query, item):
+        col = table.column(name)
+        if pc.min(pc.binary_length(col)).as_py() == 0:
+            return False
+        if not pc.all(pc.ascii_is_printable(col)).as_py() and pc.any(
+                pc.match_substring_regex(col, "[\\x00-\\x1f\\x7f]")).as_py():
+            return False
+    return not pc.any(pc.starts_with(table.column(query), "#")).as_py()
 
 
 def _lines(data: bytes) -> list[tuple[int, str, list[str]]]:
@@ -121,56 +139,86 @@ def _row_to_line(data: bytes, row: int) -> tuple[int, str]:
     return n, raw
 
 
-def _with_lines(data: bytes, source: str, build: Callable[[], object]) -> object:
+def _with_lines(load: Callable[[], bytes], source: str, build: Callable[[], object]) -> object:
     try:
         return build()
     except RowError as exc:
-        n, raw = _row_to_line(data, exc.row)
+        n, raw = _row_to_line(load(), exc.row)
         raise InputError(exc.message, source=source, line=n, text=raw) from None
+
+
+_RUN_NAMES = ["query", "q0", "item", "rank", "score", "tag"]
+_RUN_TYPES = {"query": pa.string(), "item": pa.string(), "score": pa.float64(), "rank": pa.string()}
+_QRELS_NAMES = ["query", "iter", "item", "grade"]
+_QRELS_TYPES = {"query": pa.string(), "item": pa.string(), "grade": pa.float64()}
 
 
 def parse_trec_run_bytes(data: bytes, source: str = "<run>", **run_options: object) -> Run:
     """A :class:`Run` from the bytes of a TREC run file."""
-    norm = _normalise(data)
-    table = _fast_table(
-        norm, ["query", "q0", "item", "rank", "score", "tag"],
-        {"query": pa.string(), "item": pa.string(), "score": pa.float64(), "rank": pa.string()},
-        ["query", "item", "score", "rank"],
-    )
-    order = run_options.get("order", "score")
-    if table is not None and order != "rank":
-        scores = table.column("score")
-        if not pa.compute.all(pa.compute.is_finite(scores)).as_py():  # NaN or inf: report the line
-            table = None
-    if table is None:
-        cols = _slow_columns(data, source, "run")
-        if order == "rank":
-            cols["rank"] = [_number(f[3], "rank", source, n, raw) for n, raw, f in _lines(data)]
-        return _with_lines(data, source, lambda: Run.from_columns(  # type: ignore[return-value]
-            cols["query"], cols["item"], cols["score"], rank=cols.get("rank"), **run_options))
-    rank = None
-    if order == "rank":
-        rank = pa.compute.cast(table.column("rank"), pa.float64())
-    return _with_lines(data, source, lambda: Run.from_columns(  # type: ignore[return-value]
-        table.column("query"), table.column("item"), table.column("score"), rank=rank, **run_options))
+    return _run(lambda: data, source, None, run_options)
 
 
 def parse_trec_qrels_bytes(data: bytes, source: str = "<qrels>", **options: object) -> Qrels:
     """A :class:`Qrels` from the bytes of a TREC qrels file."""
-    norm = _normalise(data)
-    table = _fast_table(
-        norm, ["query", "iter", "item", "grade"],
-        {"query": pa.string(), "item": pa.string(), "grade": pa.float64()},
-        ["query", "item", "grade"],
-    )
-    if table is not None and not pa.compute.all(pa.compute.is_finite(table.column("grade"))).as_py():
+    return _qrels(lambda: data, source, None, options)
+
+
+def _run(load: Callable[[], bytes], source: str, table: pa.Table | None, run_options: dict[str, object]) -> Run:
+    """A run from its fast parse ``table`` or, when there is none or it is not usable, from the bytes."""
+    if table is None:
+        table = _fast_table(_normalise(load()), _RUN_NAMES, _RUN_TYPES, ["query", "item", "score", "rank"])
+    order = run_options.get("order", "score")
+    if table is not None and order != "rank":
+        if not pc.all(pc.is_finite(table.column("score"))).as_py():  # NaN or inf: report the line
+            table = None
+    if table is None:
+        data = load()
+        cols = _slow_columns(data, source, "run")
+        if order == "rank":
+            cols["rank"] = [_number(f[3], "rank", source, n, raw) for n, raw, f in _lines(data)]
+        return _with_lines(load, source, lambda: Run.from_columns(  # type: ignore[return-value]
+            cols["query"], cols["item"], cols["score"], rank=cols.get("rank"), **run_options))
+    rank = None
+    if order == "rank":
+        rank = pc.cast(table.column("rank"), pa.float64())
+    return _with_lines(load, source, lambda: Run.from_columns(  # type: ignore[return-value]
+        table.column("query"), table.column("item"), table.column("score"), rank=rank, **run_options))
+
+
+def _qrels(load: Callable[[], bytes], source: str, table: pa.Table | None, options: dict[str, object]) -> Qrels:
+    """Judgments from their fast parse ``table`` or, when there is none or it is not usable, from the bytes."""
+    if table is None:
+        table = _fast_table(_normalise(load()), _QRELS_NAMES, _QRELS_TYPES, ["query", "item", "grade"])
+    if table is not None and not pc.all(pc.is_finite(table.column("grade"))).as_py():
         table = None
     if table is None:
-        cols = _slow_columns(data, source, "qrels")
-        return _with_lines(data, source, lambda: Qrels.from_columns(  # type: ignore[return-value]
+        cols = _slow_columns(load(), source, "qrels")
+        return _with_lines(load, source, lambda: Qrels.from_columns(  # type: ignore[return-value]
             cols["query"], cols["item"], cols["grade"], **options))
-    return _with_lines(data, source, lambda: Qrels.from_columns(  # type: ignore[return-value]
+    return _with_lines(load, source, lambda: Qrels.from_columns(  # type: ignore[return-value]
         table.column("query"), table.column("item"), table.column("grade"), **options))
+
+
+def _parse_file(path: str | Path, names: list[str], types: dict[str, pa.DataType],
+                keep: list[str]) -> pa.Table | None:
+    """The fast parse straight from the file (no copy of its bytes), when it reads the file right."""
+    _check_file(path)
+    table = _fast_table(str(path), names, types, keep)
+    return table if table is not None and _plain_ids(table) else None
+
+
+def _check_file(path: str | Path) -> None:
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise InputError("no such file", source=str(path)) from None
+    except PermissionError:
+        raise InputError("permission denied", source=str(path)) from None
+    if p.is_dir():
+        raise InputError("is a directory, not a file", source=str(path))
+    if size == 0:
+        raise InputError("the file is empty", source=str(path))
 
 
 def _read(path: str | Path) -> bytes:
@@ -190,9 +238,24 @@ def _read(path: str | Path) -> bytes:
 
 def read_trec_run(path: str | Path, **run_options: object) -> Run:
     """Read a TREC run file (``query Q0 item rank score tag [ignored ...]``)."""
-    return parse_trec_run_bytes(_read(path), str(path), **run_options)
+    keep = ["query", "item", "score"] + (["rank"] if run_options.get("order") == "rank" else [])
+    table = _parse_file(path, _RUN_NAMES, _RUN_TYPES, keep)
+    return _run(_loader(path), str(path), table, run_options)
 
 
 def read_trec_qrels(path: str | Path, **options: object) -> Qrels:
     """Read a TREC qrels file (``query iteration item grade``)."""
-    return parse_trec_qrels_bytes(_read(path), str(path), **options)
+    table = _parse_file(path, _QRELS_NAMES, _QRELS_TYPES, ["query", "item", "grade"])
+    return _qrels(_loader(path), str(path), table, options)
+
+
+def _loader(path: str | Path) -> Callable[[], bytes]:
+    """Read the file's bytes on first need, once."""
+    cache: list[bytes] = []
+
+    def load() -> bytes:
+        if not cache:
+            cache.append(_read(path))
+        return cache[0]
+
+    return load
