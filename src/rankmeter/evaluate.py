@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from ._errors import InputError, ParameterError
 from .data import Qrels, Run
 from .data._ids import (
-    as_string_array, bools, extend_vocab, ints, positions_or_minus1, recode, string_signature, union_vocab,
+    as_string_array, bools, extend_vocab, ints, positions_or_minus1, recode, string_signature, to_numpy, union_vocab,
 )
 from .data._table import lookup_keys
 from .io import as_qrels, as_run
@@ -47,6 +47,9 @@ def align(
     items: bool = True,
 ) -> tuple[Batch, pa.Array, Coverage]:
     """Join a run with its judgments into a :class:`Batch` over the selected queries.
+
+    The batch holds the run's queries in the run's order, then the selected judged
+    queries the run lacks; the query ids are returned in that order.
 
     With ``items=False`` (no metric reads item codes, ``spec.reads_items``) no item
     vocabulary is built for the run: each row's id is looked up among the judged ids,
@@ -123,22 +126,22 @@ def align(
         examples=examples,
     )
 
-    # ranked rows of the selected queries, query blocks in the order of the joint vocabulary
-    # (a run's query codes follow its input order; rows within a block stay in rank order)
+    # ranked rows of the selected queries: the run's queries in the run's order (their rows
+    # need no moving), then the selected judged queries the run lacks (empty rankings)
     rlen = run.lengths()
-    order_q = np.argsort(qmap_r, kind="stable")
-    order_q = order_q[selected[qmap_r[order_q]]]
-    lens = rlen[order_q]
-    if len(order_q) == run.n_queries and bool((order_q == np.arange(run.n_queries)).all()):
+    run_sel = np.flatnonzero(selected[qmap_r])
+    batch_codes = np.concatenate((qmap_r[run_sel], np.flatnonzero(selected & ~in_run))).astype(np.int64)
+    lens = np.zeros(len(batch_codes), dtype=np.int64)
+    lens[: len(run_sel)] = rlen[run_sel]
+    if len(run_sel) == run.n_queries:
         gather = None
     else:
-        starts = run.offsets[:-1][order_q]
-        new_starts = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
-        gather = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(starts - new_starts, lens)
-    rq = np.repeat(qmap_r[order_q], lens)
+        starts = run.offsets[:-1][run_sel]
+        new_starts = np.concatenate(([0], np.cumsum(rlen[run_sel])[:-1])).astype(np.int64)
+        gather = np.arange(int(rlen[run_sel].sum()), dtype=np.int64) + np.repeat(starts - new_starts, rlen[run_sel])
+    rq = np.repeat(batch_codes, lens)
     rscore = run.scores if gather is None else run.scores[gather]
-    sel_codes = np.flatnonzero(selected)
-    offsets = np.concatenate(([0], np.cumsum(run_len[sel_codes]))).astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
 
     # the grade of every ranked row
     if items:
@@ -149,9 +152,11 @@ def align(
     judged = matched & (grade >= 0)
 
     qsel = selected[qrel_rowq]
-    sq, sg = qrel_rowq[qsel], qrels.grades[qsel]
+    slot = np.zeros(nq, dtype=np.int64)
+    slot[batch_codes] = np.arange(len(batch_codes))
+    sq, sg = slot[qrel_rowq[qsel]], qrels.grades[qsel]
     order = np.lexsort((-sg, sq))
-    qrel_len = np.bincount(sq, minlength=nq)[sel_codes]
+    qrel_len = np.bincount(sq, minlength=len(batch_codes))
     qrel_offsets = np.concatenate(([0], np.cumsum(qrel_len))).astype(np.int64)
 
     ctx: dict[str, Any] = {
@@ -170,7 +175,7 @@ def align(
         qrel_grade=np.ascontiguousarray(sg[order], dtype=np.float64),
         context=ctx,
     )
-    return batch, qvocab.take(ints(sel_codes)), coverage
+    return batch, qvocab.take(ints(batch_codes)), coverage
 
 
 def _grades_by_code(qrels: Qrels, imap_q: np.ndarray | None, n_items: int, qrel_rowq: np.ndarray,
@@ -293,6 +298,9 @@ def evaluate(
     check_ranking_metrics(parsed)
     batch, qids, coverage = align(q, r, queries, context, items=any(m.spec.reads_items for m in parsed))
     values, states = compute(batch, parsed)
+    by_id = to_numpy(pc.sort_indices(qids))  # queries in id order, as trec_eval prints them
+    qids = qids.take(ints(by_id))
+    values = {k: v[by_id] for k, v in values.items()}
     corpus = finalize(parsed, states, batch.context)
     return Result(queries=qids.to_pylist(), values=values, metrics=parsed, coverage=coverage,
                   notes=coverage.notes() + duplicate_notes(q, r, duplicates), corpus=corpus)
