@@ -5,7 +5,9 @@ files, then measures, in the same run, each tool's whole process: start the
 interpreter, import, read both files, evaluate ndcg@10, ap@100, rr@100, p@10 and
 r@100, print the means. Each job runs in a fresh process; wall time and peak RSS
 are measured from outside. "cold" is the first run (for ranx with an empty numba
-cache, so its JIT compilation counts); "warm" is the median of the next runs.
+cache, so its JIT compilation counts); "warm" is the median of the next runs, which
+are interleaved across the tools. rankmeter's bytecode is compiled first, as pip does
+when it installs a package.
 
     python benchmarks/bench_evaluate.py [--queries 10000] [--depth 100] [--repeat 3]
 """
@@ -13,6 +15,7 @@ cache, so its JIT compilation counts); "warm" is the median of the next runs.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
@@ -112,16 +115,30 @@ def main() -> None:
         "pytrec_eval (read dicts + evaluate)": [PY, "-c", PYTREC_JOB, str(qpath), str(rpath)],
         "ranx (from_file + evaluate)": [PY, "-c", RANX_JOB, str(qpath), str(rpath)],
     }
-    results = {}
+    # an installed package has its bytecode compiled by pip; an editable install under
+    # PYTHONDONTWRITEBYTECODE=1 never writes it, and would compile rankmeter's sources on every run
+    import rankmeter
+
+    compileall.compile_dir(str(Path(rankmeter.__file__).parent), quiet=1)
+    cold: dict[str, tuple[float, float]] = {}
     for name, cmd in jobs.items():
         try:
-            cold, cold_rss, out = measure(cmd, env)
-            warm = [measure(cmd, env) for _ in range(args.repeat)]
+            sec, rss, out = measure(cmd, env)
         except (RuntimeError, FileNotFoundError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        results[name] = (cold, statistics.median(w[0] for w in warm), max([cold_rss] + [w[1] for w in warm]))
+        cold[name] = (sec, rss)
         print(f"  {name}: {out.strip()[:160]}")
+    # warm runs interleaved, so a change in the machine's load hits every tool alike
+    warm: dict[str, list[tuple[float, float]]] = {name: [] for name in cold}
+    for _ in range(args.repeat):
+        for name in cold:
+            sec, rss, _out = measure(jobs[name], env)
+            warm[name].append((sec, rss))
+    results = {name: (cold[name][0], statistics.median(w[0] for w in warm[name]),
+                      max([cold[name][1]] + [w[1] for w in warm[name]])) for name in cold}
+    for name in cold:
+        print(f"  {name}: warm runs {', '.join(f'{w[0]:.2f}' for w in warm[name])} s")
     shutil.rmtree(numba_cache, ignore_errors=True)
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"{'tool':40s} {'cold s':>8s} {'warm s':>8s} {'peak MB':>8s} {'cold/warm':>9s}")

@@ -221,14 +221,15 @@ def _rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> np.nd
         return None
     dq = np.diff(qcodes)
     dv = np.diff(value)
-    if bool(((dq > 0) | ((dq == 0) & (dv <= 0))).all()):
+    same_q = dq == 0
+    if bool(((dq > 0) | (same_q & (dv <= 0))).all()):
         perm = None
-        q, v = qcodes, value
+        same = same_q & (dv == 0)
     else:
         perm = np.lexsort((-value, qcodes))
         q, v = qcodes[perm], value[perm]
+        same = (q[1:] == q[:-1]) & (v[1:] == v[:-1])
     tie = np.zeros(n, dtype=bool)
-    same = (q[1:] == q[:-1]) & (v[1:] == v[:-1])
     tie[1:] |= same
     tie[:-1] |= same
     if not tie.any():
