@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._ids import as_string_array, as_string_column, encode_grouped, encode_unsorted, ints, string_signature, to_numpy
+from ._ids import as_string_column, encode_grouped, encode_unsorted, ints, string_signature, to_numpy
 from ._table import Grouped, RowError, duplicate_rows, may_repeat, offsets_from_sorted
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
@@ -77,7 +77,7 @@ class Run(Grouped):
         >>> r.to_lists()
         {'q': ['b', 'c', 'a']}
         """
-        qarr, iarr = as_string_array(query), as_string_column(item)
+        qarr, iarr = as_string_column(query), as_string_column(item)
         n = len(qarr)
         if len(iarr) != n:
             raise ValueError(f"query and item columns differ in length: {n} and {len(iarr)}")

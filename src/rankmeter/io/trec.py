@@ -61,7 +61,7 @@ def _fast_table(data: bytes | str, names: list[str], types: dict[str, pa.DataTyp
     try:
         return pacsv.read_csv(
             io.BytesIO(data) if isinstance(data, bytes) else data,
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 21),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 18),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
                                              double_quote=False, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(column_types=types, include_columns=keep,
