@@ -62,7 +62,9 @@ class Qrels(Grouped):
         qcodes, qvocab = encode(qarr)
         icodes, ivocab = encode(iarr)
         keys = qcodes * max(len(ivocab), 1) + icodes
-        dups = duplicate_rows(keys)
+        order = np.argsort(keys, kind="stable")
+        sk = keys[order]
+        dups = duplicate_rows(keys) if bool((sk[1:] == sk[:-1]).any()) else np.zeros(0, dtype=np.int64)
         dropped = len(dups)
         if len(dups):
             if duplicates == "error":
@@ -74,8 +76,7 @@ class Qrels(Grouped):
                 )
             keep = _dedupe(keys, grades, duplicates)
             qcodes, icodes, grades = qcodes[keep], icodes[keep], grades[keep]
-            keys = keys[keep]
-        order = np.argsort(keys, kind="stable")
+            order = np.argsort(keys[keep], kind="stable")
         qcodes = qcodes[order]
         return cls(
             query_ids=qvocab,
