@@ -53,7 +53,7 @@ def align(
 
     With ``items=False`` (no metric reads item codes, ``spec.reads_items``) no item
     vocabulary is built for the run: each row's id is looked up among the judged ids,
-    and ``batch.item`` holds judged-item codes, -1 for an unjudged row.
+    and ``batch.item`` is a read-only array of -1 (no code).
     """
     # one query vocabulary and one item vocabulary for both sides
     if _same(qrels.query_ids, run.query_ids):
@@ -148,7 +148,8 @@ def align(
         ritems = run.items if gather is None else run.items[gather]
         matched, grade = _grades_by_code(qrels, imap_q, len(ivocab), qrel_rowq, rq, ritems)
     else:
-        ritems, matched, grade = _grades_by_id(qrels, run, gather, qrel_rowq, rq)
+        matched, grade = _grades_by_id(qrels, run, gather, qrel_rowq, rq)
+        ritems = np.broadcast_to(np.int64(-1), (len(rq),))  # no kernel run here reads it
     judged = matched & (grade >= 0)
 
     qsel = selected[qrel_rowq]
@@ -170,7 +171,7 @@ def align(
         grade=np.ascontiguousarray(grade, dtype=np.float64),
         judged=judged,
         score=np.ascontiguousarray(rscore, dtype=np.float64),
-        item=np.ascontiguousarray(ritems, dtype=np.int64),
+        item=ritems,
         qrel_offsets=qrel_offsets,
         qrel_grade=np.ascontiguousarray(sg[order], dtype=np.float64),
         context=ctx,
@@ -199,14 +200,13 @@ def _grades_by_code(qrels: Qrels, imap_q: np.ndarray | None, n_items: int, qrel_
 
 
 def _grades_by_id(qrels: Qrels, run: Run, gather: np.ndarray | None, qrel_rowq: np.ndarray,
-                  rq: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Judged-item codes (-1: unjudged), matched flags and grades of ranked rows, without run item codes.
+                  rq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Matched flags and grades of ranked rows, without run item codes.
 
     Rows and judgments meet on a 64-bit key of the query and the id's signature;
     every match is then confirmed on the ids themselves, so the join is exact.
     """
     n = len(rq)
-    codes = np.full(n, -1, dtype=np.int64)
     matched = np.zeros(n, dtype=bool)
     grade = np.zeros(n)
     rsig = run.item_signatures if gather is None else run.item_signatures[gather]
@@ -232,10 +232,9 @@ def _grades_by_id(qrels: Qrels, run: Run, gather: np.ndarray | None, qrel_rowq: 
         same = rq[r] == qrel_rowq[j]
         same &= bools(pc.equal(run.item_rows.take(ints(rows)), qrels.item_ids.take(ints(qrels.items[j]))))
         r, j = r[same], j[same]
-    codes[r] = qrels.items[j]
     matched[r] = True
     grade[r] = qrels.grades[j]
-    return codes, matched, grade
+    return matched, grade
 
 
 def check_ranking_metrics(metrics: Iterable[Metric]) -> None:

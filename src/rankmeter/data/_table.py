@@ -50,11 +50,13 @@ def may_repeat(offsets: np.ndarray, key: np.ndarray) -> bool:
     lengths = np.diff(offsets)
     width = int(lengths.max())
     if nq * width <= 2 * n + 1024:
-        # padding cells: distinct within a row, and with the top bit that keys lose here
+        # padding cells hold distinct values; a key equal to one only costs an exact check
         grid = np.empty((nq, width), dtype=np.uint64)
         grid[:] = np.arange(width, dtype=np.uint64) | np.uint64(1 << 63)
-        pos = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-        grid[np.repeat(np.arange(nq), lengths), pos] = key & np.uint64((1 << 63) - 1)
+        flat = np.arange(n, dtype=np.int64)
+        flat += np.repeat(np.arange(nq, dtype=np.int64) * width - offsets[:-1], lengths)
+        grid.ravel()[flat] = key
+        del flat
         grid.sort(axis=1)
         return bool((grid[:, 1:] == grid[:, :-1]).any())
     rows_q = np.repeat(np.arange(nq, dtype=np.uint64), lengths)
