@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from ._ids import as_string_array, encode, ints, to_numpy
+from ._ids import as_string_array, encode, encode_unsorted, ints, to_numpy
 from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 
 __all__ = ["Qrels"]
@@ -18,7 +18,7 @@ DuplicatePolicy = Literal["error", "max", "first", "last"]
 
 @dataclass(frozen=True, eq=False)
 class Qrels(Grouped):
-    """Judgments. Rows of a query are contiguous and sorted by item id.
+    """Judgments. Rows of a query are contiguous, in the order of their item codes.
 
     Grades are float64; integer and fractional grades both work. A negative grade
     means "judged, never relevant": its gain is 0, and the judgment-based measures
@@ -28,7 +28,7 @@ class Qrels(Grouped):
     :func:`rankmeter.read_qrels` and the loaders.
     """
 
-    item_ids: pa.Array  # the judged item ids, sorted by their UTF-8 bytes
+    item_ids: pa.Array  # the judged item ids, in order of first appearance
     items: np.ndarray  # each row's item code (a position in item_ids)
     grades: np.ndarray
     dropped: int = 0  # duplicate judgments removed by the chosen duplicates policy
@@ -46,7 +46,7 @@ class Qrels(Grouped):
 
         >>> q = Qrels.from_columns(["q1", "q1", "q2"], ["d2", "d1", "d1"], [1, 0, 2])
         >>> q.n_queries, len(q), q.to_dict()
-        (2, 3, {'q1': {'d1': 0.0, 'd2': 1.0}, 'q2': {'d1': 2.0}})
+        (2, 3, {'q1': {'d2': 1.0, 'd1': 0.0}, 'q2': {'d1': 2.0}})
         """
         qarr, iarr = as_string_array(query), as_string_array(item)
         grades = _float_column(grade, "grade")
@@ -60,7 +60,7 @@ class Qrels(Grouped):
         if len(bad):
             raise RowError(int(bad[0]), f"relevance grade is not a finite number ({grades[bad[0]]})")
         qcodes, qvocab = encode(qarr)
-        icodes, ivocab = encode(iarr)
+        icodes, ivocab = encode_unsorted(iarr)
         keys = qcodes * max(len(ivocab), 1) + icodes
         order = np.argsort(keys, kind="stable")
         sk = keys[order]
