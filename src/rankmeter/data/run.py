@@ -229,21 +229,21 @@ def _rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> np.nd
         perm = np.lexsort((-value, qcodes))
         q, v = qcodes[perm], value[perm]
         same = (q[1:] == q[:-1]) & (v[1:] == v[:-1])
-    tie = np.zeros(n, dtype=bool)
-    tie[1:] |= same
-    tie[:-1] |= same
-    if not tie.any():
+    starts = np.flatnonzero(same)  # row i + 1 ties with row i
+    if not len(starts):
         return perm
-    rows = np.flatnonzero(tie)  # positions (in the current order) of tied rows
-    group = np.cumsum(np.concatenate(([True], ~same)))[rows]
+    rows = np.concatenate((starts, starts + 1))  # positions (in the current order) of tied rows
+    rows.sort()
+    rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+    group = np.cumsum(~((rows > 0) & same[np.maximum(rows - 1, 0)]))  # a new group unless tied to the row above
     src = rows if perm is None else perm[rows]
     sub = pa.table({"g": ints(group), "item": items.take(ints(src))})
+    # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order
     within = to_numpy(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("item", "descending")]))
     if perm is None:
+        if bool((within == np.arange(len(rows))).all()):
+            return None  # the ties are in order already
         perm = np.arange(n)
-    # for comparing bytes, the id strings' order is the UTF-8 byte order (Arrow compares bytes)
     new = perm.copy()
     new[rows] = src[within]
-    if bool((new == np.arange(n)).all()):
-        return None
     return new

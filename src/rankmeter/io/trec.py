@@ -73,17 +73,32 @@ def _fast_table(data: bytes | str, names: list[str], types: dict[str, pa.DataTyp
 
 
 def _plain_ids(table: pa.Table, query: str = "query", item: str = "item") -> bool:
-    """Ids a one-blank split read right: none empty, no control character, no ``#`` line."""
+    """Ids a one-blank split read right: none empty, no control character, no ``#`` line.
+
+    Read straight from the string buffers: every id's length from the offsets, every
+    byte of the data, and the first byte of each query.
+    """
     if table.num_rows == 0:
         return False
     for name in (query, item):
-        col = table.column(name)
-        if pc.min(pc.binary_length(col)).as_py() == 0:
-            return False
-        if not pc.all(pc.ascii_is_printable(col)).as_py() and pc.any(
-                pc.match_substring_regex(col, "[\\x00-\\x1f\\x7f]")).as_py():
-            return False
-    return not pc.any(pc.starts_with(table.column(query), "#")).as_py()
+        for chunk in table.column(name).chunks:
+            if not len(chunk):
+                continue
+            offsets, data = _string_buffers(chunk)
+            if bool((offsets[1:] == offsets[:-1]).any()) or bool((data[offsets[0]:offsets[-1]] < 32).any()):
+                return False
+            if name == query and bool((data[offsets[:-1]] == ord("#")).any()):
+                return False
+    return True
+
+
+def _string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (this slice's) and the data bytes of a string array."""
+    bufs = arr.buffers()
+    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=odt, count=len(arr) + 1 + arr.offset)[arr.offset:]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
 
 
 def _lines(data: bytes) -> list[tuple[int, str, list[str]]]:
