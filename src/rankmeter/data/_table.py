@@ -68,32 +68,47 @@ def may_repeat(offsets: np.ndarray, key: np.ndarray) -> bool:
 def lookup_keys(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Rows of ``keys`` found in ``table_keys``, and where: ``(rows, table_rows)``; None when ``table_keys`` repeats a key.
 
-    A join of 64-bit keys: a bitmap of the table's top bits lets most keys that are
-    not in the table (the unjudged rows of a run) skip the binary search.
+    A join of 64-bit keys through an open table four times the size of
+    ``table_keys``: each key probes one slot. The few table keys that lost their
+    slot to another one are searched in sorted order, only by the keys that land
+    on such a slot.
 
     >>> [a.tolist() for a in lookup_keys(np.array([5, 7, 9], dtype=np.uint64), np.array([9, 5], dtype=np.uint64))]
     [[0, 2], [1, 0]]
     """
-    order = np.argsort(table_keys)
-    sk = table_keys[order]
-    if len(sk) > 1 and bool((sk[1:] == sk[:-1]).any()):
-        return None
-    if not len(sk) or not len(keys):
+    nt = len(table_keys)
+    if not nt:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    shift = np.uint64(64 - max(10, (8 * len(sk) - 1).bit_length()))
-    mixed = np.uint64(0x9E3779B97F4A7C15)
-    seen = np.zeros(1 << (64 - int(shift)), dtype=bool)
+    bits = max(10, (4 * nt - 1).bit_length())
+    shift, mixed = np.uint64(64 - bits), np.uint64(0x9E3779B97F4A7C15)
     with np.errstate(over="ignore"):
-        h = sk * mixed
-        h >>= shift
-        seen[h.view(np.int64)] = True
-        h = keys * mixed
-        h >>= shift
-    cand = np.flatnonzero(seen[h.view(np.int64)])
-    del h
-    at = np.minimum(np.searchsorted(sk, keys[cand]), len(sk) - 1)
-    hit = sk[at] == keys[cand]
-    return cand[hit], order[at[hit]]
+        t_slot = table_keys * mixed
+        t_slot >>= shift
+        t_slot = t_slot.view(np.int64)
+        slot = keys * mixed
+        slot >>= shift
+        slot = slot.view(np.int64)
+    table = np.full(1 << bits, -1, dtype=np.int64)
+    table[t_slot] = np.arange(nt)
+    lost = np.flatnonzero(table[t_slot] != np.arange(nt))  # table keys that share their slot
+    lost_keys = table_keys[lost]
+    order = np.argsort(lost_keys)
+    sorted_lost = lost_keys[order]
+    if bool((lost_keys == table_keys[table[t_slot[lost]]]).any()) or bool((sorted_lost[1:] == sorted_lost[:-1]).any()):
+        return None  # equal keys share a slot: a repeated key
+    owner = table[slot]
+    found = (table_keys[owner] == keys) & (owner >= 0)  # (owner -1 reads the last key: masked)
+    rows = np.flatnonzero(found)
+    where = owner[rows]
+    if len(lost):
+        shared = np.zeros(1 << bits, dtype=bool)
+        shared[t_slot[lost]] = True
+        maybe = np.flatnonzero(shared[slot] & ~found)
+        at = np.minimum(np.searchsorted(sorted_lost, keys[maybe]), len(lost) - 1)
+        hit = sorted_lost[at] == keys[maybe]
+        rows = np.concatenate((rows, maybe[hit]))
+        where = np.concatenate((where, lost[order[at[hit]]]))
+    return rows, where
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,39 @@
+"""The 64-bit key helpers behind the evaluator's fast path, against plain Python sets and dicts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankmeter.data._table import lookup_keys, may_repeat
+
+keys = st.lists(st.integers(0, 2**64 - 1) | st.sampled_from([0, 1, 2**63, 2**64 - 1]), max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(table=keys, probe=keys, shift=st.integers(0, 40))
+def test_lookup_keys_is_a_dict_join(table, probe, shift) -> None:
+    table = [(t >> shift) << shift for t in table]  # keys that differ only in their high bits
+    probe = [(p >> shift) << shift for p in probe] + table[:5]
+    t, p = np.array(table, dtype=np.uint64), np.array(probe, dtype=np.uint64)
+    got = lookup_keys(p, t)
+    if len(set(table)) < len(table):
+        assert got is None
+        return
+    where = {v: i for i, v in enumerate(table)}
+    want = sorted((i, where[v]) for i, v in enumerate(probe) if v in where)
+    assert got is not None and sorted(zip(got[0].tolist(), got[1].tolist())) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(groups=st.lists(st.lists(st.integers(0, 20) | st.integers(2**63, 2**63 + 3), max_size=12), min_size=1, max_size=8))
+def test_may_repeat_never_misses_a_repeat(groups) -> None:
+    offsets = np.concatenate(([0], np.cumsum([len(g) for g in groups]))).astype(np.int64)
+    flat = np.array([k for g in groups for k in g], dtype=np.uint64)
+    repeated = any(len(set(g)) < len(g) for g in groups)
+    if repeated:
+        assert may_repeat(offsets, flat)
+    # no false alarm from padding: keys below 2**63 never meet a padding cell
+    if not repeated and all(k < 2**63 for g in groups for k in g):
+        assert not may_repeat(offsets, flat)
