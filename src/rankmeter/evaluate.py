@@ -219,7 +219,7 @@ def _grades_by_id(qrels: Qrels, run: Run, gather: np.ndarray | None, qrel_rowq: 
         found = lookup_keys(rkey, qsig + qrel_rowq.astype(np.uint64) * mix)
     del rkey
     if found is None:  # two judgments share a key (long ids): look the ids up exactly
-        ids = run.item_rows if gather is None else run.item_rows.take(ints(gather))
+        ids = run.item_rows if gather is None else run.items_at(gather)
         pos = positions_or_minus1(pc.index_in(ids, value_set=qrels.item_ids))
         look = np.flatnonzero(pos >= 0)
         found = lookup_keys((rq[look] * max(len(qrels.item_ids), 1) + pos[look]).astype(np.uint64),
@@ -230,7 +230,7 @@ def _grades_by_id(qrels: Qrels, run: Run, gather: np.ndarray | None, qrel_rowq: 
         r, j = found
         rows = r if gather is None else gather[r]
         same = rq[r] == qrel_rowq[j]
-        same &= bools(pc.equal(run.item_rows.take(ints(rows)), qrels.item_ids.take(ints(qrels.items[j]))))
+        same &= bools(pc.equal(run.items_at(rows), qrels.item_ids.take(ints(qrels.items[j]))))
         r, j = r[same], j[same]
     matched[r] = True
     grade[r] = qrels.grades[j]

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._ids import as_string_column, encode_grouped, encode_unsorted, ints, string_signature, to_numpy
-from ._table import Grouped, RowError, duplicate_rows, may_repeat, offsets_from_sorted
+from ._table import Grouped, RowError, duplicate_rows, may_repeat
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
 __all__ = ["Run"]
@@ -31,20 +31,33 @@ Order = Literal["score", "rank", "given"]
 class Run(Grouped):
     """A ranking per query. Rows of query ``q`` are ``offsets[q]:offsets[q+1]``, best first.
 
-    Query codes follow the order of first appearance in the input. ``item_rows`` holds
-    each row's item id as text; integer item codes (``items``, into the vocabulary
-    ``item_ids``) are built only when something asks for them, because evaluating
-    with the ranking metrics never does: judgments are looked up by the ids
-    themselves. That is what keeps reading large runs fast.
+    Query codes follow the order of first appearance in the input. The item ids stay
+    as text, in input order (``item_input``); ``row_order`` gives the input row of
+    each ranked row (None when the input was in rank order already), ``item_rows``
+    the ids in rank order and :meth:`items_at` those of some ranked rows. Integer
+    item codes (``items``, into the vocabulary ``item_ids``) are built only when
+    something asks for them, because evaluating with the ranking metrics never does:
+    judgments are looked up by the ids themselves. That is what keeps reading large
+    runs fast.
 
-    ``scores`` holds the system's scores in that order; for an explicit order
+    ``scores`` holds the system's scores in rank order; for an explicit order
     without scores it is minus the position (1-based), so higher is still better.
     """
 
-    item_rows: pa.Array
+    item_input: pa.Array | pa.ChunkedArray
+    row_order: np.ndarray | None
     scores: np.ndarray
     order: str = "score"
     dropped: int = 0  # duplicate rows removed by the chosen duplicates policy
+
+    @cached_property
+    def item_rows(self) -> pa.Array | pa.ChunkedArray:
+        """Each ranked row's item id, in rank order."""
+        return self.item_input if self.row_order is None else self.item_input.take(ints(self.row_order))
+
+    def items_at(self, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:
+        """The item ids of the ranked rows ``rows`` (positions in rank order)."""
+        return self.item_input.take(ints(rows if self.row_order is None else self.row_order[rows]))
 
     @cached_property
     def _coded(self) -> tuple[np.ndarray, pa.Array]:
@@ -109,9 +122,11 @@ class Run(Grouped):
             perm = _rank_order(qcodes, -ranks, iarr)
         else:
             perm = None if bool((np.diff(qcodes) >= 0).all()) else np.argsort(qcodes, kind="stable")
-        rows_q, rows_i = (qcodes, iarr) if perm is None else (qcodes[perm], iarr.take(ints(perm)))
-        offsets = offsets_from_sorted(rows_q, len(qvocab))
-        signatures = string_signature(rows_i)
+        offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(qcodes, minlength=len(qvocab)), out=offsets[1:])
+        signatures = string_signature(iarr)
+        if perm is not None:
+            signatures = signatures[perm]
         if may_repeat(offsets, signatures):
             # perhaps a repeated (query, item): code the ids exactly, in input order
             icodes, ivocab = encode_unsorted(iarr)
@@ -127,7 +142,8 @@ class Run(Grouped):
         run = cls(
             query_ids=qvocab,
             offsets=offsets,
-            item_rows=rows_i,
+            item_input=iarr,
+            row_order=perm,
             scores=np.ascontiguousarray(scores, dtype=np.float64),
             order=order,
         )
