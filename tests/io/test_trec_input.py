@@ -199,3 +199,14 @@ def test_judgments_found_by_id_equal_those_found_by_code(width) -> None:
     np.testing.assert_array_equal(by_id.grade, by_code.grade)
     np.testing.assert_array_equal(by_id.judged, by_code.judged)
     np.testing.assert_array_equal(by_id.offsets, by_code.offsets)
+
+
+def test_rank_ties_move_their_scores_along() -> None:
+    r = Run.from_columns(["q"] * 3, ["a", "b", "c"], [1.0, 2.0, 3.0], rank=[1, 1, 2], order="rank")
+    assert r.to_lists() == {"q": ["b", "a", "c"]}
+    assert r.scores.tolist() == [2.0, 1.0, 3.0]
+    s = Run.from_columns(["q"] * 4, ["a", "c", "b", "d"], [2.0, 1.0, 1.0, 0.5])
+    assert s.to_lists() == {"q": ["a", "c", "b", "d"]} and s.scores.tolist() == [2.0, 1.0, 1.0, 0.5]
+    t = Run.from_columns(["q"] * 4, ["a", "b", "c", "d"], [2.0, 1.0, 1.0, 0.5])
+    assert t.to_lists() == {"q": ["a", "c", "b", "d"]} and t.scores.tolist() == [2.0, 1.0, 1.0, 0.5]
+    assert t.items_at(np.array([1, 2])).to_pylist() == ["c", "b"]

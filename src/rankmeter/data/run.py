@@ -116,16 +116,19 @@ class Run(Grouped):
             _check_finite(scores, "score")
         # query codes in order of first appearance: a file grouped by query needs no sort
         qcodes, qvocab = encode_grouped(qarr)
+        moved = None  # when only tied rows were reordered: their positions
         if order == "score":
-            perm = _rank_order(qcodes, scores, iarr)
+            perm, moved = _rank_order(qcodes, scores, iarr)
         elif order == "rank":
-            perm = _rank_order(qcodes, -ranks, iarr)
+            perm, moved = _rank_order(qcodes, -ranks, iarr)
         else:
             perm = None if bool((np.diff(qcodes) >= 0).all()) else np.argsort(qcodes, kind="stable")
         offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
         np.cumsum(np.bincount(qcodes, minlength=len(qvocab)), out=offsets[1:])
         signatures = string_signature(iarr)
-        if perm is not None:
+        if moved is not None:
+            signatures[moved] = signatures[perm[moved]]
+        elif perm is not None:
             signatures = signatures[perm]
         if may_repeat(offsets, signatures):
             # perhaps a repeated (query, item): code the ids exactly, in input order
@@ -137,8 +140,8 @@ class Run(Grouped):
                                             order, duplicates, keys, dups)
         if scores is None:
             scores = -_positions(offsets).astype(np.float64)
-        elif perm is not None:
-            scores = scores[perm]
+        elif perm is not None and (moved is None or order != "score"):
+            scores = scores[perm]  # (rows tied on their score need not move it)
         run = cls(
             query_ids=qvocab,
             offsets=offsets,
@@ -225,8 +228,12 @@ def _duplicates(keys: np.ndarray) -> np.ndarray:
     return duplicate_rows(keys)
 
 
-def _rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> np.ndarray | None:
+def _rank_order(qcodes: np.ndarray, value: np.ndarray,
+                items: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
+
+    Also returns, when the rows were in order but for some ties, the positions of the
+    tied rows (the only ones the permutation may move), else None.
 
     Sorting numbers is cheap; comparing ids is not. So rows are ordered by (query,
     value) with numpy, and only the rows inside groups of equal (query, value), the
@@ -234,7 +241,7 @@ def _rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> np.nd
     """
     n = len(qcodes)
     if n < 2:
-        return None
+        return None, None
     dq = np.diff(qcodes)
     dv = np.diff(value)
     same_q = dq == 0
@@ -247,7 +254,7 @@ def _rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> np.nd
         same = (q[1:] == q[:-1]) & (v[1:] == v[:-1])
     starts = np.flatnonzero(same)  # row i + 1 ties with row i
     if not len(starts):
-        return perm
+        return perm, None
     rows = np.concatenate((starts, starts + 1))  # positions (in the current order) of tied rows
     rows.sort()
     rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
@@ -258,8 +265,9 @@ def _rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> np.nd
     within = to_numpy(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("item", "descending")]))
     if perm is None:
         if bool((within == np.arange(len(rows))).all()):
-            return None  # the ties are in order already
-        perm = np.arange(n)
-    new = perm.copy()
-    new[rows] = src[within]
-    return new
+            return None, None  # the ties are in order already
+        new = np.arange(n)
+        new[rows] = src[within]
+        return new, rows
+    perm[rows] = src[within]
+    return perm, None
