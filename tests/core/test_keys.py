@@ -37,3 +37,17 @@ def test_may_repeat_never_misses_a_repeat(groups) -> None:
     # no false alarm from padding: keys below 2**63 never meet a padding cell
     if not repeated and all(k < 2**63 for g in groups for k in g):
         assert not may_repeat(offsets, flat)
+
+
+@settings(max_examples=200, deadline=None)
+@given(chunks=st.lists(st.lists(st.text(max_size=3), max_size=6), max_size=6), data=st.data())
+def test_take_rows_equals_arrow_take(chunks, data) -> None:
+    import pyarrow as pa
+
+    from rankmeter.data._ids import take_rows
+
+    col = pa.chunked_array([pa.array(c, type=pa.string()) for c in chunks], type=pa.string())
+    n = len(col)
+    rows = data.draw(st.lists(st.integers(0, n - 1), max_size=10)) if n else []
+    got = take_rows(col, np.array(rows, dtype=np.int64)).to_pylist()
+    assert got == [col[i].as_py() for i in rows]

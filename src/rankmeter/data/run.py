@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._ids import as_string_column, encode_grouped, encode_unsorted, ints, string_signature, to_numpy
+from ._ids import as_string_column, encode_grouped, encode_unsorted, ints, string_signature, take_rows, to_numpy
 from ._table import Grouped, RowError, duplicate_rows, may_repeat
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
@@ -53,11 +53,14 @@ class Run(Grouped):
     @cached_property
     def item_rows(self) -> pa.Array | pa.ChunkedArray:
         """Each ranked row's item id, in rank order."""
-        return self.item_input if self.row_order is None else self.item_input.take(ints(self.row_order))
+        if self.row_order is None:
+            return self.item_input
+        items = self.item_input
+        return (items.combine_chunks() if isinstance(items, pa.ChunkedArray) else items).take(ints(self.row_order))
 
     def items_at(self, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:
         """The item ids of the ranked rows ``rows`` (positions in rank order)."""
-        return self.item_input.take(ints(rows if self.row_order is None else self.row_order[rows]))
+        return take_rows(self.item_input, rows if self.row_order is None else self.row_order[rows])
 
     @cached_property
     def _coded(self) -> tuple[np.ndarray, pa.Array]:
@@ -260,7 +263,7 @@ def _rank_order(qcodes: np.ndarray, value: np.ndarray,
     rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
     group = np.cumsum(~((rows > 0) & same[np.maximum(rows - 1, 0)]))  # a new group unless tied to the row above
     src = rows if perm is None else perm[rows]
-    sub = pa.table({"g": ints(group), "item": items.take(ints(src))})
+    sub = pa.table({"g": ints(group), "item": take_rows(items, src)})
     # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order
     within = to_numpy(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("item", "descending")]))
     if perm is None:
