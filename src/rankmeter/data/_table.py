@@ -88,22 +88,30 @@ def lookup_keys(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, n
         slot = keys * mixed
         slot >>= shift
         slot = slot.view(np.int64)
-    table = np.full(1 << bits, -1, dtype=np.int64)
-    table[t_slot] = np.arange(nt)
-    lost = np.flatnonzero(table[t_slot] != np.arange(nt))  # table keys that share their slot
+    itype = np.int32 if nt < 2**31 else np.int64
+    table = np.full(1 << bits, -1, dtype=itype)
+    table[t_slot] = np.arange(nt, dtype=itype)
+    lost = np.flatnonzero(table[t_slot] != np.arange(nt, dtype=itype))  # table keys that share their slot
     lost_keys = table_keys[lost]
     order = np.argsort(lost_keys)
     sorted_lost = lost_keys[order]
     if bool((lost_keys == table_keys[table[t_slot[lost]]]).any()) or bool((sorted_lost[1:] == sorted_lost[:-1]).any()):
         return None  # equal keys share a slot: a repeated key
-    owner = table[slot]
-    found = (table_keys[owner] == keys) & (owner >= 0)  # (owner -1 reads the last key: masked)
-    rows = np.flatnonzero(found)
-    where = owner[rows]
+    on_shared = None
     if len(lost):
         shared = np.zeros(1 << bits, dtype=bool)
         shared[t_slot[lost]] = True
-        maybe = np.flatnonzero(shared[slot] & ~found)
+        on_shared = shared[slot]
+    owner = table[slot]
+    # the owner's key, written over the slots (no longer needed): owner -1 reads the last key, masked below
+    owner_key = np.take(table_keys, owner, out=slot.view(np.uint64), mode="wrap")
+    found = np.equal(owner_key, keys)
+    found &= owner >= 0
+    rows = np.flatnonzero(found)
+    where = owner[rows].astype(np.int64)
+    if on_shared is not None:
+        on_shared &= ~found
+        maybe = np.flatnonzero(on_shared)
         at = np.minimum(np.searchsorted(sorted_lost, keys[maybe]), len(lost) - 1)
         hit = sorted_lost[at] == keys[maybe]
         rows = np.concatenate((rows, maybe[hit]))
