@@ -17,12 +17,20 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from . import _compute as C
 from ._errors import InputError, ParameterError
 from .data import Qrels, Run
 from .data._ids import (
-    as_string_array, bools, extend_vocab, ints, positions_or_minus1, recode, string_signature, to_numpy, union_vocab,
+    as_string_array,
+    bools,
+    extend_vocab,
+    ints,
+    positions_or_minus1,
+    recode,
+    string_signature,
+    to_numpy,
+    union_vocab,
 )
 from .data._table import lookup_keys
 from .io import as_qrels, as_run
@@ -87,7 +95,7 @@ def align(
     def sample(mask: np.ndarray, key: str) -> int:
         idx = np.flatnonzero(mask)
         if len(idx):
-            examples[key] = qvocab.take(ints(idx[:3])).to_pylist()
+            examples[key] = C.take(qvocab, ints(idx[:3])).to_pylist()
         return int(len(idx))
 
     if isinstance(queries, str):
@@ -176,7 +184,7 @@ def align(
         qrel_grade=np.ascontiguousarray(sg[order], dtype=np.float64),
         context=ctx,
     )
-    return batch, qvocab.take(ints(batch_codes)), coverage
+    return batch, C.take(qvocab, ints(batch_codes)), coverage
 
 
 def _grades_by_code(qrels: Qrels, imap_q: np.ndarray | None, n_items: int, qrel_rowq: np.ndarray,
@@ -220,7 +228,7 @@ def _grades_by_id(qrels: Qrels, run: Run, gather: np.ndarray | None, qrel_rowq: 
     del rkey
     if found is None:  # two judgments share a key (long ids): look the ids up exactly
         ids = run.item_rows if gather is None else run.items_at(gather)
-        pos = positions_or_minus1(pc.index_in(ids, value_set=qrels.item_ids))
+        pos = positions_or_minus1(C.index_in(ids, qrels.item_ids))
         look = np.flatnonzero(pos >= 0)
         found = lookup_keys((rq[look] * max(len(qrels.item_ids), 1) + pos[look]).astype(np.uint64),
                             (qrel_rowq * max(len(qrels.item_ids), 1) + qrels.items).astype(np.uint64))
@@ -230,7 +238,7 @@ def _grades_by_id(qrels: Qrels, run: Run, gather: np.ndarray | None, qrel_rowq: 
         r, j = found
         rows = r if gather is None else gather[r]
         same = rq[r] == qrel_rowq[j]
-        same &= bools(pc.equal(run.items_at(rows), qrels.item_ids.take(ints(qrels.items[j]))))
+        same &= bools(C.equal(run.items_at(rows), C.take(qrels.item_ids, ints(qrels.items[j]))))
         r, j = r[same], j[same]
     matched[r] = True
     grade[r] = qrels.grades[j]
@@ -297,8 +305,8 @@ def evaluate(
     check_ranking_metrics(parsed)
     batch, qids, coverage = align(q, r, queries, context, items=any(m.spec.reads_items for m in parsed))
     values, states = compute(batch, parsed)
-    by_id = to_numpy(pc.sort_indices(qids))  # queries in id order, as trec_eval prints them
-    qids = qids.take(ints(by_id))
+    by_id = to_numpy(C.sort_indices(qids))  # queries in id order, as trec_eval prints them
+    qids = C.take(qids, ints(by_id))
     values = {k: v[by_id] for k, v in values.items()}
     corpus = finalize(parsed, states, batch.context)
     return Result(queries=qids.to_pylist(), values=values, metrics=parsed, coverage=coverage,

@@ -54,8 +54,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from ._compute import pc_on_first_use as pc
 from ._errors import InputError, MissingExtraError, ParameterError, RankmeterError
 from .data._ids import as_string_array, encode, union_vocab
 
@@ -299,7 +299,13 @@ class _Stages:
         self._progress = None
         if enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             self._progress = Progress(TextColumn("{task.description:<28}"), BarColumn(), TaskProgressColumn(),
                                       TimeElapsedColumn(), console=console or Console(stderr=True),

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from .. import _compute as C
 
 __all__ = [
     "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
@@ -73,9 +74,9 @@ def as_string_array(values: object) -> pa.Array:
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
     if pa.types.is_large_string(values.type) or pa.types.is_string_view(values.type):
-        values = values.cast(pa.string())
+        values = C.cast(values, pa.string())
     elif not pa.types.is_string(values.type):
-        values = pc.cast(values, pa.string())
+        values = C.cast(values, pa.string())
     return values
 
 
@@ -96,23 +97,23 @@ def take_rows(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     takes from each chunk and joins the pieces.
     """
     if not isinstance(values, pa.ChunkedArray):
-        return values.take(ints(rows))
+        return C.take(values, ints(rows))
     if values.num_chunks == 0:
         return pa.nulls(0, type=values.type)
     if values.num_chunks == 1:
-        return values.chunk(0).take(ints(rows))
+        return C.take(values.chunk(0), ints(rows))
     rows = np.asarray(rows, dtype=np.int64)
     order = None if bool((rows[1:] >= rows[:-1]).all()) else np.argsort(rows, kind="stable")
     ordered = rows if order is None else rows[order]
     bounds = np.cumsum([0] + [len(c) for c in values.chunks])
     cuts = np.searchsorted(ordered, bounds)
-    parts = [values.chunk(k).take(ints(ordered[cuts[k]:cuts[k + 1]] - bounds[k]))
+    parts = [C.take(values.chunk(k), ints(ordered[cuts[k]:cuts[k + 1]] - bounds[k]))
              for k in range(values.num_chunks) if cuts[k + 1] > cuts[k]]
     out = pa.concat_arrays(parts) if parts else values.chunk(0).slice(0, 0)
     if order is not None:
         back = np.empty(len(order), dtype=np.int64)
         back[order] = np.arange(len(order))
-        out = out.take(ints(back))
+        out = C.take(out, ints(back))
     return out
 
 
@@ -139,7 +140,7 @@ def encode_grouped(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     n = len(values)
     if n < 2:
         return encode_unsorted(values)
-    starts = np.concatenate(([0], np.flatnonzero(bools(pc.not_equal(values[1:], values[:-1]))) + 1))
+    starts = np.concatenate(([0], np.flatnonzero(bools(C.not_equal(values[1:], values[:-1]))) + 1))
     codes, vocab = encode_unsorted(take_rows(values, starts))
     return np.repeat(codes, np.diff(np.append(starts, n))), vocab
 
@@ -151,22 +152,22 @@ def encode(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     >>> codes.tolist(), vocab.to_pylist()
     ([1, 0, 1, 2], ['a', 'b', 'c'])
     """
-    encoded = pc.dictionary_encode(values)
+    encoded = C.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     dictionary = encoded.dictionary
-    order = to_numpy(pc.sort_indices(dictionary))
+    order = to_numpy(C.sort_indices(dictionary))
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order), dtype=np.int64)
     indices = to_numpy(encoded.indices).astype(np.int64, copy=False)
-    return position[indices], dictionary.take(ints(order))
+    return position[indices], C.take(dictionary, ints(order))
 
 
 def union_vocab(*vocabs: pa.Array) -> pa.Array:
     """The sorted union of sorted vocabularies."""
-    joined = pa.concat_arrays([v.cast(pa.string()) for v in vocabs])
-    unique = pc.unique(joined)
-    return unique.take(pc.sort_indices(unique))
+    joined = pa.concat_arrays([C.cast(v, pa.string()) for v in vocabs])
+    unique = C.unique(joined)
+    return C.take(unique, C.sort_indices(unique))
 
 
 def recode(vocab: pa.Array, into: pa.Array) -> np.ndarray:
@@ -176,7 +177,7 @@ def recode(vocab: pa.Array, into: pa.Array) -> np.ndarray:
     """
     if len(vocab) == 0:
         return np.zeros(0, dtype=np.int64)
-    idx = pc.index_in(vocab, value_set=into)
+    idx = C.index_in(vocab, into)
     return positions_or_minus1(idx)  # -1: not in ``into``
 
 
@@ -187,7 +188,7 @@ def encode_unsorted(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     >>> codes.tolist(), vocab.to_pylist()
     ([0, 1, 0], ['b', 'a'])
     """
-    encoded = pc.dictionary_encode(values)
+    encoded = C.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     indices = to_numpy(encoded.indices).astype(np.int64, copy=False)
@@ -201,13 +202,13 @@ def extend_vocab(vocab: pa.Array, other: pa.Array) -> tuple[pa.Array, np.ndarray
     """
     if len(other) == 0:
         return vocab, np.zeros(0, dtype=np.int64)
-    pos = positions_or_minus1(pc.index_in(other, value_set=vocab))
+    pos = positions_or_minus1(C.index_in(other, vocab))
     missing = pos < 0
     codes = pos.copy()
     if missing.any():
         idx = np.flatnonzero(missing)
         codes[idx] = len(vocab) + np.arange(len(idx))
-        vocab = pa.concat_arrays([vocab.cast(pa.string()), other.take(ints(idx)).cast(pa.string())])
+        vocab = pa.concat_arrays([C.cast(vocab, pa.string()), C.cast(C.take(other, ints(idx)), pa.string())])
     return vocab, codes
 
 

@@ -8,6 +8,7 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
+from .. import _compute as C
 from ._ids import as_string_array, encode, encode_unsorted, ints, to_numpy
 from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 
@@ -100,8 +101,8 @@ class Qrels(Grouped):
         """A ``query, item, grade`` table."""
         return pa.table(
             {
-                "query": self.query_ids.take(ints(self.row_queries())),
-                "item": self.item_ids.take(ints(self.items)),
+                "query": C.take(self.query_ids, ints(self.row_queries())),
+                "item": C.take(self.item_ids, ints(self.items)),
                 "grade": self.grades,
             }
         )

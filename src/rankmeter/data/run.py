@@ -16,9 +16,17 @@ from typing import Literal
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ._ids import as_string_column, encode_grouped, encode_unsorted, ints, string_signature, take_rows, to_numpy
+from .. import _compute as C
+from ._ids import (
+    as_string_column,
+    encode_grouped,
+    encode_unsorted,
+    ints,
+    string_signature,
+    take_rows,
+    to_numpy,
+)
 from ._table import Grouped, RowError, duplicate_rows, may_repeat
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
@@ -56,7 +64,7 @@ class Run(Grouped):
         if self.row_order is None:
             return self.item_input
         items = self.item_input
-        return (items.combine_chunks() if isinstance(items, pa.ChunkedArray) else items).take(ints(self.row_order))
+        return C.take(items.combine_chunks() if isinstance(items, pa.ChunkedArray) else items, ints(self.row_order))
 
     def items_at(self, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:
         """The item ids of the ranked rows ``rows`` (positions in rank order)."""
@@ -170,7 +178,7 @@ class Run(Grouped):
             )
         keep = _dedupe(keys, scores if scores is not None else -np.arange(len(keys), dtype=float), duplicates)
         k = ints(keep)
-        run = cls.from_columns(qarr.take(k), iarr.take(k), None if scores is None else scores[keep],
+        run = cls.from_columns(C.take(qarr, k), C.take(iarr, k), None if scores is None else scores[keep],
                                rank=None if ranks is None else ranks[keep], order=order)
         return replace(run, dropped=len(dups))
 
@@ -197,7 +205,7 @@ class Run(Grouped):
         """A ``query, item, score, rank`` table in rank order."""
         return pa.table(
             {
-                "query": self.query_ids.take(ints(self.row_queries())),
+                "query": C.take(self.query_ids, ints(self.row_queries())),
                 "item": self.item_rows,
                 "score": self.scores,
                 "rank": _positions(self.offsets),
@@ -265,7 +273,7 @@ def _rank_order(qcodes: np.ndarray, value: np.ndarray,
     src = rows if perm is None else perm[rows]
     sub = pa.table({"g": ints(group), "item": take_rows(items, src)})
     # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order
-    within = to_numpy(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("item", "descending")]))
+    within = to_numpy(C.sort_indices(sub, [("g", "ascending"), ("item", "descending")]))
     if perm is None:
         if bool((within == np.arange(len(rows))).all()):
             return None, None  # the ties are in order already

@@ -19,9 +19,9 @@ from typing import Callable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .. import _compute as C
 from .._errors import InputError
 from ..data import Qrels, Run
 from ..data._table import RowError
@@ -184,7 +184,7 @@ def _run(load: Callable[[], bytes], source: str, table: pa.Table | None, run_opt
         table = _fast_table(_normalise(load()), _RUN_NAMES, _RUN_TYPES, ["query", "item", "score", "rank"])
     order = run_options.get("order", "score")
     if table is not None and order != "rank":
-        if not pc.all(pc.is_finite(table.column("score"))).as_py():  # NaN or inf: report the line
+        if not C.all_true(C.is_finite(table.column("score"))):  # NaN or inf: report the line
             table = None
     if table is None:
         data = load()
@@ -195,7 +195,7 @@ def _run(load: Callable[[], bytes], source: str, table: pa.Table | None, run_opt
             cols["query"], cols["item"], cols["score"], rank=cols.get("rank"), **run_options))
     rank = None
     if order == "rank":
-        rank = pc.cast(table.column("rank"), pa.float64())
+        rank = C.cast(table.column("rank"), pa.float64())
     return _with_lines(load, source, lambda: Run.from_columns(  # type: ignore[return-value]
         table.column("query"), table.column("item"), table.column("score"), rank=rank, **run_options))
 
@@ -204,7 +204,7 @@ def _qrels(load: Callable[[], bytes], source: str, table: pa.Table | None, optio
     """Judgments from their fast parse ``table`` or, when there is none or it is not usable, from the bytes."""
     if table is None:
         table = _fast_table(_normalise(load()), _QRELS_NAMES, _QRELS_TYPES, ["query", "item", "grade"])
-    if table is not None and not pc.all(pc.is_finite(table.column("grade"))).as_py():
+    if table is not None and not C.all_true(C.is_finite(table.column("grade"))):
         table = None
     if table is None:
         cols = _slow_columns(load(), source, "qrels")

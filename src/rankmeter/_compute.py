@@ -1,0 +1,88 @@
+"""The Arrow compute kernels of the evaluation path, called by name.
+
+``import pyarrow.compute`` builds a Python wrapper for every kernel Arrow has, which
+costs 30-40 ms each time the command line starts; so do the array methods that go
+through it (``Array.take``, ``Array.cast``). The evaluation path calls the few
+kernels it needs through ``pyarrow._compute.call_function`` instead, the function
+those wrappers call themselves. Everything off that path uses ``pyarrow.compute``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+from pyarrow._compute import (
+    ArraySortOptions,
+    CastOptions,
+    ScalarAggregateOptions,
+    SetLookupOptions,
+    SortOptions,
+    call_function,
+)
+
+__all__ = [
+    "all_true", "cast", "dictionary_encode", "equal", "index_in", "is_finite", "not_equal", "sort_indices",
+    "take", "unique",
+]
+
+Column = pa.Array | pa.ChunkedArray
+
+
+def take(values: Column | pa.Table, indices: pa.Array) -> Column:
+    return call_function("take", [values, indices])
+
+
+def dictionary_encode(values: Column) -> Column:
+    return call_function("dictionary_encode", [values])
+
+
+def sort_indices(values: Column | pa.Table, sort_keys: Sequence[tuple[str, str]] | None = None) -> pa.Array:
+    """Indices sorting an array ascending, or a table by ``sort_keys`` ((column, order), ...)."""
+    if sort_keys is None:
+        return call_function("array_sort_indices", [values], ArraySortOptions("ascending"))
+    return call_function("sort_indices", [values], SortOptions(list(sort_keys)))
+
+
+def index_in(values: Column, value_set: pa.Array) -> Column:
+    return call_function("index_in", [values], SetLookupOptions(value_set))
+
+
+def unique(values: Column) -> pa.Array:
+    return call_function("unique", [values])
+
+
+def equal(a: Column, b: Column) -> Column:
+    return call_function("equal", [a, b])
+
+
+def not_equal(a: Column, b: Column) -> Column:
+    return call_function("not_equal", [a, b])
+
+
+def is_finite(values: Column) -> Column:
+    return call_function("is_finite", [values])
+
+
+def all_true(values: Column) -> bool:
+    """Whether every value of a boolean column is true (an empty column: True)."""
+    return bool(call_function("all", [values], ScalarAggregateOptions(min_count=0)).as_py())
+
+
+def cast(values: Column, to: pa.DataType) -> Column:
+    return call_function("cast", [values], CastOptions(to))
+
+
+class _OnFirstUse:
+    """``pyarrow.compute``, imported when an attribute is first read.
+
+    For modules the package imports eagerly but whose Arrow work runs only on demand.
+    """
+
+    def __getattr__(self, name: str) -> object:
+        import pyarrow.compute
+
+        return getattr(pyarrow.compute, name)
+
+
+pc_on_first_use = _OnFirstUse()

@@ -1,0 +1,27 @@
+"""The evaluate command stays light at start-up: no pandas, no pyarrow.compute wrappers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+
+def test_evaluate_imports_neither_pandas_nor_pyarrow_compute(tmp_path: Path) -> None:
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 2.0 s\nq1 Q0 d9 3 1.0 s\nq2 Q0 d3 1 0.5 s\n")
+    code = textwrap.dedent(f"""
+        import sys
+        sys.argv = ["rankmeter", "evaluate", {str(tmp_path / "q.txt")!r}, {str(tmp_path / "r.txt")!r},
+                    "-m", "ndcg@10", "-m", "map", "-m", "P@1", "--format", "json"]
+        from rankmeter.cli._app import main
+        try:
+            main()
+        except SystemExit:
+            pass
+        print([m for m in ("pandas", "pyarrow.compute") if m in sys.modules])
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert '"P@1": 0.5' in out  # q1: d1 and d2 tie; d2 (ids descending) comes first and is not relevant
+    assert out.strip().splitlines()[-1] == "[]"
