@@ -64,6 +64,19 @@ class Batch:
             self._cache[key] = self.judged & (self.grade >= rel)
         return self._cache[key]  # type: ignore[no-any-return]
 
+    def relevant_rows(self, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The relevant rows (judged, grade >= rel): their positions, their query, their 1-based rank.
+
+        Kernels that only add up over relevant rows (a small share of a long run) work
+        on these instead of on every row.
+        """
+        key = ("relevant_rows", rel)
+        if key not in self._cache:
+            rows = np.flatnonzero(self.relevant(rel))
+            query = np.searchsorted(self.offsets, rows, side="right") - 1
+            self._cache[key] = (rows, query, rows - self.offsets[query] + 1)
+        return self._cache[key]  # type: ignore[no-any-return]
+
     def n_rel(self, rel: float) -> np.ndarray:
         """Judged items with grade >= rel, per query (retrieved or not)."""
         key = ("n_rel", rel)

@@ -6,24 +6,23 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import _segments as S
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, register
 from ._common import REL, is_rel, n_relevant, top
 
 
 def ap_kernel(b: Batch, rel: float, norm: str) -> np.ndarray:
-    flags = b.relevant(rel)
-    cum = S.seg_count_cumsum(flags, b.offsets)
-    prec = np.where(flags, cum / b.pos, 0.0)
-    total = b.seg_sum(prec)
+    rows, query, rank = b.relevant_rows(rel)
+    # relevant rows so far in the query, this one included: P@rank at each relevant rank
+    found = np.arange(1, len(rows) + 1) - np.searchsorted(rows, b.offsets[:-1])[query]
+    total = np.bincount(query, weights=found / rank, minlength=b.n_queries).astype(np.float64, copy=False)
     if norm == "relevant":
         denom = b.n_rel(rel)
     elif norm == "min":
         nrel = b.n_rel(rel)
         denom = nrel if b.k is None else np.minimum(nrel, b.k)
     else:  # retrieved
-        denom = b.seg_sum(flags)
+        denom = np.bincount(query, minlength=b.n_queries).astype(np.float64)
     return np.divide(total, denom, out=np.zeros_like(total), where=denom > 0)
 
 

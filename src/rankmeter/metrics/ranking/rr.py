@@ -6,15 +6,18 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import _segments as S
 from ..batch import Batch
 from ..registry import Example, MetricSpec, register
 from ._common import REL, is_rel, top
 
 
 def rr_kernel(b: Batch, rel: float) -> np.ndarray:
-    first = S.seg_first_true(b.relevant(rel), b.pos, b.offsets)
-    return np.divide(1.0, first, out=np.zeros(len(first)), where=first > 0)
+    rows, query, rank = b.relevant_rows(rel)
+    out = np.zeros(b.n_queries)
+    lead = np.ones(len(rows), dtype=bool)  # the first relevant row of its query
+    lead[1:] = query[1:] != query[:-1]
+    out[query[lead]] = 1.0 / rank[lead]
+    return out
 
 
 def rr_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
