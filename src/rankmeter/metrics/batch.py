@@ -99,13 +99,14 @@ class Batch:
         if k is None:
             return self
         if k not in self._cuts:
-            keep = self.pos <= k
-            if bool(keep.all()):
+            kept = np.minimum(self.lengths, k)
+            if bool((kept == self.lengths).all()):
                 sub = replace(self, k=k, _cuts={}, _cache={})
             else:
+                offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
+                keep = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(self.offsets[:-1] - offsets[:-1], kept)
                 sub = replace(
-                    self, k=k, _cuts={}, _cache={},
-                    offsets=np.concatenate(([0], np.cumsum(np.minimum(self.lengths, k)))),
+                    self, k=k, _cuts={}, _cache={}, offsets=offsets,
                     grade=self.grade[keep], judged=self.judged[keep], score=self.score[keep], item=self.item[keep],
                 )
             # counts over the judgments do not depend on the cut
