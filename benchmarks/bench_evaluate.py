@@ -101,7 +101,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--judged", type=int, default=10)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=15)
     args = ap.parse_args()
     qpath, rpath = generate(args.queries, args.depth, args.judged)
     print(f"data: {args.queries} queries x {args.depth} items ({rpath.stat().st_size / 1e6:.1f} MB run file), "
