@@ -9,7 +9,7 @@ cache, so its JIT compilation counts); "warm" is the median of the next runs, wh
 are interleaved across the tools. rankmeter's bytecode is compiled first, as pip does
 when it installs a package.
 
-    python benchmarks/bench_evaluate.py [--queries 10000] [--depth 100] [--repeat 3]
+    python benchmarks/bench_evaluate.py [--queries 10000] [--depth 100] [--repeat 15]
 """
 
 from __future__ import annotations
