@@ -16,7 +16,7 @@ from .. import _compute as C
 
 __all__ = [
     "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
-    "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows",
+    "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows", "string_buffers",
 ]
 
 
@@ -60,9 +60,22 @@ def positions_or_minus1(idx: pa.Array) -> np.ndarray:
         return to_numpy(idx).astype(np.int64)
     dtype = _NP[idx.type]
     values = np.frombuffer(idx.buffers()[1], dtype=dtype, count=len(idx) + idx.offset)[idx.offset:]
-    bits = np.unpackbits(np.frombuffer(idx.buffers()[0], dtype=np.uint8), bitorder="little")
-    valid = bits[idx.offset : idx.offset + len(idx)].astype(bool)
-    return np.where(valid, values, -1).astype(np.int64)
+    return np.where(_bitmap(idx.buffers()[0], idx.offset, len(idx)), values, -1).astype(np.int64)
+
+
+def _bitmap(buf: pa.Buffer, offset: int, n: int) -> np.ndarray:
+    """Bits ``offset .. offset + n`` of an Arrow bitmap (validity or boolean values) as numpy booleans."""
+    bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+    return bits[offset : offset + n].astype(bool)
+
+
+def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (of this slice: ``len(arr) + 1`` of them) and the data bytes of a string array."""
+    bufs = arr.buffers()
+    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=odt, count=len(arr) + 1 + arr.offset)[arr.offset:]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
 
 
 def as_string_array(values: object) -> pa.Array:
@@ -123,8 +136,7 @@ def bools(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
         arr = arr.combine_chunks()
     if len(arr) == 0:
         return np.zeros(0, dtype=bool)
-    bits = np.unpackbits(np.frombuffer(arr.buffers()[1], dtype=np.uint8), bitorder="little")
-    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
+    return _bitmap(arr.buffers()[1], arr.offset, len(arr))
 
 
 def encode_grouped(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -237,14 +249,11 @@ def string_signature(arr: pa.Array | pa.ChunkedArray, block: int = 1 << 17) -> n
 
 
 def _signature_block(arr: pa.Array) -> np.ndarray:
-    n = len(arr)
-    bufs = arr.buffers()
-    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    o = np.frombuffer(bufs[1], dtype=odt, count=n + 1 + arr.offset)[arr.offset:].astype(np.int64)
+    offsets, raw = string_buffers(arr)
+    o = offsets.astype(np.int64)
     a, b = int(o[0]), int(o[-1])
     data = np.zeros(b - a + 16, dtype=np.uint8)
-    if b > a:
-        data[: b - a] = np.frombuffer(bufs[2], dtype=np.uint8)[a:b]
+    data[: b - a] = raw[a:b]
     # unaligned little-endian 8-byte words starting at every byte
     words = np.ndarray((b - a + 9,), dtype="<u8", buffer=data, strides=(1,))
     starts = o[:-1] - a

@@ -24,6 +24,7 @@ import pyarrow.csv as pacsv
 from .. import _compute as C
 from .._errors import InputError
 from ..data import Qrels, Run
+from ..data._ids import string_buffers
 from ..data._table import RowError
 
 __all__ = ["read_trec_qrels", "read_trec_run", "parse_trec_run_bytes", "parse_trec_qrels_bytes"]
@@ -84,21 +85,12 @@ def _plain_ids(table: pa.Table, query: str = "query", item: str = "item") -> boo
         for chunk in table.column(name).chunks:
             if not len(chunk):
                 continue
-            offsets, data = _string_buffers(chunk)
+            offsets, data = string_buffers(chunk)
             if bool((offsets[1:] == offsets[:-1]).any()) or bool((data[offsets[0]:offsets[-1]] < 32).any()):
                 return False
             if name == query and bool((data[offsets[:-1]] == ord("#")).any()):
                 return False
     return True
-
-
-def _string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """The offsets (this slice's) and the data bytes of a string array."""
-    bufs = arr.buffers()
-    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets = np.frombuffer(bufs[1], dtype=odt, count=len(arr) + 1 + arr.offset)[arr.offset:]
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
-    return offsets, data
 
 
 def _lines(data: bytes) -> list[tuple[int, str, list[str]]]:

@@ -94,9 +94,12 @@ _NORM = ("r_max - r_min comes from the declared scale (scale=(1, 5), CLI --scale
          "says which: source 'declared' or 'data'). ")
 _ERR_PROPS = frozenset({"ratings", "error", "nonnegative"})
 
+# what every error measure shares: lower is better, no cutoff, 0 for perfect predictions
+_ERROR = dict(family="ratings", input="ratings", cutoff=False, higher_is_better=False, bounds=(0.0, math.inf))
+
 register(MetricSpec(
+    **_ERROR,
     name="mae",
-    family="ratings",
     summary="Mean absolute error between predicted and true ratings.",
     formula=r"MAE = \frac{1}{|T|} \sum_{(u,i) \in T} |\hat r_{ui} - r_{ui}|",
     citation=_CITE,
@@ -113,16 +116,12 @@ register(MetricSpec(
         RatingsExample("mae(per=user)", **_UNBAL, value=(0.5 + 4) / 2, note="macro over users: (0.5 + 4) / 2"),
         RatingsExample("mae(per=item)", **_UNBAL, value=(2.5 + 0) / 2, note="item a: (1 + 4) / 2, item b: 0"),
     ),
-    cutoff=False,
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
     properties=_ERR_PROPS,
-    input="ratings",
 ))
 
 register(MetricSpec(
+    **_ERROR,
     name="mse",
-    family="ratings",
     summary="Mean squared error between predicted and true ratings.",
     formula=r"MSE = \frac{1}{|T|} \sum_{(u,i) \in T} (\hat r_{ui} - r_{ui})^2",
     citation=_CITE,
@@ -133,16 +132,12 @@ register(MetricSpec(
     aliases={"mean_squared_error": {}},
     examples=(RatingsExample("mse", _RECSYS_TRUE, _RECSYS_PRED, 3.97 / 5, note="(0.49+0.01+0.01+1.21+2.25)/5",
                              tol=1e-12),),
-    cutoff=False,
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
     properties=_ERR_PROPS,
-    input="ratings",
 ))
 
 register(MetricSpec(
+    **_ERROR,
     name="rmse",
-    family="ratings",
     summary="Root mean squared error between predicted and true ratings.",
     formula=r"RMSE = \sqrt{\frac{1}{|T|} \sum_{(u,i) \in T} (\hat r_{ui} - r_{ui})^2}",
     citation=_CITE,
@@ -158,16 +153,12 @@ register(MetricSpec(
         RatingsExample("rmse(per=user)", **_UNBAL, value=(math.sqrt(0.5) + 4) / 2, note="macro over users"),
         RatingsExample("rmse(per=item)", **_UNBAL, value=(math.sqrt(17 / 2) + 0) / 2, note="macro over items"),
     ),
-    cutoff=False,
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
     properties=_ERR_PROPS,
-    input="ratings",
 ))
 
 register(MetricSpec(
+    **_ERROR,
     name="nmae",
-    family="ratings",
     summary="Normalised MAE: MAE divided by the width of the rating scale.",
     formula=r"NMAE = MAE / (r_{max} - r_{min})",
     citation="Goldberg et al., Information Retrieval 4(2) 2001, doi:10.1023/A:1011419012209; seed 004.",
@@ -181,16 +172,12 @@ register(MetricSpec(
         RatingsExample("nmae", _RECSYS_TRUE, _RECSYS_PRED, 0.7 / 4, note="scale from the data: 1..5"),
         RatingsExample("nmae", _RECSYS_TRUE, _RECSYS_PRED, 0.7 / 9, scale=(1, 10), note="declared 1..10"),
     ),
-    cutoff=False,
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
     properties=_ERR_PROPS | {"uses_scale"},
-    input="ratings",
 ))
 
 register(MetricSpec(
+    **_ERROR,
     name="nrmse",
-    family="ratings",
     summary="Normalised RMSE: RMSE divided by the width of the rating scale.",
     formula=r"NRMSE = RMSE / (r_{max} - r_{min})",
     citation="Seed 004; Gunawardana & Shani, JMLR 10 2009.",
@@ -203,9 +190,5 @@ register(MetricSpec(
         RatingsExample("nrmse", _RECSYS_TRUE, _RECSYS_PRED, math.sqrt(3.97 / 5) / 4, scale=(1, 5),
                        note="seed 004: RMSE / (5 - 1)"),
     ),
-    cutoff=False,
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
     properties=_ERR_PROPS | {"uses_scale"},
-    input="ratings",
 ))
