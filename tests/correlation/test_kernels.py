@@ -13,6 +13,7 @@ from scipy import stats
 
 from rankmeter.metrics import _rankstats as RS
 from rankmeter.metrics import functions as F
+from rankmeter.metrics.ratings.correlation import _pair_counts
 
 VALUES = st.lists(st.sampled_from([0.0, 1.0, 1.0, 2.0, 2.5, 3.0, -1.0, 7.0]), min_size=2, max_size=40)
 
@@ -36,22 +37,8 @@ def _same(got: float, want: float) -> bool:
     return (math.isnan(got) and math.isnan(want)) or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12)
 
 
-def slow_counts(a, b):
-    con = dis = tx = ty = txy = 0
-    for i in range(len(a)):
-        for j in range(i + 1, len(a)):
-            dx, dy = a[i] - a[j], b[i] - b[j]
-            if dx == 0 and dy == 0:
-                txy += 1
-            elif dx == 0:
-                tx += 1
-            elif dy == 0:
-                ty += 1
-            elif (dx > 0) == (dy > 0):
-                con += 1
-            else:
-                dis += 1
-    return con, dis, tx, ty, txy
+# the O(n^2) pair count of the metrics' slow references
+slow_counts = _pair_counts
 
 
 METHODS = ["table", "sort"]  # contingency table (few distinct values) and sorting + radix inversion count
