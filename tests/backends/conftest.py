@@ -32,19 +32,12 @@ def spark() -> Iterator[object]:
     # the executors' Python must be this one (it has rankmeter and its dependencies)
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    from pyspark.sql import SparkSession
+    import rankmeter.spark
 
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("rankmeter-tests")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "1g")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    session = rankmeter.spark.local_session(2, memory="1g", app_name="rankmeter-tests", conf={
+        "spark.sql.shuffle.partitions": "4",
+        "spark.default.parallelism": "2",
+        "spark.sql.session.timeZone": "UTC",
+    })
     yield session
     session.stop()

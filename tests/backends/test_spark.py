@@ -117,7 +117,7 @@ def test_spark_grouped_input_without_shuffle(spark, tmp_path) -> None:  # type: 
     try:
         df = spark.read.parquet(str(path))
         assert df.rdd.getNumPartitions() > 3
-        got = rsp.evaluate(df, qrels, METRICS, grouped=True, chunk_rows=5, arrow_batch_rows=7)
+        got = rsp.evaluate(df, qrels, METRICS, grouped=True, read_files=False, chunk_rows=5, arrow_batch_rows=7)
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
         spark.conf.unset("spark.sql.files.openCostInBytes")
@@ -160,3 +160,74 @@ def test_spark_evaluate_parquet_reads_files_on_the_executors(spark, tmp_path) ->
     assert list(got.queries) == list(want.queries) and got.coverage == want.coverage
     for m in METRICS:
         np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
+
+
+def test_a_plain_parquet_scan_is_read_by_the_executors(spark, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """evaluate(spark.read.parquet(...)) reads the files with pyarrow; other plans go through the JVM; same numbers."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    import pyspark.sql.functions as F
+
+    import rankmeter.spark as rsp
+    from rankmeter.spark import evaluation
+
+    from ._data import grouped
+
+    qrels, run = random_data(43)
+    want = rankmeter.evaluate(qrels, run, METRICS)
+    path = tmp_path / "run.parquet"
+    pq.write_table(grouped(run, 3), path, row_group_size=13)
+    df = spark.read.parquet(str(path))
+    assert evaluation._parquet_scan(df) == [path.as_uri()]
+    assert evaluation._parquet_scan(df.select("item", "query", "score")) == [path.as_uri()]
+    for other in (df.filter("score > 0"), df.withColumn("score", F.col("score") * 2), df.limit(10),
+                  df.select(F.col("query").alias("q"), "item", "score"), spark.createDataFrame(run.to_pandas())):
+        assert evaluation._parquet_scan(other) is None
+    partitioned = tmp_path / "partitioned"
+    df.write.partitionBy("query").parquet(str(partitioned))
+    assert evaluation._parquet_scan(spark.read.parquet(str(partitioned))) is None
+
+    calls: list[int] = []
+    files_path = evaluation._evaluate_files
+    monkeypatch.setattr(evaluation, "_evaluate_files", lambda *a, **k: calls.append(1) or files_path(*a, **k))
+    assert_same(rsp.evaluate(df, qrels, METRICS, chunk_rows=6), want)
+    assert calls == [1]
+    # judgments as a plain Parquet scan are read by the driver with pyarrow: the same Qrels as through the JVM
+    qpath, binary = tmp_path / "qrels.parquet", tmp_path / "binary.parquet"
+    pq.write_table(qrels, qpath)
+    pq.write_table(qrels.filter(pc.greater(qrels.column("grade"), 0)).drop_columns(["grade"]), binary)
+    for judged in (qpath, binary):
+        qdf = spark.read.parquet(str(judged))
+        assert evaluation._parquet_scan(qdf) == [judged.as_uri()]
+        assert evaluation._judgments(qdf, None, None, None, "error").to_dict() == \
+            evaluation._judgments(qdf, None, None, None, "error", read_files=False).to_dict()
+    calls.clear()
+    assert_same(rsp.evaluate(df, spark.read.parquet(str(qpath)), METRICS), want)
+    assert calls == [1]
+    assert_same(rsp.evaluate(df, qrels, METRICS, read_files=False, partitions=2), want)
+    assert_same(rsp.evaluate(df.filter("score > -1e300"), qrels, METRICS, grouped=True), want)
+    assert calls == [1]
+    # a file that is not grouped by query: found out on the executors, evaluated again through the JVM
+    p2 = tmp_path / "shuffled.parquet"
+    pq.write_table(run, p2, row_group_size=7)
+    got = rsp.evaluate(spark.read.parquet(str(p2)), qrels, METRICS)
+    assert calls == [1, 1]
+    assert any("not grouped by query" in n for n in got.notes)
+    assert list(got.queries) == list(want.queries) and got.coverage == want.coverage
+    for m in METRICS:
+        np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
+
+
+def test_plan_tasks_makes_equal_consecutive_shares() -> None:
+    from rankmeter.spark.evaluation import _plan_tasks
+
+    groups = [("a", g, 10) for g in range(7)] + [("b", g, 10) for g in range(5)]
+    for parallel, tasks, want in ((2, None, 2), (3, None, 3), (2, 5, 5), (2, 40, 12)):
+        plan = _plan_tasks(groups, tasks, parallel)
+        assert len(plan) == want
+        flat = [(f, g) for task in plan for f, gs in task for g in gs]
+        assert flat == [(f, g) for f, g, _ in groups]  # every row group once, in order
+        sizes = [sum(len(gs) for _, gs in task) for task in plan]
+        assert max(sizes) - min(sizes) <= 1
+    big = [("a", g, 10_000_000) for g in range(10)]  # 100M rows on 2 cores: a multiple of 2 tasks of <= 16M rows
+    assert len(_plan_tasks(big, None, 2)) == 8
