@@ -7,11 +7,17 @@ workers count):
 - ``rankmeter``        in-process ``read_qrels`` + ``read_run`` + ``evaluate``
 - ``stream``           ``rankmeter.stream.evaluate_stream`` on the Parquet file
 - ``duckdb``           ``rankmeter.duckdb.evaluate`` on ``read_parquet(...)``
-- ``spark_files``      ``rankmeter.spark.evaluate_parquet`` in Spark local mode: Spark schedules tasks, each
-                       reads row groups of the Parquet file with pyarrow (no rows through the JVM)
-- ``spark``            ``rankmeter.spark.evaluate(grouped=True)`` in Spark local mode (local[2]): the
-                       file is grouped by user, so no shuffle
-- ``spark_shuffle``    the same with the default ``grouped=False``: hash-partition by query (a shuffle)
+- ``spark_files``      ``rankmeter.spark.evaluate_parquet`` in Spark local mode (``local_session(2)``):
+                       Spark schedules tasks, each reads row groups of the Parquet file with pyarrow
+                       (no rows through the JVM)
+- ``spark``            ``rankmeter.spark.evaluate(run_df, qrels_df)`` on ``spark.read.parquet(...)``: a
+                       plain Parquet scan, so the executors read the files as above
+- ``spark_jvm``        ``evaluate(..., grouped=True, read_files=False)``: rows go from the JVM to the
+                       Python workers as Arrow batches; the file is grouped by user, so no shuffle
+- ``spark_shuffle``    ``evaluate(..., read_files=False)``: hash-partition by query (a shuffle)
+
+The Spark tools use ``rankmeter.spark.local_session``; its class-data-sharing archive is
+recorded first (``prime_class_cache``), as after a user's first session.
 - ``pytrec_eval``      dicts built from the Parquet file, then ``RelevanceEvaluator``
 - ``ranx``             ``Qrels.from_df`` / ``Run.from_df`` + ``evaluate``
 
@@ -46,7 +52,7 @@ METRICS = {
     "pytrec_eval": ["ndcg_cut_10", "map", "P_10", "recip_rank"],
     "ranx": ["ndcg@10", "map", "precision@10", "mrr"],
 }
-TOOLS = ["rankmeter", "stream", "duckdb", "spark_files", "spark", "spark_shuffle", "pytrec_eval", "ranx"]
+TOOLS = ["rankmeter", "stream", "duckdb", "spark_files", "spark", "spark_jvm", "spark_shuffle", "pytrec_eval", "ranx"]
 # largest size each tool is run at (the others would exceed memory or the time budget)
 LIMITS = {"rankmeter": 10_000_000, "pytrec_eval": 10_000_000, "ranx": 10_000_000, "spark_shuffle": 10_000_000}
 TIMEOUT = 1800
@@ -104,6 +110,12 @@ def generate(n_rows: int, per: int = 100, judged: int = 5, catalogue: int = 1_00
 # --------------------------------------------------------------------------------
 # workers (run in a subprocess; print one JSON line)
 # --------------------------------------------------------------------------------
+def pq_rows(path: str | Path) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).metadata.num_rows
+
+
 def worker(tool: str, run_path: str, qrels_path: str) -> dict:
     t0 = time.perf_counter()
     out: dict = {}
@@ -137,36 +149,37 @@ def worker(tool: str, run_path: str, qrels_path: str) -> dict:
         res = rdb.evaluate(con, f"SELECT * FROM read_parquet('{run_path}')",
                            f"SELECT * FROM read_parquet('{qrels_path}')", METRICS["rankmeter"])
         out["mean"] = res.mean
-    elif tool in ("spark", "spark_shuffle", "spark_files"):
-        os.environ["PYSPARK_PYTHON"] = sys.executable
-        from pyspark.sql import SparkSession
-
+    elif tool.startswith("spark"):
         import rankmeter.spark as rsp
 
-        spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-                 .config("spark.ui.showConsoleProgress", "false")
-                 .config("spark.driver.memory", "4g").config("spark.sql.shuffle.partitions", "8")
-                 .config("spark.local.dir", str(DATA / "spark-tmp")).getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = rsp.local_session(2, memory="4g", conf={"spark.sql.shuffle.partitions": "8",
+                                                        "spark.local.dir": str(DATA / "spark-tmp")})
         t1 = time.perf_counter()
-        run_df, qrels_df = spark.read.parquet(run_path), spark.read.parquet(qrels_path)
+        run_df, qrels_df = spark.read.parquet(str(run_path)), spark.read.parquet(str(qrels_path))
 
         def once() -> Any:
             if tool == "spark_files":
                 return rsp.evaluate_parquet(spark, run_path, qrels_df, METRICS["rankmeter"])
-            if tool == "spark":
-                return rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], grouped=True)
-            return rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], partitions=8)
+            if tool == "spark":  # a plain Parquet scan: the executors read the files
+                return rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"])
+            if tool == "spark_jvm":
+                return rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], grouped=True, read_files=False)
+            return rsp.evaluate(run_df, qrels_df, METRICS["rankmeter"], read_files=False, partitions=8)
 
         res = once()
-        out["startup_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
+        t_first = time.perf_counter()
+        out["startup_s"], out["eval_s"] = t1 - t0, t_first - t1
         out["mean"] = res.mean
         out["notes"] = list(res.notes)
-        # the same evaluation again in the running session (a warm JVM, as on a long-lived cluster)
-        t2 = time.perf_counter()
-        once()
-        out["eval_warm_s"] = time.perf_counter() - t2
-        spark.stop()
+        # the same evaluation again in the running session (a warm JVM, as on a long-lived cluster):
+        # the median of 3 (one at 100M rows); measure() takes this time off the process's wall time
+        warm = []
+        for _ in range(3 if pq_rows(run_path) <= 10_000_000 else 1):
+            t2 = time.perf_counter()
+            once()
+            warm.append(time.perf_counter() - t2)
+        out["eval_warm_s"] = sorted(warm)[len(warm) // 2]
+        out["extra_s"] = time.perf_counter() - t_first
     elif tool == "pytrec_eval":
         import numpy as np
         import pyarrow.parquet as pq
@@ -212,6 +225,39 @@ def worker(tool: str, run_path: str, qrels_path: str) -> dict:
     return out
 
 
+def prime_class_cache() -> None:
+    """Record local_session's class archive with a first session that evaluates, and wait until it is used.
+
+    The archive holds the classes the recording session loaded: a session that evaluates
+    (Parquet read by Spark, a Python RDD job, mapInArrow) records those the measured
+    sessions need, as a user's first evaluation would.
+    """
+    from rankmeter.spark import session
+
+    if session._java() is None:
+        return
+    run_path, qrels_path = generate(1_000_000)
+    probe = (
+        "import sys, rankmeter.spark as r\n"
+        "run, qrels, m = sys.argv[1], sys.argv[2], ['ndcg@10', 'map']\n"
+        "s = r.local_session(2)\n"
+        "r.evaluate_parquet(s, run, s.read.parquet(qrels), m)\n"
+        "r.evaluate(s.read.parquet(run), s.read.parquet(qrels), m)\n"
+        "r.evaluate(s.read.parquet(run), s.read.parquet(qrels), m, grouped=True, read_files=False)\n"
+    )
+    for _ in range(12):
+        opts = session._class_cache_options(session._cache_dir())
+        if opts and opts[0].startswith("-XX:SharedArchiveFile"):
+            print(f"== Spark class archive in place: {opts[0].split('=', 1)[1]}", flush=True)
+            return
+        if opts:  # none yet: a first session records it when its JVM exits
+            print("== recording the Spark class archive (a first session that evaluates)", flush=True)
+            subprocess.run([sys.executable, "-c", probe, str(run_path), str(qrels_path)], capture_output=True,
+                           check=False)
+        time.sleep(15)  # the archive is used once it has not changed for a minute
+    print("== no Spark class archive: sessions start without it", flush=True)
+
+
 def measure(tool: str, run_path: Path, qrels_path: Path, timeout: int) -> dict:
     import psutil
 
@@ -255,6 +301,8 @@ def measure(tool: str, run_path: Path, qrels_path: Path, timeout: int) -> dict:
     if status == "ok" and proc.returncode == 0:
         line = [ln for ln in stdout.splitlines() if ln.startswith("{")][-1]
         result.update(json.loads(line))
+        if "extra_s" in result:  # Spark's repeated evaluations are not part of a one-evaluation process
+            result["wall_s"] = round(wall - result["extra_s"], 2)
     return result
 
 
@@ -326,7 +374,9 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
            f"run {started}; load average at start: {load} (other developers share the machine).", "",
            "Command: `python benchmarks/bench_scale.py` (data: benchmarks/_data, generated). "
            "Metrics: ndcg@10, map, P@10, mrr. Wall time of a fresh process per tool (imports, reading the "
-           "Parquet files and the judgments included); peak memory = largest total RSS of the process tree.", "",
+           "Parquet files and the judgments included; for Spark, the process's time less the repeated "
+           "evaluations that follow its first one); peak memory = largest total RSS of the process tree "
+           "(CPU and peak of Spark include the repeats).", "",
            "| rows | tool | wall (s) | CPU (s) | rows/s | peak memory (MB) | inside: start or load / evaluate (s) | note |",
            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
@@ -346,7 +396,7 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
                    f"({st['rows_per_s'] / 1e6:.1f}M rows/s, judgments loading included), peak {st['peak_mb']} MB: "
                    f"{'met' if ok else 'NOT met'} (goal: under 2 GB and at least 5M rows/s).")
     s10 = by.get((10_000_000, "stream"))
-    for tool in ("spark_files", "spark", "spark_shuffle"):
+    for tool in ("spark_files", "spark", "spark_jvm", "spark_shuffle"):
         sp = by.get((10_000_000, tool))
         if s10 and sp and sp.get("eval_warm_s") and s10.get("eval_s"):
             warm = sp["eval_warm_s"] / s10["eval_s"]
@@ -366,10 +416,15 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
             "in-process rankmeter path is skipped at 100M as well (a whole Run in memory).",
             "- All tools agree on the means: rankmeter's engines exactly, ranx to 1e-17, pytrec_eval exactly "
             "for ndcg@10, P@10 and mrr and to 6e-9 (1M) / 8e-8 (10M) for map (not investigated further here).",
-            "- spark_files: Spark schedules tasks that read row groups with pyarrow (`evaluate_parquet`); "
-            "spark: `evaluate(run_df, grouped=True)`, rows go from the JVM to Python as Arrow batches, no "
-            "shuffle; spark_shuffle: `evaluate(run_df)`, hash-partitioned by query. Spark runs two "
-            "evaluations per process; 'again' is the second, with a warm JVM."]
+            "- spark_files: `evaluate_parquet`, Spark schedules tasks that read row groups with pyarrow; spark: "
+            "`evaluate(run_df, qrels_df)` on `spark.read.parquet(...)`, recognised as a plain Parquet scan and "
+            "read the same way; spark_jvm: `evaluate(..., grouped=True, read_files=False)`, rows go from the JVM "
+            "to Python as Arrow batches, no shuffle; spark_shuffle: `evaluate(..., read_files=False)`, "
+            "hash-partitioned by query. Each Spark process evaluates four times: the first is timed with the "
+            "process, 'again' is the median of the other three (a warm JVM, as in a long-lived session).",
+            "- Spark sessions come from `rankmeter.spark.local_session(2)`, whose class-data-sharing archive of "
+            "Spark's classes was recorded before the measurements (as after a user's first session); without "
+            "it a session takes about 4 s longer to start on this machine."]
     return "\n".join(out) + "\n"
 
 
@@ -401,6 +456,8 @@ def main() -> None:
         done = {(r["size"], r["tool"]) for r in rows}
         keep = [r for r in previous if (r["size"], r["tool"]) not in done]
         return sorted(keep + rows, key=lambda r: (r["size"], TOOLS.index(r["tool"]) if r["tool"] in TOOLS else 99))
+    if any(t.startswith("spark") for t in tools):
+        prime_class_cache()
     for n in sizes:
         t = time.perf_counter()
         run_path, qrels_path = generate(n)

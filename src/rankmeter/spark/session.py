@@ -1,13 +1,14 @@
 """A Spark local-mode session that starts quickly: :func:`local_session`.
 
-Most of a cold Spark start is the JVM loading and verifying some 10,000 classes. The
+Most of a cold Spark start is the JVM loading and verifying thousands of classes. The
 JDK can record the classes an application loaded in a *class-data-sharing* archive
 (``-XX:ArchiveClassesAtExit``, JDK 13+) and map it at the next start
-(``-XX:SharedArchiveFile``). :func:`local_session` does this for Spark's own classes:
-the first session writes the archive when its JVM exits (a few seconds after the
-Python process, once, ~150 MB in the user cache directory); later sessions map it.
-On the project's 2-core machine a session then starts in about 4.5 s instead of
-about 8 s, and the first job runs faster too (figures in benchmarks/RESULTS-scale.md).
+(``-XX:SharedArchiveFile``). :func:`local_session` does this for Spark: the first
+session records the classes it loaded (a session that evaluates records those that
+evaluations need) and writes the archive when its JVM exits, a few seconds after the
+Python process, once (~150-180 MB in the user cache directory); later sessions map it.
+On the project's 2-core machine a session then starts in 5-6 s instead of 7-9 s, and
+the first evaluation of a session takes about 1.5 s less (benchmarks/RESULTS-scale.md).
 
 The archive depends on the Java runtime and on Spark's jars: its file name carries a
 hash of both, so an upgrade of either starts a new one. A JVM whose archive is cut
