@@ -45,6 +45,7 @@ from ._errors import InputError, ParameterError
 from .data import Qrels, Run
 from .data._ids import as_string_array, string_signature
 from .data._table import RowError, lookup_keys, may_repeat
+from .data.qrels import numeric_type
 from .evaluate import align, check_ranking_metrics, compute, finalize
 from .metrics.batch import Batch
 from .metrics.registry import Metric, parse_metrics
@@ -316,8 +317,10 @@ class Engine:
         if scol.null_count:
             r = int(np.flatnonzero(_np(scol.is_null()))[0])
             raise RowError(int(row_index[r]), "score is missing")
-        if not (pa.types.is_floating(scol.type) or pa.types.is_integer(scol.type) or pa.types.is_boolean(scol.type)):
+        if not numeric_type(scol.type):
             raise InputError(f"score column must be numeric, found {scol.type}", source=self.source)
+        if pa.types.is_decimal(scol.type):
+            scol = pc.cast(scol, pa.float64())
         score = np.ascontiguousarray(_np(scol), dtype=np.float64)
         bad = ~np.isfinite(score)
         if bad.any():

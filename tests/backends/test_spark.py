@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import rankmeter
@@ -201,17 +202,24 @@ def test_a_plain_parquet_scan_is_read_by_the_executors(spark, tmp_path, monkeypa
         assert evaluation._parquet_scan(qdf) == [judged.as_uri()]
         assert evaluation._judgments(qdf, None, None, None, "error").to_dict() == \
             evaluation._judgments(qdf, None, None, None, "error", read_files=False).to_dict()
-    calls.clear()
     assert_same(rsp.evaluate(df, spark.read.parquet(str(qpath)), METRICS), want)
-    assert calls == [1]
+    assert calls == [1, 1]
     assert_same(rsp.evaluate(df, qrels, METRICS, read_files=False, partitions=2), want)
+    # DECIMAL scores: read as float64 by the executors as by Spark's cast
+    dec = grouped(run, 3)
+    dec = dec.set_column(2, "score", pa.array(np.round(dec.column("score").to_numpy(), 4)).cast(pa.decimal128(12, 4)))
+    pq.write_table(dec, tmp_path / "dec.parquet", row_group_size=13)
+    dec_df = spark.read.parquet(str(tmp_path / "dec.parquet"))
+    assert_same(rsp.evaluate(dec_df, qrels, METRICS), rsp.evaluate(dec_df, qrels, METRICS, read_files=False))
+    assert calls == [1, 1, 1]
+    calls.clear()
     assert_same(rsp.evaluate(df.filter("score > -1e300"), qrels, METRICS, grouped=True), want)
-    assert calls == [1]
+    assert calls == []
     # a file that is not grouped by query: found out on the executors, evaluated again through the JVM
     p2 = tmp_path / "shuffled.parquet"
     pq.write_table(run, p2, row_group_size=7)
     got = rsp.evaluate(spark.read.parquet(str(p2)), qrels, METRICS)
-    assert calls == [1, 1]
+    assert calls == [1]
     assert any("not grouped by query" in n for n in got.notes)
     assert list(got.queries) == list(want.queries) and got.coverage == want.coverage
     for m in METRICS:

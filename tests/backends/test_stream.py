@@ -248,3 +248,27 @@ def test_progress_bar_goes_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixtu
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "evaluating" in captured.err and "rows" in captured.err
+
+
+def test_decimal_scores_and_grades_are_read_as_float64(tmp_path: Path) -> None:
+    """SQL pipelines write DECIMAL columns: every engine reads them as float64 (as DuckDB and Spark cast them)."""
+    import duckdb
+
+    import rankmeter.duckdb as rdb
+
+    qrels, run = random_data(44)
+    as_decimal = pa.decimal128(12, 4)
+    scores = pa.array(np.round(run.column("score").to_numpy(), 4))
+    run = run.set_column(2, "score", scores)  # values a decimal(12, 4) holds exactly
+    dec_run = run.set_column(2, "score", scores.cast(as_decimal))
+    dec_qrels = qrels.set_column(2, "grade", qrels.column("grade").cast(as_decimal))
+    want = rankmeter.evaluate(qrels, run, METRICS)
+    assert_same(rankmeter.evaluate(dec_qrels, dec_run, METRICS), want)
+    path = write_parquet(grouped(dec_run, 1), tmp_path / "dec.parquet")
+    assert_same(evaluate_stream(dec_qrels, path, METRICS, progress=False, chunk_rows=9), want)
+    con = duckdb.connect()
+    con.register("dec_qrels", dec_qrels)
+    assert_same(rdb.evaluate(con, f"SELECT * FROM read_parquet('{path}')", "SELECT * FROM dec_qrels", METRICS),
+                want)
+    with pytest.raises(InputError, match="score column must be numeric, found string"):
+        rankmeter.evaluate(qrels, run.set_column(2, "score", pa.array(["x"] * run.num_rows)), METRICS)

@@ -111,6 +111,11 @@ class Qrels(Grouped):
         return f"Qrels({self.n_queries} queries, {len(self)} judgments)"
 
 
+def numeric_type(t: pa.DataType) -> bool:
+    """Whether a column of this type can be a score or a grade (decimals are read as float64, as SQL engines cast)."""
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t)
+
+
 def _float_column(values: object, name: str) -> np.ndarray:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if isinstance(values, pa.ChunkedArray):
@@ -119,8 +124,10 @@ def _float_column(values: object, name: str) -> np.ndarray:
             arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
             row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
             raise RowError(row, f"{name} is missing")
-        if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type) or pa.types.is_boolean(values.type)):
+        if not numeric_type(values.type):
             raise ValueError(f"{name} column must be numeric, found {values.type}")
+        if pa.types.is_decimal(values.type):
+            values = C.cast(values, pa.float64())
         return np.asarray(to_numpy(values), dtype=np.float64)
     try:
         return np.asarray(values, dtype=np.float64)
