@@ -239,3 +239,28 @@ def test_plan_tasks_makes_equal_consecutive_shares() -> None:
         assert max(sizes) - min(sizes) <= 1
     big = [("a", g, 10_000_000) for g in range(10)]  # 100M rows on 2 cores: a multiple of 2 tasks of <= 16M rows
     assert len(_plan_tasks(big, None, 2)) == 8
+
+
+def test_the_files_path_takes_only_types_both_paths_read_alike(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Integer or text ids and a numeric score; anything else keeps Spark's casts on the general path."""
+    import pyarrow.parquet as pq
+
+    from rankmeter.spark.evaluation import _row_groups
+
+    given = {"query": None, "item": None, "score": None}
+    base = {"query": pa.array([1, 1], pa.int32()), "item": pa.array(["a", "b"]), "score": pa.array([1.0, 2.0])}
+    for name, change, plain in [
+        ("int32 and text", {}, True),
+        ("dictionary text", {"item": pa.array(["a", "b"]).dictionary_encode()}, True),
+        ("decimal score", {"score": pa.array([1.0, 2.0]).cast(pa.decimal128(5, 1))}, True),
+        ("float ids", {"query": pa.array([1.0, 1.0])}, False),
+        ("date ids", {"item": pa.array([0, 1], pa.int32()).cast(pa.date32())}, False),
+        ("binary ids", {"item": pa.array([b"a", b"b"])}, False),
+        ("text score", {"score": pa.array(["1", "2"])}, False),
+    ]:
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.table({**base, **change}), path)
+        assert (_row_groups([str(path)], given, strict=False) is not None) == plain, name
+    with pytest.raises(InputError, match="not a readable Parquet file"):
+        _row_groups([str(tmp_path / "missing.parquet")], given, strict=True)
+    assert _row_groups([str(tmp_path / "missing.parquet")], given, strict=False) is None

@@ -245,10 +245,28 @@ def _row_groups(paths: Sequence[str], given: Mapping[str, str | None], strict: b
                 raise
             raise InputError(f"not a readable Parquet file ({exc})", source=path) from None
         if cols is not None and c != cols:
+            if not strict:
+                return None
             raise InputError(f"the files of the run have different columns ({cols} and {c})", source=path)
+        if not strict and not _plain_types(f.schema_arrow, c):
+            return None  # other types are cast by Spark on the general path, as they always were
         cols = c
         groups += [(path, g, f.metadata.row_group(g).num_rows) for g in range(f.metadata.num_row_groups)]
     return (groups, cols) if cols is not None else None
+
+
+def _plain_types(schema: pa.Schema, cols: Mapping[str, str]) -> bool:
+    """Ids of integers or text and a numeric score: the types both paths read alike."""
+    from ..data.qrels import numeric_type
+
+    def text_or_int(t: pa.DataType) -> bool:
+        if pa.types.is_dictionary(t):
+            t = t.value_type
+        return pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+
+    return (text_or_int(schema.field(cols["query"]).type) and text_or_int(schema.field(cols["item"]).type)
+            and numeric_type(schema.field(cols["score"]).type) and not pa.types.is_boolean(
+                schema.field(cols["score"]).type))
 
 
 def _parquet_scan(df: Any) -> list[str] | None:
