@@ -21,7 +21,7 @@ def require_pyspark() -> Any:
 
 
 def pick(columns: Sequence[str], roles: Mapping[str, Sequence[str]], given: Mapping[str, str | None], source: str,
-          optional: Sequence[str] = ()) -> dict[str, str]:
+         optional: Sequence[str] = ()) -> dict[str, str]:
     empty = pa.table({c: pa.array([], pa.null()) for c in columns})
     return pick_columns(empty, roles, dict(given), source, optional=optional)
 

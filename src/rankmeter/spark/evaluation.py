@@ -77,7 +77,7 @@ def evaluate(
         _check_count("evaluate", "partitions", partitions)
     spark = run_df.sparkSession
     rc = pick(run_df.columns, {"query": QUERY_NAMES, "item": ITEM_NAMES, "score": SCORE_NAMES},
-               {"query": query_col, "item": item_col, "score": score_col}, "run_df")
+              {"query": query_col, "item": item_col, "score": score_col}, "run_df")
     qrels = _judgments(qrels_df, query_col, item_col, grade_col, duplicates, read_files)
     files = _parquet_scan(run_df) if read_files else None
     listing = _row_groups(files, rc, strict=False) if files else None
