@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError
+from ..data.qrels import numeric_type
 from ._batch import RatingsBatch
 from ._scale import Scale, as_scale
 
@@ -201,8 +202,7 @@ def _numeric(col: Any, what: str, side_error: Callable[[str, int | None], InputE
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
         t = arr.type
-    if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t)
-            or pa.types.is_null(t)):
+    if not (numeric_type(t) or pa.types.is_null(t)):
         try:
             arr = pc.cast(arr, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

@@ -49,6 +49,17 @@ def is_int_type(t: Any) -> bool:
     return isinstance(t, (LongType, IntegerType, ShortType, ByteType))
 
 
+def id_column(df: Any, name: str, role: str) -> Any:
+    """Column ``name`` of ``df`` as the id column ``role``.
+
+    Integers stay integers (their decimal text is made in Arrow); other types are cast to string by Spark.
+    """
+    import pyspark.sql.functions as F
+
+    col = F.col(name)
+    return (col if is_int_type(df.schema[name].dataType) else col.cast("string")).alias(role)
+
+
 def collect(df: Any) -> pa.Table:
     try:
         return to_arrow(df)

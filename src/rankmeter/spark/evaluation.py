@@ -13,7 +13,7 @@ from .._errors import InputError, ParameterError
 from ..io import as_qrels
 from ..io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES
 from ..result import Result
-from ._common import collect, is_int_type, pick, require_pyspark, ship, to_arrow, translate
+from ._common import collect, id_column, pick, require_pyspark, ship, to_arrow, translate
 from . import _tasks
 from ._tasks import assemble, grouping_problem, map_partition, out_schema, read_tasks
 
@@ -93,13 +93,8 @@ def evaluate(
     from pyspark.sql.pandas.types import from_arrow_schema
 
     schema = from_arrow_schema(out_schema(len(names)))
-    fields = {f.name: f.dataType for f in run_df.schema.fields}
-
-    def ident(role: str) -> Any:
-        col = F.col(rc[role])
-        return (col if is_int_type(fields[rc[role]]) else col.cast("string")).alias(role)
-
-    run = run_df.select(ident("query"), ident("item"), F.col(rc["score"]).cast("double").alias("score"))
+    run = run_df.select(id_column(run_df, rc["query"], "query"), id_column(run_df, rc["item"], "item"),
+                        F.col(rc["score"]).cast("double").alias("score"))
     notes: list[str] = []
     old_batch = spark.conf.get(_ARROW_BATCH, None)
     spark.conf.set(_ARROW_BATCH, str(arrow_batch_rows))
@@ -185,8 +180,8 @@ _Listing = tuple[list[tuple[str, int, int]], dict[str, str]]  # (path, row group
 def _evaluate_files(spark: Any, listing: _Listing, qrels: Any, metrics: Any, *, queries: Any, context: Any,
                     tasks: int | None, chunk_rows: int, duplicates: str, ungrouped: Callable[[Any], Result]) -> Result:
     groups, cols = listing
-    engine, token, shipped, names = _prepare(spark, qrels, metrics, queries, context, duplicates, groups[0][0]
-                                             if groups else "<spark run>")
+    source = groups[0][0] if groups else "<spark run>"
+    engine, token, shipped, names = _prepare(spark, qrels, metrics, queries, context, duplicates, source)
     task_list = _plan_tasks(groups, tasks, spark.sparkContext.defaultParallelism)
     try:
         blobs = spark.sparkContext.parallelize(task_list, max(1, len(task_list))).mapPartitions(
@@ -264,9 +259,9 @@ def _plain_types(schema: pa.Schema, cols: Mapping[str, str]) -> bool:
             t = t.value_type
         return pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
 
+    score = schema.field(cols["score"]).type
     return (text_or_int(schema.field(cols["query"]).type) and text_or_int(schema.field(cols["item"]).type)
-            and numeric_type(schema.field(cols["score"]).type) and not pa.types.is_boolean(
-                schema.field(cols["score"]).type))
+            and numeric_type(score) and not pa.types.is_boolean(score))
 
 
 def _parquet_scan(df: Any) -> list[str] | None:
@@ -329,14 +324,8 @@ def _judgments(qrels: Any, query_col: str | None, item_col: str | None, grade_co
     import pyspark.sql.functions as F
 
     grade = F.col(qc["grade"]).cast("double") if "grade" in qc else F.lit(1.0)
-    fields = {f.name: f.dataType for f in qrels.schema.fields}
-
-    def ident(role: str) -> Any:  # integer ids travel as integers, the text is made in Arrow
-        col = F.col(qc[role])
-        return (col if is_int_type(fields[qc[role]]) else col.cast("string")).alias(role)
-
-    return as_qrels(to_arrow(qrels.select(ident("query"), ident("item"), grade.alias("grade"))),
-                    duplicates=duplicates)
+    return as_qrels(to_arrow(qrels.select(id_column(qrels, qc["query"], "query"), id_column(qrels, qc["item"], "item"),
+                                          grade.alias("grade"))), duplicates=duplicates)
 
 
 def _prepare(spark: Any, qrels: Any, metrics: Any, queries: Any, context: Any, duplicates: str,
