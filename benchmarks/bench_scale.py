@@ -15,11 +15,11 @@ workers count):
 - ``spark_jvm``        ``evaluate(..., grouped=True, read_files=False)``: rows go from the JVM to the
                        Python workers as Arrow batches; the file is grouped by user, so no shuffle
 - ``spark_shuffle``    ``evaluate(..., read_files=False)``: hash-partition by query (a shuffle)
+- ``pytrec_eval``      dicts built from the Parquet file, then ``RelevanceEvaluator``
+- ``ranx``             ``Qrels.from_df`` / ``Run.from_df`` + ``evaluate``
 
 The Spark tools use ``rankmeter.spark.local_session``; its class-data-sharing archive is
 recorded first (``prime_class_cache``), as after a user's first session.
-- ``pytrec_eval``      dicts built from the Parquet file, then ``RelevanceEvaluator``
-- ``ranx``             ``Qrels.from_df`` / ``Run.from_df`` + ``evaluate``
 
 Data (generated once under benchmarks/_data/): integer user and item ids (a catalogue of
 1M items), 100 recommended items per user in rank order with distinct scores, 5 judged
