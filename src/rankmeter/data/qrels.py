@@ -33,6 +33,8 @@ class Qrels(Grouped):
     items: np.ndarray  # each row's item code (a position in item_ids)
     grades: np.ndarray
     dropped: int = 0  # duplicate judgments removed by the chosen duplicates policy
+    comment_lines: int = 0  # comment lines the reader skipped (TREC text)
+    notes: tuple[str, ...] = ()  # what the reader inferred or skipped, in the user's words
 
     @classmethod
     def from_columns(

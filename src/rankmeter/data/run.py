@@ -57,6 +57,8 @@ class Run(Grouped):
     scores: np.ndarray
     order: str = "score"
     dropped: int = 0  # duplicate rows removed by the chosen duplicates policy
+    comment_lines: int = 0  # comment lines the reader skipped (TREC text)
+    notes: tuple[str, ...] = ()  # what the reader inferred or skipped, in the user's words
 
     @cached_property
     def item_rows(self) -> pa.Array | pa.ChunkedArray:

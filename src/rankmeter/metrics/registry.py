@@ -139,6 +139,14 @@ class MetricSpec:
     convention: str = ""
     properties: frozenset[str] = frozenset()
     trec_name: str | None = None
+    # Facts the front-ends and engines read (never kept in side tables):
+    # ``count``: a count per query (num_ret, tp...), printed as an integer and summed,
+    # not averaged, on trec_eval's ``all`` line; ``aggregate``: how per-query values
+    # combine into the summary ("mean", "gmean" with trec_eval's floor, "sum");
+    # ``sql_name``: the function name in DuckDB / Spark SQL, None when there is none.
+    count: bool = False
+    aggregate: str = "mean"
+    sql_name: str | None = None
     # What the kernel reads: "ranking" (a Batch of ranked lists with judgments) or
     # "ratings" (predicted vs true ratings, see rankmeter.ratings). evaluate() takes
     # ranking metrics only and says which entry point a metric needs.
