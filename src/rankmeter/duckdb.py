@@ -211,6 +211,8 @@ def evaluate(
     duplicates: str = "error",
     workers: int | None = None,
     progress: bool | None = False,
+    depth: int | None = None,
+    judged_only: bool = False,
 ) -> Result:
     """Evaluate a run stored in DuckDB against judgments stored in DuckDB (or given in Python).
 
@@ -218,7 +220,8 @@ def evaluate(
     (``qrels`` may also be anything :func:`rankmeter.evaluate` accepts). Columns are
     detected (``query``/``user_id``..., ``item``/``doc``..., ``score``, ``grade``/
     ``rel``...) or named with ``query=``, ``item=``, ``score=``, ``grade=``. The result
-    equals ``rankmeter.evaluate``'s on the same rows (same tie rule, same coverage).
+    equals ``rankmeter.evaluate``'s on the same rows (same tie rule, same coverage);
+    ``depth`` and ``judged_only`` as there.
 
     ``grouped``: None (default) reads the run in scan order (DuckDB keeps insertion
     order) and, if a query turns up again after another one began, drops the partial
@@ -290,7 +293,8 @@ def evaluate(
             first, again = open_reader(grouped is False), None
         return evaluate_batches(q, first, metrics, queries=queries, context=context, chunk_rows=chunk_rows,
                                 grouped=True if again is None else None, regroup=again, duplicates=duplicates,
-                                total_rows=int(total), progress=progress, workers=workers, source="<duckdb run>")
+                                total_rows=int(total), progress=progress, workers=workers, source="<duckdb run>",
+                                depth=depth, judged_only=judged_only)
     finally:
         for r in opened:
             _close(r)

@@ -11,7 +11,7 @@ The judgments are small: they are loaded whole. The run is read in blocks
 CSV: pyarrow's streaming CSV reader) and cut into *chunks of whole queries* of about
 ``chunk_rows`` rows: the last, possibly incomplete, query of a block is carried over
 to the next chunk. Each chunk is evaluated by the kernels of the in-process
-evaluator (see :mod:`rankmeter._engine`); a query's value depends only on its own
+evaluator (see :mod:`rankmeter.evaluation.core`); a query's value depends only on its own
 rows, so the chunks' values, concatenated, are the in-process values. Judged queries
 the run never mentions are scored at the end as empty rankings, and the coverage
 counts add up over the chunks exactly as ``evaluate`` counts them.
@@ -45,7 +45,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._engine import Engine, _int_ids, string_signature
+from .data._ids import string_signature
+from .evaluation import Engine, check_options, is_int_id_type
 from ._errors import InputError, ParameterError
 from .data import Qrels
 from .data._table import RowError
@@ -88,7 +89,7 @@ def _standard(table: pa.Table, cols: Mapping[str, str]) -> pa.Table:
             out[role] = table.column(cols[role])
     for role in ("query", "item"):
         col = out[role]
-        if _int_ids(col.type):
+        if is_int_id_type(col.type):
             continue  # integer ids stay numbers; their text (decimal) is what the readers use
         if not (pa.types.is_string(col.type)):
             if pa.types.is_dictionary(col.type):
@@ -418,7 +419,7 @@ class _Partitions:
                     parts = np.zeros(n, dtype=np.int64)
                 else:
                     qcol = t.column("query").combine_chunks()
-                    if _int_ids(qcol.type):
+                    if is_int_id_type(qcol.type):
                         with np.errstate(over="ignore"):
                             h = qcol.to_numpy().astype(np.int64).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
                         h = h >> np.uint64(17)
@@ -550,6 +551,8 @@ def evaluate_batches(
     workers: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
     source: str = "<batches>",
+    depth: int | None = None,
+    judged_only: bool = False,
 ) -> Result:
     """Evaluate a run given as a stream of Arrow record batches (e.g. from DuckDB).
 
@@ -563,7 +566,8 @@ def evaluate_batches(
     cols = dict(columns or {"query": "query", "item": "item", "score": "score"})
     src = _BatchSource(batches, cols, total_rows=total_rows, source=source, regroup=regroup)
     return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=chunk_rows, grouped=grouped,
-                     order=order, duplicates=duplicates, progress=progress, workers=workers, tmp_dir=tmp_dir)
+                     order=order, duplicates=duplicates, progress=progress, workers=workers, tmp_dir=tmp_dir,
+                     depth=depth, judged_only=judged_only)
 
 
 def evaluate_stream(
@@ -585,6 +589,8 @@ def evaluate_stream(
     progress: bool | None = None,
     workers: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
+    depth: int | None = None,
+    judged_only: bool = False,
 ) -> Result:
     """Evaluate a run file in bounded memory; the result equals :func:`rankmeter.evaluate`'s.
 
@@ -611,15 +617,17 @@ def evaluate_stream(
     src = _open_source(run, format, order, {"query": query, "item": item, "score": score, "rank": rank})
     return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=int(chunk_rows),
                      grouped=grouped, order=order, duplicates=duplicates, progress=progress, workers=workers,
-                     tmp_dir=tmp_dir)
+                     tmp_dir=tmp_dir, depth=depth, judged_only=judged_only)
 
 
 def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,
               grouped: bool | None, order: str, duplicates: str, progress: bool | None, workers: int | None,
-              tmp_dir: Any) -> Result:
+              tmp_dir: Any, depth: int | None = None, judged_only: bool = False) -> Result:
+    check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
+                  func="evaluate_stream")
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels, duplicates=duplicates)
     engine = Engine(q, metrics, queries=queries, context=context, order=order, duplicates=duplicates,
-                    source=src.source)
+                    source=src.source, depth=depth, judged_only=judged_only)
     if workers is None:
         workers = max(1, min(2, os.cpu_count() or 1))
     if progress is None:

@@ -10,7 +10,7 @@ the last bit:
    one Python worker, contiguously; with ``grouped=True`` (a run already grouped by
    query) there is no shuffle;
 3. ``mapInArrow`` streams each partition's Arrow batches to rankmeter's chunk
-   engine (:mod:`rankmeter._engine`), the same kernels as the local engine; rows are
+   engine (:mod:`rankmeter.evaluation`), the same kernels as the local engine; rows are
    ranked by rankmeter's tie rule (score descending, then item id descending,
    comparing bytes), never by the order Spark delivers them;
 4. only per-query values (and a few counts, and the states of corpus-level metrics)

@@ -36,7 +36,8 @@ def ship(spark: Any, engine: Any, qrels: Any, queries: Any, context: Any, duplic
     from pyspark import cloudpickle
 
     payload = cloudpickle.dumps({"qrels": qrels, "metrics": engine.metrics, "queries": queries,
-                                 "context": context, "duplicates": duplicates})
+                                 "context": context, "duplicates": duplicates,
+                                 "depth": engine.depth, "judged_only": engine.judged_only})
     try:
         return uuid.uuid4().hex, spark.sparkContext.broadcast(payload)
     except Exception:  # noqa: BLE001  (Spark Connect: no SparkContext; the payload travels with the function)

@@ -21,12 +21,13 @@ def _engine_from(token: str, payload: Any) -> Any:
     if engine is None:
         from pyspark import cloudpickle
 
-        from .._engine import Engine
+        from ..evaluation import Engine
 
         data = payload.value if hasattr(payload, "value") else payload
         args = cloudpickle.loads(data)
         engine = Engine(args["qrels"], args["metrics"], queries=args["queries"], context=args["context"],
-                        duplicates=args["duplicates"], source="<spark run>")
+                        duplicates=args["duplicates"], source="<spark run>", depth=args["depth"],
+                        judged_only=args["judged_only"])
         _ENGINES.clear()  # keep one: a worker serves one evaluation at a time
         _ENGINES[token] = engine
     return engine
@@ -72,7 +73,7 @@ def map_partition(token: str, payload: Any, chunk_rows: int, grouped_input: bool
     from ..stream import _grouped_chunks, _NotGrouped
 
     engine = _engine_from(token, payload)
-    names = [m.text for m in engine.metrics if m.spec.level == "query"]
+    names = [m.text for m in engine.all_metrics if m.spec.level == "query"]
     schema = out_schema(len(names))
     run_rows = used = nojudg = dropped = 0
     examples: list[str] = []
@@ -181,7 +182,7 @@ def assemble(engine: Any, names: list[str], got: pa.Table, notes: list[str]) -> 
     """The Result from the executors' output rows (values, counts, boundary rows, states)."""
     from pyspark import cloudpickle
 
-    from .._engine import ChunkOut
+    from ..evaluation import ChunkOut
 
     kind = got.column("kind").to_numpy(zero_copy_only=False)
 

@@ -38,6 +38,8 @@ def evaluate(
     chunk_rows: int = 500_000,
     arrow_batch_rows: int = 100_000,
     duplicates: str = "error",
+    depth: int | None = None,
+    judged_only: bool = False,
 ) -> Result:
     """Evaluate a run held in a Spark DataFrame; the result equals :func:`rankmeter.evaluate`'s.
 
@@ -84,12 +86,14 @@ def evaluate(
     if listing is not None:
         return _evaluate_files(
             spark, listing, qrels, metrics, queries=queries, context=context, tasks=None, chunk_rows=chunk_rows,
-            duplicates=duplicates,
+            duplicates=duplicates, options={"depth": depth, "judged_only": judged_only},
             ungrouped=lambda engine: evaluate(run_df, qrels, engine.metrics, queries=queries, context=context,
                                               query_col=rc["query"], item_col=rc["item"], score_col=rc["score"],
                                               read_files=False, partitions=partitions, chunk_rows=chunk_rows,
-                                              arrow_batch_rows=arrow_batch_rows, duplicates=duplicates))
-    engine, token, shipped, names = _prepare(spark, qrels, metrics, queries, context, duplicates, "<spark run>")
+                                              arrow_batch_rows=arrow_batch_rows, duplicates=duplicates,
+                                              depth=depth, judged_only=judged_only))
+    engine, token, shipped, names = _prepare(spark, qrels, metrics, queries, context, duplicates, "<spark run>",
+                                             depth=depth, judged_only=judged_only)
     from pyspark.sql.pandas.types import from_arrow_schema
 
     schema = from_arrow_schema(out_schema(len(names)))
@@ -135,6 +139,8 @@ def evaluate_parquet(
     tasks: int | None = None,
     chunk_rows: int = 500_000,
     duplicates: str = "error",
+    depth: int | None = None,
+    judged_only: bool = False,
 ) -> Result:
     """Evaluate a run stored as Parquet, the executors reading the files with pyarrow.
 
@@ -162,11 +168,11 @@ def evaluate_parquet(
     cols = listing[1]
     return _evaluate_files(
         spark, listing, q, metrics, queries=queries, context=context, tasks=tasks, chunk_rows=chunk_rows,
-        duplicates=duplicates,
+        duplicates=duplicates, options={"depth": depth, "judged_only": judged_only},
         ungrouped=lambda engine: evaluate(spark.read.parquet(*paths), q, engine.metrics, queries=queries,
                                           context=context, query_col=cols["query"], item_col=cols["item"],
                                           score_col=cols["score"], read_files=False, chunk_rows=chunk_rows,
-                                          duplicates=duplicates))
+                                          duplicates=duplicates, depth=depth, judged_only=judged_only))
 
 
 # --------------------------------------------------------------------------------
@@ -178,10 +184,11 @@ _Listing = tuple[list[tuple[str, int, int]], dict[str, str]]  # (path, row group
 
 
 def _evaluate_files(spark: Any, listing: _Listing, qrels: Any, metrics: Any, *, queries: Any, context: Any,
-                    tasks: int | None, chunk_rows: int, duplicates: str, ungrouped: Callable[[Any], Result]) -> Result:
+                    tasks: int | None, chunk_rows: int, duplicates: str, ungrouped: Callable[[Any], Result],
+                    options: Mapping[str, Any]) -> Result:
     groups, cols = listing
     source = groups[0][0] if groups else "<spark run>"
-    engine, token, shipped, names = _prepare(spark, qrels, metrics, queries, context, duplicates, source)
+    engine, token, shipped, names = _prepare(spark, qrels, metrics, queries, context, duplicates, source, **options)
     task_list = _plan_tasks(groups, tasks, spark.sparkContext.defaultParallelism)
     try:
         blobs = spark.sparkContext.parallelize(task_list, max(1, len(task_list))).mapPartitions(
@@ -329,13 +336,14 @@ def _judgments(qrels: Any, query_col: str | None, item_col: str | None, grade_co
 
 
 def _prepare(spark: Any, qrels: Any, metrics: Any, queries: Any, context: Any, duplicates: str,
-             source: str) -> tuple[Any, str, Any, list[str]]:
+             source: str, depth: int | None = None, judged_only: bool = False) -> tuple[Any, str, Any, list[str]]:
     """The driver's engine, the broadcast the executors build theirs from, and the per-query metric names."""
-    from .._engine import Engine
+    from ..evaluation import Engine
 
-    engine = Engine(qrels, metrics, queries=queries, context=context, duplicates=duplicates, source=source)
+    engine = Engine(qrels, metrics, queries=queries, context=context, duplicates=duplicates, source=source,
+                    depth=depth, judged_only=judged_only)
     token, shipped = ship(spark, engine, qrels, queries, context, duplicates)
-    return engine, token, shipped, [m.text for m in engine.metrics if m.spec.level == "query"]
+    return engine, token, shipped, [m.text for m in engine.all_metrics if m.spec.level == "query"]
 
 
 def _unpersist(shipped: Any) -> None:

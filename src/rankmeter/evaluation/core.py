@@ -1,88 +1,84 @@
-"""Evaluate a run piece by piece: the engine shared by streaming, DuckDB and Spark.
+"""The evaluation core: judgments, metrics and options prepared once, evaluated chunk by chunk.
 
-A run is cut into *chunks* of whole queries. Each chunk becomes a
-:class:`~rankmeter.metrics.batch.Batch` evaluated by the same kernels as
-:func:`rankmeter.evaluate`. Because every per-query value is a sum over that query's
-own rows (``np.add.reduceat``), a query's value does not depend on which other
-queries share its chunk, so concatenating the chunks' values gives exactly the
-in-process numbers. Corpus-level metrics return a state per chunk; the states are
-combined with ``spec.merge`` and turned into a value by ``spec.finalize``.
-
-What every chunk sees from outside is fixed once, from the full judgments:
-``context["max_grade"]`` (the top grade of all judgments, as ``align`` computes it),
-the query policy (which queries count) and the judgments of the chunk's queries.
+Every engine is a driver of :class:`Engine`: the in-process evaluator hands it a whole
+:class:`~rankmeter.data.Run` (:meth:`Engine.evaluate_run`); streaming, DuckDB and
+Spark hand it tables of whole queries (:meth:`Engine.evaluate_table`) and add the
+:class:`~rankmeter.evaluation.partial.ChunkOut` s up in an
+:class:`~rankmeter.evaluation.partial.Accumulator`. So the tie rule
+(:mod:`rankmeter.data.order`), the judgment join (:mod:`~rankmeter.evaluation.prepare`),
+the query policy (:mod:`~rankmeter.evaluation.selection`), ``depth``, ``judged_only``
+and the coverage counts are written once and hold in every engine.
 
 Two ways to build a chunk's batch
 ---------------------------------
-*exact*: ``Run.from_columns`` + ``evaluate.align`` on the chunk, exactly what
-``rankmeter.evaluate`` does (used for order="rank", for kernels that read item codes
-or the item vocabulary, and for any chunk with a duplicate (query, item) row).
+*exact*: ``Run.from_columns`` + :func:`~rankmeter.evaluation.prepare.align` on the
+chunk (used for order="rank", for kernels that read item codes or the item
+vocabulary, and for any chunk with a duplicate (query, item) row).
 
-*fast* (order="score", query-level kernels declared with ``reads_items=False``, which
-read grades, scores and positions but never item codes): no item vocabulary is
-built. The rows are checked to be in rank order (score descending, ties by item id
-descending, comparing bytes) and sorted only when they are not; duplicate (query,
-item) rows are found with a 64-bit signature of the item bytes, every candidate
-confirmed by comparing the ids themselves, and such a chunk goes the exact way;
-grades come from a hash join of (query, item) with the chunk's judgments. The
-kernels then receive the same ``offsets``, ``grade``, ``judged``, ``score`` and
-judgment arrays as in-process, hence the same values to the last bit
+*fast* (order="score", query-level kernels declared with ``reads_items=False``): no
+item vocabulary is built. The rows are put in rank order by
+:func:`~rankmeter.data.order.rank_order`; duplicate (query, item) rows are found with
+a 64-bit signature of the item bytes, every candidate confirmed on the ids, and such
+a chunk goes the exact way; grades come from a hash join of (query, item) with the
+chunk's judgments, every match confirmed on the ids. The kernels then receive the
+same arrays as on the exact path, hence the same values to the last bit
 (tests/backends/test_agreement.py checks this for every registered metric).
 """
 
 from __future__ import annotations
 
-import heapq
-from dataclasses import dataclass, field
-from types import SimpleNamespace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError, ParameterError
-from .data import Qrels, Run
-from .data._ids import as_string_array, string_signature
-from .data._table import RowError, lookup_keys, may_repeat
-from .data.qrels import numeric_type
-from .evaluate import align, check_ranking_metrics, compute, finalize
-from .metrics.batch import Batch
-from .metrics.registry import Metric, parse_metrics
-from .result import Coverage, Result
+from .._errors import InputError, ParameterError
+from ..data import Qrels, Run
+from ..data._ids import as_string_array, string_signature, to_numpy
+from ..data._table import RowError, lookup_keys, may_repeat
+from ..data.order import rank_order
+from ..data.qrels import numeric_type
+from ..metrics.batch import Batch
+from ..metrics.registry import Metric, parse_metric, parse_metrics
+from .compute import check_ranking_metrics, compute
+from .partial import Accumulator, ChunkOut, smallest
+from .prepare import align
+from .selection import requested_ids
 
-__all__ = ["Engine", "ChunkOut", "Accumulator", "string_signature"]
+__all__ = ["Engine", "check_options", "is_int_id_type"]
 
-
-_POLICIES = ("judged", "run", "qrels")
+_DUPLICATES = ("error", "max", "first", "last")
+_ORDERS = ("score", "rank", "given")
 
 
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
 
 
-def _smallest(ids: Iterable[str], n: int = 3) -> list[str]:
-    """The n smallest ids in byte order (the order of rankmeter's sorted vocabularies)."""
-    return [s.decode("utf-8", "surrogatepass") for s in heapq.nsmallest(n, (i.encode("utf-8", "surrogatepass")
-                                                                           for i in ids))]
+def check_options(*, order: Any = "score", duplicates: Any = "error", depth: Any = None, judged_only: Any = False,
+                  context: Any = None, func: str = "evaluate") -> None:
+    """Validate the evaluation keywords up front, with the usual messages.
 
-
-@dataclass
-class ChunkOut:
-    """What one chunk contributes: per-query values of its selected queries, states, counts."""
-
-    queries: list[str]
-    values: dict[str, np.ndarray]
-    states: dict[str, Any]
-    run_rows: int = 0
-    run_rows_used: int = 0
-    seen_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # judged queries met
-    without_judgments: int = 0
-    without_judgments_examples: list[str] = field(default_factory=list)
-    extra_seen: list[str] = field(default_factory=list)  # requested ids without judgments that were met
-    path: str = "fast"
-    dropped: int = 0  # duplicate rows removed by the duplicates policy
-    other_queries: list[str] = field(default_factory=list)  # run queries met but not evaluated
+    >>> check_options(depth=0)
+    Traceback (most recent call last):
+    ...
+    rankmeter._errors.ParameterError: The 'depth' parameter of evaluate must be an int >= 1 or None. Got 0 instead.
+    """
+    if order not in _ORDERS:
+        raise ParameterError(f"The 'order' parameter of {func} must be 'score', 'rank' or 'given'. Got {order!r} instead.")
+    if duplicates not in _DUPLICATES:
+        raise ParameterError(f"The 'duplicates' parameter of {func} must be 'error', 'max', 'first' or 'last'. "
+                             f"Got {duplicates!r} instead.")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
+                              or depth > 2**62):
+        raise ParameterError(f"The 'depth' parameter of {func} must be an int >= 1 or None. Got {depth!r} instead.")
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise ParameterError(f"The 'judged_only' parameter of {func} must be True or False. Got {judged_only!r} "
+                             "instead.")
+    if context is not None and not isinstance(context, Mapping):
+        raise ParameterError(f"The 'context' parameter of {func} must be a mapping (a dict of name -> value) or None. "
+                             f"Got {type(context).__name__} instead.")
 
 
 class Engine:
@@ -103,32 +99,32 @@ class Engine:
         order: str = "score",
         duplicates: str = "error",
         source: str = "<run>",
+        depth: int | None = None,
+        judged_only: bool = False,
     ) -> None:
         self.qrels = qrels
         self.metrics: list[Metric] = parse_metrics(metrics)
         check_ranking_metrics(self.metrics)
-        if order not in ("score", "rank"):
-            raise ParameterError(f"The 'order' parameter must be 'score' or 'rank'. Got {order!r} instead.")
-        if duplicates not in ("error", "max", "first", "last"):
-            raise ParameterError(
-                f"The 'duplicates' parameter must be 'error', 'max', 'first' or 'last'. Got {duplicates!r} instead.")
+        check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
         self.order = order
         self.duplicates = duplicates
         self.source = source
-        if isinstance(queries, str):
-            if queries not in _POLICIES:
-                raise ParameterError(
-                    "The 'queries' parameter of evaluate must be 'judged', 'run', 'qrels' or a list of query ids. "
-                    f"Got {queries!r} instead.")
-            self.policy = queries
-            self.wanted: set[str] | None = None
-        else:
-            self.policy = "given"
-            self.wanted = {str(q) for q in queries}
+        self.depth = None if depth is None else int(depth)
+        self.judged_only = bool(judged_only)
+        wanted = requested_ids(queries)
+        self.policy = "given" if wanted is not None else str(queries)
+        self.wanted: set[str] | None = None if wanted is None else set(wanted)
         ctx: dict[str, Any] = {"max_grade": float(qrels.grades.max()) if len(qrels.grades) else 1.0}
         if context:
             ctx.update(context)
         self.context = ctx
+        # judgment coverage at the largest cutoff of the metrics (the whole ranking if none has one),
+        # computed with the metrics and reported in result.coverage
+        ks = [m.k for m in self.metrics if m.k is not None]
+        cover = parse_metric(f"judged@{max(ks)}" if ks else "judged")
+        self.coverage_metric = Metric(spec=cover.spec, params=cover.params, k=cover.k, text="\0judged")
+        self.all_metrics: list[Metric] = self.metrics + [self.coverage_metric]
+        self.reader_notes: tuple[str, ...] = tuple(qrels.notes)
         self.fast = order == "score" and all(
             m.spec.level == "query" and not m.spec.reads_items
             for m in self.metrics)
@@ -141,14 +137,14 @@ class Engine:
         self._grade_desc = np.ascontiguousarray(qrels.grades[self._qorder])
         self.positive = np.zeros(nq, dtype=bool)
         self.positive[rowq[qrels.grades > 0]] = True
-        self._qids = qrels.query_ids.to_pylist()
-        self._index = {q: i for i, q in enumerate(self._qids)}
+        self.judged_ids: list[str] = qrels.query_ids.to_pylist()
+        self._index = {q: i for i, q in enumerate(self.judged_ids)}
         if self.policy == "judged":
             self.selectable = self.positive
         else:
             self.selectable = np.ones(nq, dtype=bool)
         if self.wanted is not None:
-            self.selectable = np.array([q in self.wanted for q in self._qids], dtype=bool)
+            self.selectable = np.array([q in self.wanted for q in self.judged_ids], dtype=bool)
 
     # -- building blocks -------------------------------------------------------------
     def codes(self, ids: Sequence[str]) -> np.ndarray:
@@ -207,15 +203,14 @@ class Engine:
         if row_index is None:
             row_index = np.arange(first_row, first_row + n, dtype=np.int64)
         if n == 0:
-            return ChunkOut(queries=[], values={m.text: np.zeros(0) for m in self.metrics if m.spec.level == "query"},
-                            states={})
+            return ChunkOut(queries=[], values=self._no_values(), states={})
         qcol = _combine(table.column("query"))
         for name in ("query", "item"):
             col = table.column(name)
             if col.null_count:
                 r = int(np.flatnonzero(_np(col.is_null()))[0])
                 raise RowError(int(row_index[r]), f"{name} id is missing")
-        if not _int_ids(qcol.type):
+        if not is_int_id_type(qcol.type):
             qcol = as_string_array(qcol)
         if self.duplicates != "error":
             return self._dedupe_chunk(table, row_index)
@@ -238,13 +233,12 @@ class Engine:
             run_rows_used=int(lengths[sel].sum()),
             seen_codes=codes[codes >= 0],
             without_judgments=len(nojudg),
-            without_judgments_examples=_smallest(nojudg),
+            without_judgments_examples=smallest(nojudg),
             extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))],
             other_queries=[ids[i] for i in np.flatnonzero(~sel)],
         )
         if not sel.any():
-            return ChunkOut(queries=[], values={m.text: np.zeros(0) for m in self.metrics if m.spec.level == "query"},
-                            states={}, **out_base)  # type: ignore[arg-type]
+            return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)  # type: ignore[arg-type]
         if not sel.all():
             mask = np.repeat(sel, lengths)
             table = table.filter(pa.array(mask))
@@ -272,14 +266,12 @@ class Engine:
         sel_ids = [ids[i] for i in np.flatnonzero(sel)]
         if sel_ids:
             sub = self.sub_qrels(np.sort(codes[sel & (codes >= 0)]))
-            batch, qids, _ = align(sub, run, sel_ids, self.context)
-            values, states = compute(batch, self.metrics)
-            queries = qids.to_pylist()
+            values, states, queries = self._compute_run(sub, run, sel_ids)
         else:
-            values, states, queries = {m.text: np.zeros(0) for m in self.metrics if m.spec.level == "query"}, {}, []
+            values, states, queries = self._no_values(), {}, []
         return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
                         run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
-                        without_judgments=len(nojudg), without_judgments_examples=_smallest(nojudg),
+                        without_judgments=len(nojudg), without_judgments_examples=smallest(nojudg),
                         extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
                         dropped=int(getattr(run, "dropped", 0)), other_queries=[ids[i] for i in np.flatnonzero(~sel)])
 
@@ -298,17 +290,43 @@ class Engine:
                sel_codes: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any], list[str]]:
         run = self._run(table, row_index)
         judged = np.sort(sel_codes[sel_codes >= 0])
-        sub = self.sub_qrels(judged)
+        return self._compute_run(self.sub_qrels(judged), run, sel_ids)
+
+    def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str]) -> tuple[dict[str, np.ndarray], dict[str, Any],
+                                                                              list[str]]:
+        """Join a built run with the judgments of its selected queries, then run the kernels."""
         batch, qids, _ = align(sub, run, sel_ids, self.context)
-        values, states = compute(batch, self.metrics)
+        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
         return values, states, qids.to_pylist()
+
+    def _no_values(self) -> dict[str, np.ndarray]:
+        return {m.text: np.zeros(0) for m in self.all_metrics if m.spec.level == "query"}
+
+    def evaluate_run(self, run: Run) -> ChunkOut:
+        """Evaluate a built :class:`Run` (the in-process engine's one chunk): its order is kept."""
+        ids = run.query_ids.to_pylist()
+        codes = self.codes(ids)
+        sel = self.select(ids, codes)
+        lengths = run.lengths()
+        nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]
+        sel_ids = [ids[i] for i in np.flatnonzero(sel)]
+        if sel_ids:
+            values, states, queries = self._compute_run(self.sub_qrels(np.sort(codes[sel & (codes >= 0)])), run,
+                                                        sel_ids)
+        else:
+            values, states, queries = self._no_values(), {}, []
+        return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
+                        run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
+                        without_judgments=len(nojudg), without_judgments_examples=smallest(nojudg),
+                        extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
+                        dropped=int(run.dropped))
 
     def _fast(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str], sel_codes: np.ndarray,
               lengths: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         n = table.num_rows
         icol = _combine(table.column("item"))
         ints: np.ndarray | None = None
-        if _int_ids(icol.type):
+        if is_int_id_type(icol.type):
             ints = np.asarray(_np(icol), dtype=np.int64)
             if len(ints) and (ints.max() >= _INT_LIMIT or ints.min() <= -_INT_LIMIT):
                 ints = None  # ids of 19+ digits: compare them as text
@@ -330,28 +348,14 @@ class Engine:
         offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
         qi = np.repeat(np.arange(nq, dtype=np.int64), lengths)
 
-        # rank order: score descending, ties by item id descending (bytes)
-        if n > 1:
-            same = np.ones(n - 1, dtype=bool)
-            same[offsets[1:-1] - 1] = False
-            ds = score[1:] - score[:-1]
-            in_order = not bool((same & (ds > 0)).any())
-            if in_order:
-                tie = np.flatnonzero(same & (ds == 0))
-                if len(tie):
-                    t = pa.array(tie, type=pa.int64())
-                    lower = pc.less(as_string_array(items.take(pc.add(t, 1))), as_string_array(items.take(t)))
-                    in_order = bool(pc.all(lower).as_py())
-            if not in_order:
-                perm = _np(pc.sort_indices(
-                    pa.table({"q": qi, "s": score, "i": as_string_array(items)}),
-                    sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]))
-                pa_perm = pa.array(perm, type=pa.int64())
-                items = items.take(pa_perm)
-                score = score[perm]
-                row_index = row_index[perm]
-                if ints is not None:
-                    ints = ints[perm]
+        # rank order: the tie rule (rankmeter.data.order)
+        perm, _moved = rank_order(qi, score, items)
+        if perm is not None:
+            items = items.take(pa.array(perm, type=pa.int64()))
+            score = score[perm]
+            row_index = row_index[perm]
+            if ints is not None:
+                ints = ints[perm]
 
         # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
         sig = string_signature(items) if ints is None else ints.astype(np.uint64)
@@ -402,25 +406,26 @@ class Engine:
             grade[r] = sub_g[sr]
             matched[r] = True
         qrel_grade = self._grade_desc[jrows] if len(jrows) else np.zeros(0)
-        batch = Batch(
+        batch = Batch.build(
             offsets=offsets,
             grade=grade,
-            judged=matched & (grade >= 0),
+            matched=matched,
             score=score,
             item=np.zeros(n, dtype=np.int64),  # unused: fast-path kernels do not read items (spec.reads_items)
             qrel_offsets=qrel_offsets,
-            qrel_grade=np.ascontiguousarray(qrel_grade, dtype=np.float64),
+            qrel_grade=qrel_grade,
             context=self.context,
+            qrel_sorted=True,
         )
         batch.pos = pos  # type: ignore[misc]  (the cached positions, computed above)
         batch.lengths = lengths  # type: ignore[misc]
-        return compute(batch, self.metrics)
+        return compute(batch, self.all_metrics, self.depth, self.judged_only)
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
         if self._item_ints is None:
             vocab = self.qrels.item_ids
-            ok = _np(pc.match_substring_regex(vocab, r"^(0|-?[1-9][0-9]{0,17})$")).astype(bool) if len(vocab) \
+            ok = to_numpy(pc.match_substring_regex(vocab, r"^(0|-?[1-9][0-9]{0,17})$")).astype(bool) if len(vocab) \
                 else np.zeros(0, dtype=bool)
             vals = np.zeros(len(vocab), dtype=np.int64)
             if ok.any():
@@ -465,16 +470,16 @@ class Engine:
         sub = self.sub_qrels(codes)
         empty = pa.array([], type=pa.string())
         run = Run.from_columns(empty, empty, pa.array([], type=pa.float64()))
-        ids = [self._qids[c] for c in codes] + list(extra_ids)
+        ids = [self.judged_ids[c] for c in codes] + list(extra_ids)
         batch, qids, _ = align(sub, run, ids if ids else "qrels", self.context)
-        values, states = compute(batch, self.metrics)
+        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
         return qids.to_pylist(), values, states
 
 
 _INT_LIMIT = 10**18
 
 
-def _int_ids(t: pa.DataType) -> bool:
+def is_int_id_type(t: pa.DataType) -> bool:
     """Integer ids the fast path keeps as numbers (their text is their decimal form)."""
     return pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())
 
@@ -485,109 +490,16 @@ def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:
     return col
 
 
-class Accumulator:
-    """Collects chunk outputs and builds the :class:`Result` (queries in id order)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.queries: list[list[str]] = []
-        self.values: dict[str, list[np.ndarray]] = {m.text: [] for m in engine.metrics if m.spec.level == "query"}
-        self.states: dict[str, Any] = {}
-        self.run_rows = 0
-        self.run_rows_used = 0
-        self.seen = np.zeros(engine.qrels.n_queries, dtype=bool)
-        self.without_judgments = 0
-        self.nojudg_examples: list[str] = []
-        self.extra_seen: set[str] = set()
-        self.paths: dict[str, int] = {"fast": 0, "exact": 0}
-        self.dropped = 0
-        self.chunks = 0
+_INT_LIMIT = 10**18
 
-    def add(self, out: ChunkOut) -> None:
-        self.chunks += 1
-        self.paths[out.path] = self.paths.get(out.path, 0) + 1
-        self.queries.append(out.queries)
-        for k in self.values:
-            self.values[k].append(out.values[k])
-        self._merge(out.states)
-        self.run_rows += out.run_rows
-        self.run_rows_used += out.run_rows_used
-        self.seen[out.seen_codes] = True
-        self.without_judgments += out.without_judgments
-        self.nojudg_examples = _smallest(self.nojudg_examples + out.without_judgments_examples)
-        self.extra_seen.update(out.extra_seen)
-        self.dropped += out.dropped
 
-    def _merge(self, states: Mapping[str, Any]) -> None:
-        for m in self.engine.corpus_metrics:
-            if m.text not in states:
-                continue
-            if m.text in self.states:
-                assert m.spec.merge is not None
-                self.states[m.text] = m.spec.merge(self.states[m.text], states[m.text])
-            else:
-                self.states[m.text] = states[m.text]
+def is_int_id_type(t: pa.DataType) -> bool:
+    """Integer ids the fast path keeps as numbers (their text is their decimal form)."""
+    return pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())
 
-    def result(self) -> Result:
-        e = self.engine
-        in_run = self.seen
-        policy = e.policy
-        missing_codes = np.flatnonzero(e.selectable & ~in_run) if policy != "run" else np.zeros(0, dtype=np.int64)
-        if e.wanted is not None:
-            known = set(e._qids) | self.extra_seen
-            unknown = sorted(w for w in e.wanted if w not in known)
-            if unknown:
-                raise InputError(f"{len(unknown)} requested queries are in neither input, e.g. {unknown[:3]}",
-                                 source="queries")
-        if len(missing_codes) or e.corpus_metrics:
-            qids, values, states = e.missing_batch(missing_codes)
-            self.queries.append(qids)
-            for k in self.values:
-                self.values[k].append(values[k])
-            self._merge(states)
-        all_q = [q for part in self.queries for q in part]
-        qarr = pa.array(all_q, type=pa.string())
-        perm = _np(pc.sort_indices(qarr)) if len(all_q) else np.zeros(0, dtype=np.int64)
-        values = {k: (np.concatenate(v)[perm] if v else np.zeros(0)) for k, v in self.values.items()}
-        queries = [all_q[i] for i in perm]
-        corpus = finalize(e.metrics, self.states, e.context)
 
-        # coverage, exactly as align() counts it over the whole run
-        qids = e._qids
-        positive = e.positive
-        examples: dict[str, list[str]] = {}
-
-        def sample(mask: np.ndarray, key: str) -> int:
-            idx = np.flatnonzero(mask)
-            if len(idx):
-                examples[key] = [qids[i] for i in idx[:3]]
-            return int(len(idx))
-
-        missing = sample(np.isin(np.arange(len(qids)), missing_codes), "missing_from_run")
-        if self.without_judgments:
-            examples["without_judgments"] = list(self.nojudg_examples)
-        # as align(): for a list of queries, only the requested ones are counted
-        without_relevant = sample(~positive & (e.selectable if policy == "given" else True), "without_relevant")
-        not_in_run = sample(~in_run, "not_in_run") if policy == "run" else 0
-        coverage = Coverage(
-            policy=policy,
-            evaluated=len(queries),
-            missing_from_run=missing,
-            without_judgments=self.without_judgments,
-            without_relevant=without_relevant,
-            without_relevant_kept=policy in ("run", "qrels", "given"),
-            not_in_run_left_out=not_in_run,
-            run_rows=self.run_rows,
-            run_rows_used=self.run_rows_used,
-            examples=examples,
-        )
-        notes = coverage.notes()
-        try:
-            from .evaluate import duplicate_notes
-        except ImportError:  # an evaluator without duplicate notes
-            pass
-        else:
-            notes += duplicate_notes(e.qrels, SimpleNamespace(dropped=self.dropped),  # type: ignore[arg-type]
-                                     e.duplicates)
-        return Result(queries=queries, values=values, metrics=e.metrics, coverage=coverage,
-                      notes=notes, corpus=corpus)
+def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col
