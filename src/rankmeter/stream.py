@@ -45,6 +45,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import _compute as C
 from .data._ids import string_signature
 from .evaluation import Engine, check_options, is_int_id_type
 from ._errors import InputError, ParameterError
@@ -325,12 +326,50 @@ def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None]
 # ---------------------------------------------------------------------------------
 # chunking
 # ---------------------------------------------------------------------------------
-def _query_runs(q: pa.Array) -> tuple[np.ndarray, list[str]]:
-    """Start of every run of equal query ids, and the ids."""
+def _query_starts(q: pa.Array) -> np.ndarray:
+    """Start of every run of equal query ids."""
     n = len(q)
     change = np.flatnonzero(pc.not_equal(q.slice(1), q.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
-    starts = np.concatenate(([0], change)).astype(np.int64)
-    return starts, q.take(pa.array(starts, type=pa.int64())).to_pylist()
+    return np.concatenate(([0], change)).astype(np.int64)
+
+
+def _signatures(ids: pa.Array) -> np.ndarray:
+    """64-bit signatures of query ids (integer ids: of their value)."""
+    if is_int_id_type(ids.type):
+        with np.errstate(over="ignore"):
+            return ids.to_numpy(zero_copy_only=False).astype(np.int64).astype(np.uint64) * \
+                np.uint64(0x9E3779B97F4A7C15)
+    return string_signature(ids)
+
+
+class _Finished:
+    """The query ids already emitted, as 64-bit signatures (8 bytes a query, no Python objects).
+
+    Equal ids have equal signatures, so a query that comes back is always caught; two
+    different ids with one signature (about 1 in 10^12 for a million queries) only make
+    a grouped run look ungrouped, which costs the on-disk partition, never a wrong value.
+    """
+
+    def __init__(self) -> None:
+        self.sorted = np.zeros(0, dtype=np.uint64)
+        self.fresh: list[np.ndarray] = []
+        self.n_fresh = 0
+
+    def seen(self, sig: np.ndarray) -> np.ndarray:
+        hit = np.zeros(len(sig), dtype=bool)
+        if len(self.sorted):
+            at = np.minimum(np.searchsorted(self.sorted, sig), len(self.sorted) - 1)
+            hit |= self.sorted[at] == sig
+        for f in self.fresh:
+            hit |= np.isin(sig, f)
+        return hit
+
+    def add(self, sig: np.ndarray) -> None:
+        self.fresh.append(sig)
+        self.n_fresh += len(sig)
+        if len(self.fresh) > 8 or self.n_fresh > max(1 << 16, len(self.sorted) // 4):
+            self.sorted = np.sort(np.concatenate([self.sorted] + self.fresh))
+            self.fresh, self.n_fresh = [], 0
 
 
 def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
@@ -339,32 +378,37 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
 
     With ``keep_last`` (a list), the rows of the last query are not yielded but appended
     to it (the last query of a Spark partition may continue in the next partition).
+    Memory: the pending block, and 8 bytes per query already emitted (:class:`_Finished`).
     """
-    finished: set[str] = set()
+    finished = _Finished()
     pending: list[pa.Table] = []
     pending_rows = 0
     pending_first = 0
 
     def emit(table: pa.Table, final: bool) -> tuple[pa.Table | None, pa.Table | None]:
         q = table.column("query").combine_chunks()
-        starts, ids = _query_runs(q)
+        starts = _query_starts(q)
         if not final:
             if len(starts) < 2:
                 return None, table  # one query so far: keep reading
             cut = int(starts[-1])
-            ids = ids[:-1]
+            starts = starts[:-1]
         else:
             cut = table.num_rows
-        if len(set(ids)) != len(ids):
-            seen: set[str] = set()
-            for i in ids:
-                if i in seen:
-                    raise _NotGrouped(i)
-                seen.add(i)
-        for i in ids:
-            if i in finished:
-                raise _NotGrouped(i)
-        finished.update(ids)
+        heads = q.take(pa.array(starts, type=pa.int64()))
+        sig = _signatures(heads)
+        order = np.argsort(sig, kind="stable")
+        dup = np.flatnonzero(sig[order][1:] == sig[order][:-1])
+        if len(dup):  # the same signature twice in one chunk: compare the ids themselves
+            a, b = order[dup], order[dup + 1]
+            same = np.asarray(C.equal(heads.take(pa.array(a)), heads.take(pa.array(b))).to_numpy(
+                zero_copy_only=False), dtype=bool)
+            if same.any():
+                raise _NotGrouped(str(heads[int(a[np.flatnonzero(same)[0]])].as_py()))
+        back = finished.seen(sig)
+        if back.any():
+            raise _NotGrouped(str(heads[int(np.flatnonzero(back)[0])].as_py()))
+        finished.add(sig)
         return table.slice(0, cut), table.slice(cut)
 
     for t, first in blocks:

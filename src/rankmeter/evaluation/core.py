@@ -31,11 +31,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from .. import _compute as C
+from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
-from ..data._ids import as_string_array, string_signature, to_numpy
+from ..data._ids import as_string_array, ints, string_signature, to_numpy
 from ..data._table import RowError, lookup_keys, may_repeat
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
@@ -183,8 +184,8 @@ class Engine:
         items = q.items[rows]
         used = np.unique(items)
         return Qrels(
-            query_ids=q.query_ids.take(pa.array(codes, type=pa.int64())),
-            item_ids=q.item_ids.take(pa.array(used, type=pa.int64())),
+            query_ids=C.take(q.query_ids, ints(codes)),
+            item_ids=C.take(q.item_ids, ints(used)),
             offsets=offsets,
             items=np.searchsorted(used, items).astype(np.int64),
             grades=np.ascontiguousarray(q.grades[rows]),
@@ -215,13 +216,13 @@ class Engine:
         if self.duplicates != "error":
             return self._dedupe_chunk(table, row_index)
         # group the rows by query (a stable regroup when the table is not grouped)
-        change = np.flatnonzero(_np(pc.not_equal(qcol.slice(1), qcol.slice(0, n - 1)))) + 1
+        change = np.flatnonzero(_np(C.not_equal(qcol.slice(1), qcol.slice(0, n - 1)))) + 1
         starts = np.concatenate(([0], change)).astype(np.int64)
-        ids = as_string_array(qcol.take(pa.array(starts, type=pa.int64()))).to_pylist()
+        ids = as_string_array(C.take(qcol, ints(starts))).to_pylist()
         if len(set(ids)) != len(ids):
-            enc = pc.dictionary_encode(qcol)
+            enc = C.dictionary_encode(qcol)
             perm = np.argsort(_np(enc.indices), kind="stable")
-            table = table.take(pa.array(perm, type=pa.int64()))
+            table = C.take(table, ints(perm))
             row_index = row_index[perm]
             return self.evaluate_table(table, row_index, force_exact=force_exact)
         lengths = np.diff(np.concatenate((starts, [n])))
@@ -266,7 +267,8 @@ class Engine:
         sel_ids = [ids[i] for i in np.flatnonzero(sel)]
         if sel_ids:
             sub = self.sub_qrels(np.sort(codes[sel & (codes >= 0)]))
-            values, states, queries = self._compute_run(sub, run, sel_ids)
+            values, states, qarr = self._compute_run(sub, run, sel_ids)
+            queries = qarr.to_pylist()
         else:
             values, states, queries = self._no_values(), {}, []
         return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
@@ -290,14 +292,15 @@ class Engine:
                sel_codes: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any], list[str]]:
         run = self._run(table, row_index)
         judged = np.sort(sel_codes[sel_codes >= 0])
-        return self._compute_run(self.sub_qrels(judged), run, sel_ids)
+        values, states, qids = self._compute_run(self.sub_qrels(judged), run, sel_ids)
+        return values, states, qids.to_pylist()
 
-    def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str]) -> tuple[dict[str, np.ndarray], dict[str, Any],
-                                                                              list[str]]:
+    def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any],
+                                                                              pa.Array]:
         """Join a built run with the judgments of its selected queries, then run the kernels."""
         batch, qids, _ = align(sub, run, sel_ids, self.context)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
-        return values, states, qids.to_pylist()
+        return values, states, qids
 
     def _no_values(self) -> dict[str, np.ndarray]:
         return {m.text: np.zeros(0) for m in self.all_metrics if m.spec.level == "query"}
@@ -309,10 +312,9 @@ class Engine:
         sel = self.select(ids, codes)
         lengths = run.lengths()
         nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]
-        sel_ids = [ids[i] for i in np.flatnonzero(sel)]
-        if sel_ids:
+        if sel.any():  # the selected ids as an Arrow array (pa.array of a list would import pandas)
             values, states, queries = self._compute_run(self.sub_qrels(np.sort(codes[sel & (codes >= 0)])), run,
-                                                        sel_ids)
+                                                        C.take(run.query_ids, ints(np.flatnonzero(sel))))
         else:
             values, states, queries = self._no_values(), {}, []
         return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
@@ -325,12 +327,12 @@ class Engine:
               lengths: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         n = table.num_rows
         icol = _combine(table.column("item"))
-        ints: np.ndarray | None = None
+        int_ids: np.ndarray | None = None
         if is_int_id_type(icol.type):
-            ints = np.asarray(_np(icol), dtype=np.int64)
-            if len(ints) and (ints.max() >= _INT_LIMIT or ints.min() <= -_INT_LIMIT):
-                ints = None  # ids of 19+ digits: compare them as text
-        items = as_string_array(icol) if ints is None else icol
+            int_ids = np.asarray(_np(icol), dtype=np.int64)
+            if len(int_ids) and (int_ids.max() >= _INT_LIMIT or int_ids.min() <= -_INT_LIMIT):
+                int_ids = None  # ids of 19+ digits: compare them as text
+        items = as_string_array(icol) if int_ids is None else icol
         scol = table.column("score")
         if scol.null_count:
             r = int(np.flatnonzero(_np(scol.is_null()))[0])
@@ -338,7 +340,7 @@ class Engine:
         if not numeric_type(scol.type):
             raise InputError(f"score column must be numeric, found {scol.type}", source=self.source)
         if pa.types.is_decimal(scol.type):
-            scol = pc.cast(scol, pa.float64())
+            scol = C.cast(scol, pa.float64())
         score = np.ascontiguousarray(_np(scol), dtype=np.float64)
         bad = ~np.isfinite(score)
         if bad.any():
@@ -351,19 +353,19 @@ class Engine:
         # rank order: the tie rule (rankmeter.data.order)
         perm, _moved = rank_order(qi, score, items)
         if perm is not None:
-            items = items.take(pa.array(perm, type=pa.int64()))
+            items = C.take(items, ints(perm))
             score = score[perm]
             row_index = row_index[perm]
-            if ints is not None:
-                ints = ints[perm]
+            if int_ids is not None:
+                int_ids = int_ids[perm]
 
         # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
-        sig = string_signature(items) if ints is None else ints.astype(np.uint64)
+        sig = string_signature(items) if int_ids is None else int_ids.astype(np.uint64)
         with np.errstate(over="ignore"):
             key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
         pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         cand = may_repeat(offsets, key)
-        if cand and self._has_duplicates(qi, items if ints is None else as_string_array(items), key):
+        if cand and self._has_duplicates(qi, items if int_ids is None else as_string_array(items), key):
             return None  # the exact path applies the duplicates policy (or reports the row)
 
         # grades: join (query, item) with the judgments of these queries
@@ -375,8 +377,8 @@ class Engine:
             sub_q = np.repeat(np.arange(nq, dtype=np.int64), np.diff(qrel_offsets))
             sub_g = self._grade_desc[jrows]
             icodes = self.qrels.items[qrow]
-            if ints is None:
-                sub_items = self.qrels.item_ids.take(pa.array(icodes, type=pa.int64()))
+            if int_ids is None:
+                sub_items = C.take(self.qrels.item_ids, ints(icodes))
                 sub_sig = string_signature(sub_items)
             else:
                 # judged ids that are the decimal text of an integer; no other can equal an integer id
@@ -389,7 +391,7 @@ class Engine:
                 sub_key = sub_sig * np.uint64(0x9E3779B97F4A7C15) + sub_q.astype(np.uint64)
             hit = lookup_keys(key, sub_key)
             if hit is None:  # two judgments share a key: a plain hash join
-                probe = pa.table({"q": qi, "i": items if ints is None else ints, "r": np.arange(n, dtype=np.int64)})
+                probe = pa.table({"q": qi, "i": items if int_ids is None else int_ids, "r": np.arange(n, dtype=np.int64)})
                 j = probe.join(pa.table({"q": sub_q, "i": sub_items, "s": np.arange(len(sub_q), dtype=np.int64)}),
                                ["q", "i"], join_type="inner", use_threads=True)
                 r, sr = _np(j.column("r")), _np(j.column("s"))
@@ -397,11 +399,11 @@ class Engine:
                 r, sr = hit
                 # confirm every match on the ids themselves (equal keys of different ids are possible)
                 same = qi[r] == sub_q[sr]
-                if ints is None:
-                    same &= _np(pc.equal(items.take(pa.array(r, type=pa.int64())),
-                                         sub_items.take(pa.array(sr, type=pa.int64())))).astype(bool)
+                if int_ids is None:
+                    same &= _np(C.equal(C.take(items, ints(r)),
+                                         C.take(sub_items, ints(sr)))).astype(bool)
                 else:
-                    same &= ints[r] == sub_items[sr]
+                    same &= int_ids[r] == sub_items[sr]
                 r, sr = r[same], sr[same]
             grade[r] = sub_g[sr]
             matched[r] = True
@@ -430,7 +432,7 @@ class Engine:
             vals = np.zeros(len(vocab), dtype=np.int64)
             if ok.any():
                 idx = np.flatnonzero(ok)
-                vals[idx] = _np(pc.cast(vocab.take(pa.array(idx, type=pa.int64())), pa.int64()))
+                vals[idx] = _np(C.cast(C.take(vocab, ints(idx)), pa.int64()))
             self._item_ints = (vals, ok)
         return self._item_ints
 
@@ -445,17 +447,17 @@ class Engine:
         same_q = qi[a] == qi[b]
         if not same_q.any():
             return False
-        ia = items.take(pa.array(a[same_q], type=pa.int64()))
-        ib = items.take(pa.array(b[same_q], type=pa.int64()))
+        ia = C.take(items, ints(a[same_q]))
+        ib = C.take(items, ints(b[same_q]))
         # equal signatures of different strings are possible; any run of equal keys
         # holds a duplicate iff some adjacent pair in key order is truly equal, unless
         # the run mixes several distinct strings: check those runs exhaustively
-        if bool(pc.any(pc.equal(ia, ib)).as_py()):
+        if bool(pc.any(C.equal(ia, ib)).as_py()):
             return True
         keys = np.unique(ks[eq][same_q])
         for kv in keys:
             rows = order[np.searchsorted(ks, kv, "left"):np.searchsorted(ks, kv, "right")]
-            pairs = list(zip(qi[rows].tolist(), items.take(pa.array(rows, type=pa.int64())).to_pylist()))
+            pairs = list(zip(qi[rows].tolist(), C.take(items, ints(rows)).to_pylist()))
             if len(set(pairs)) != len(pairs):
                 return True
         return False
@@ -464,7 +466,7 @@ class Engine:
     def accumulator(self) -> "Accumulator":
         return Accumulator(self)
 
-    def missing_batch(self, codes: np.ndarray, extra_ids: Sequence[str] = ()) -> tuple[list[str], dict[str, np.ndarray], dict[str, Any]]:
+    def missing_batch(self, codes: np.ndarray, extra_ids: Sequence[str] = ()) -> tuple[pa.Array, dict[str, np.ndarray], dict[str, Any]]:
         """Evaluate judged queries that never appeared in the run, as empty rankings."""
         codes = np.sort(np.asarray(codes, dtype=np.int64))
         sub = self.sub_qrels(codes)
@@ -473,7 +475,7 @@ class Engine:
         ids = [self.judged_ids[c] for c in codes] + list(extra_ids)
         batch, qids, _ = align(sub, run, ids if ids else "qrels", self.context)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
-        return qids.to_pylist(), values, states
+        return qids, values, states
 
 
 _INT_LIMIT = 10**18

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from .. import _compute as C
 from .._errors import InputError
-from ..data._ids import to_numpy
+from ..data._ids import ints, to_numpy
 from ..result import Coverage, Result
 from .compute import finalize
 
@@ -51,7 +51,7 @@ def duplicate_notes(qrels_dropped: int, run_dropped: int) -> list[str]:
 class ChunkOut:
     """What one chunk contributes: per-query values of its selected queries, states, counts."""
 
-    queries: list[str]
+    queries: list[str] | pa.Array  # the evaluated queries, in the order of the values
     values: dict[str, np.ndarray]
     states: dict[str, Any]
     run_rows: int = 0
@@ -132,11 +132,12 @@ class Accumulator:
             for k in self.values:
                 self.values[k].append(values[k])
             self._merge(states)
-        all_q = [q for part in self.queries for q in part]
-        qarr = pa.array(all_q, type=pa.string())
-        perm = to_numpy(C.sort_indices(qarr)) if len(all_q) else np.zeros(0, dtype=np.int64)
+        # query ids stay Arrow arrays where the chunks gave them so (pa.array of a list imports pandas)
+        parts = [p if isinstance(p, pa.Array) else pa.array(list(p), type=pa.string()) for p in self.queries if len(p)]
+        qarr = pa.concat_arrays(parts) if parts else pa.nulls(0, pa.string())
+        perm = to_numpy(C.sort_indices(qarr)) if len(qarr) else np.zeros(0, dtype=np.int64)
         values = {k: (np.concatenate(v)[perm] if v else np.zeros(0)) for k, v in self.values.items()}
-        queries = [all_q[i] for i in perm]
+        queries = C.take(qarr, ints(perm)).to_pylist() if len(qarr) else []
         corpus = finalize(e.metrics, self.states, e.context)
         judged_share = values.pop(e.coverage_metric.text)
 

@@ -100,7 +100,7 @@ def align(
             check_queries(queries)
         policy = queries
     else:
-        wanted = as_string_array(list(map(str, queries)))
+        wanted = as_string_array(queries if isinstance(queries, pa.Array) else list(map(str, queries)))
         pos = recode(wanted, qvocab)
         unknown = [str(w) for w, p in zip(wanted.to_pylist(), pos) if p < 0]
         if unknown:
