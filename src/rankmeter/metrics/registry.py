@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from .._errors import MetricNameError, ParameterError
 
@@ -35,6 +35,9 @@ __all__ = [
     "all_specs",
     "parse_metric",
     "parse_metrics",
+    "parse_metric_list",
+    "split_metric_list",
+    "MetricList",
 ]
 
 
@@ -429,3 +432,113 @@ def parse_metrics(metrics: str | Metric | Any) -> list[Metric]:
             raise MetricNameError(f"metric {m.text!r} given twice")
         seen.add(m.text)
     return out
+
+
+class MetricList(NamedTuple):
+    """Parsed metrics of a metric list, and what the parser did that the user should hear."""
+
+    metrics: list[Metric]
+    notes: tuple[str, ...]
+
+
+def split_metric_list(text: str) -> list[str]:
+    """Split one metric-list text on its top-level commas.
+
+    Commas inside parentheses or quotes stay (``f(beta=2,rel=2)@10`` is one metric).
+    trec_eval's comma forms list more cutoffs of the metric before them: a part that is
+    a bare number continues the previous one (``P.5,10`` gives ``P_5`` and ``P_10``,
+    ``ndcg_cut.5,10`` gives ``ndcg_cut_5`` and ``ndcg_cut_10``, ``ndcg@5,10`` gives
+    ``ndcg@5`` and ``ndcg@10``).
+
+    >>> split_metric_list("ndcg@10,map, f(beta=2,rel=2)@10")
+    ['ndcg@10', 'map', 'f(beta=2,rel=2)@10']
+    >>> split_metric_list("P.5,10,ndcg_cut.5,10")
+    ['P_5', 'P_10', 'ndcg_cut_5', 'ndcg_cut_10']
+    """
+    parts: list[str] = []
+    depth, quote, cur = 0, "", []
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    if len(parts) == 1:
+        return [p for p in parts if p]
+    out: list[str] = []
+    stem: tuple[str, str] | None = None  # (text before the cutoff, separator) of the last metric with a cutoff
+    for i, part in enumerate(parts):
+        if not part:
+            raise MetricNameError(f"empty metric in the list {text!r} (two commas, or a comma at an end)")
+        if _DIGITS.fullmatch(part) and stem is not None:
+            out.append(stem[0] + stem[1] + part)
+            continue
+        stem = None
+        m = _TREC_FORM.match(part)
+        if m and m.group("name").lower() in _trec_names() and i + 1 < len(parts) and _DIGITS.fullmatch(parts[i + 1]):
+            stem = (m.group("name"), "_")
+            out.append(f"{m.group('name')}_{m.group('k')}")
+            continue
+        at = part.rfind("@")
+        if at > 0 and _DIGITS.fullmatch(part[at + 1:].strip()):
+            stem = (part[:at].rstrip(), "@")
+        out.append(part)
+    return out
+
+
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
+
+
+def _trec_names() -> Mapping[str, Any]:
+    _load_ranking()
+    return _TREC
+
+
+def parse_metric_list(texts: str | Metric | Iterable[str | Metric]) -> MetricList:
+    """Parse the metrics of a command line (``-m ndcg@10,map -m P.5,10``): one syntax for every command.
+
+    Each text is split by :func:`split_metric_list`. A metric given twice (the same
+    text, or another spelling of the same metric: ``P_10`` and ``p@10``) is evaluated
+    once, under its first spelling, and a note says so.
+
+    >>> ms, notes = parse_metric_list(["ndcg@10,map", "P.5,10", "p@10"])
+    >>> [m.text for m in ms]
+    ['ndcg@10', 'map', 'P_5', 'P_10']
+    >>> notes
+    ("metric 'p@10' is the same as 'P_10' (p@10): evaluated once, as 'P_10'",)
+    """
+    items = [texts] if isinstance(texts, (str, Metric)) else list(texts)
+    out: list[Metric] = []
+    notes: list[str] = []
+    first: dict[str, Metric] = {}
+    for item in items:
+        for piece in ([item] if isinstance(item, Metric) else split_metric_list(_as_text(item))):
+            m = parse_metric(piece)
+            seen = first.get(m.canonical)
+            if seen is None:
+                first[m.canonical] = m
+                out.append(m)
+            elif seen.text == m.text:
+                notes.append(f"metric {m.text!r} given twice: evaluated once")
+            else:
+                notes.append(f"metric {m.text!r} is the same as {seen.text!r} ({m.canonical}): evaluated once, "
+                             f"as {seen.text!r}")
+    if not out:
+        raise MetricNameError("no metric given")
+    return MetricList(out, tuple(dict.fromkeys(notes)))
+
+
+def _as_text(item: Any) -> str:
+    if not isinstance(item, str):
+        raise MetricNameError(f"a metric name must be a string, got {type(item).__name__}")
+    return item
