@@ -16,10 +16,7 @@ def _params(spec: MetricSpec) -> str:
         return "none"
     out = []
     for p in spec.params:
-        sep = " \\| "
-        choices = f" ({sep.join(map(str, p.choices))})" if p.choices else ""
-        rule = f" {p.rule}" if p.rule and not p.rule.startswith("(") else ""
-        out.append(f"`{p.name}={p.default}`{choices}{rule}: {p.doc}")
+        out.append(f"`{p.name}={p.default}` ({p.expected.replace('|', chr(92) + '|')}): {p.doc}")
     return "<br>".join(out)
 
 

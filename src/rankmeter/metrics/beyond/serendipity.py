@@ -106,7 +106,7 @@ register(
         params=(
             REL,
             Param("pm", int, None, "length of the primitive most-popular list (default: k)",
-                  check=lambda v: v >= 0, rule=">= 0"),
+                  low=0),
             Param("norm", str, "k", "divide by k (k) or by the list length (length)", choices=("k", "length")),
         ),
         examples=(

@@ -24,8 +24,7 @@ _TEST = ("classical", "invented", "baroque", "instrumental")
 _GT = {"classical": 1, "instrumental": 1, "piano": 1, "baroque": 1}
 _PROPS = frozenset({"ranking", "binary", "count", "order_free"})
 
-CATALOG = Param("catalog", int, None, "number of items that could be recommended (the catalogue size)",
-                check=lambda v: v >= 1, rule=">= 1")
+CATALOG = Param("catalog", int, None, "number of items that could be recommended (the catalogue size)", low=1)
 
 
 def _tp(b: Batch, rel: float) -> np.ndarray:
@@ -131,6 +130,7 @@ register(MetricSpec(
               Example(_TEST, _GT, 1.0, k=2)),
     bounds=(0.0, np.inf),
     properties=_PROPS | {"monotone_k"},
+    count=True,
 ))
 
 register(MetricSpec(
@@ -148,6 +148,7 @@ register(MetricSpec(
     higher_is_better=False,
     bounds=(0.0, np.inf),
     properties=_PROPS,
+    count=True,
 ))
 
 register(MetricSpec(
@@ -165,6 +166,7 @@ register(MetricSpec(
     higher_is_better=False,
     bounds=(0.0, np.inf),
     properties=_PROPS,
+    count=True,
 ))
 
 register(MetricSpec(
@@ -185,6 +187,7 @@ register(MetricSpec(
     examples=(Example(_TEST, _GT, 5.0, params={"catalog": 10}, note="seed 002 in a catalogue of 10"),),
     bounds=(0.0, np.inf),
     properties=_PROPS | {"needs_context"},
+    count=True,
 ))
 
 register(MetricSpec(
@@ -199,7 +202,7 @@ register(MetricSpec(
     ),
     kernel=set_f_kernel,
     reference=set_f_reference,
-    params=(REL, Param("beta", float, 1.0, "weight of recall", check=lambda v: v > 0, rule="> 0")),
+    params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, low_open=True)),
     aliases={"set_f1": {"beta": 1.0}, "set_f_measure": {}},
     examples=(
         Example(_TEST, _GT, 0.75, note="seed 002: (0.75, 0.75, 0.75)"),

@@ -10,8 +10,7 @@ REL = Param(
     "rel",
     float,
     1.0,
-    doc="minimum grade that counts as relevant",
-    rule="(any number; grades >= rel are relevant)",
+    doc="minimum grade that counts as relevant (any finite number)",
 )
 
 

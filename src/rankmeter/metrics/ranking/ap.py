@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..batch import Batch
-from ..registry import Example, MetricSpec, Param, register
+from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import REL, is_rel, n_relevant, top
 
 
@@ -86,6 +86,7 @@ register(
                     params={"norm": "retrieved"}, note="seed 002: 0.5833335", tol=1e-6),
         ),
         properties=frozenset({"ranking", "binary"}),
-        trec_name="map",
+        trec_names=(TrecName("map"), TrecName("map_cut", cutoff=True)),
+        sql_name="average_precision",
     )
 )

@@ -55,5 +55,6 @@ register(
             Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1.0, k=2, note="seed 000 AUC, top-2"),
         ),
         properties=frozenset({"ranking", "binary", "empty_half"}),
+        sql_name="auc",
     )
 )

@@ -12,7 +12,7 @@ from ..registry import Example, MetricSpec, Param, register
 from ._common import REL, is_rel, top
 
 PERSISTENCE = Param("p", float, 0.8, "persistence: probability of looking at the next item",
-                    check=lambda v: 0 < v < 1, rule="in (0, 1)")
+                    low=0, high=1, low_open=True, high_open=True)
 
 
 def rbp_kernel(b: Batch, rel: float, p: float, residual: bool) -> np.ndarray:

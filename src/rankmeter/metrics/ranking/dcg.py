@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _segments as S
 from ..batch import Batch
-from ..registry import Example, MetricSpec, Param, register
+from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import top
 
 GAIN = Param("gain", str, "linear", "gain of a grade g: linear = g, exp = 2^g - 1", choices=("linear", "exp"))
@@ -153,6 +153,7 @@ register(
                     params={"discount": "jarvelin"}, note="seed 004: NDCG ~0.81", tol=0.005),
         ),
         properties=frozenset({"ranking", "graded"}),
-        trec_name="ndcg",
+        trec_names=(TrecName("ndcg"), TrecName("ndcg_cut", cutoff=True)),
+        sql_name="ndcg",
     )
 )

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..batch import Batch
-from ..registry import Example, MetricSpec, Param, register
+from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import REL, is_rel, n_relevant, top
 
 _H = ("ranking", "binary")
@@ -73,7 +73,9 @@ register(
             Example(("a",), {"a": 1.0}, 1.0, k=10, params={"norm": "retrieved"}),
         ),
         properties=frozenset(set(_H) | {"k_scaled"}),
-        trec_name="P",
+        trec_names=(TrecName("P", cutoff=True), TrecName("set_P", {"norm": "retrieved"})),
+        sql_name="precision",
+        sql_aliases=("precision_at",),
     )
 )
 
@@ -106,7 +108,9 @@ register(
             Example(_S3_RANK, _S3_REL, 3 / 4, k=5, note="seed 003: recall@5 = 3/4"),
         ),
         properties=frozenset(set(_H) | {"monotone_k"}),
-        trec_name="recall",
+        trec_names=(TrecName("recall", cutoff=True), TrecName("set_recall")),
+        sql_name="recall",
+        sql_aliases=("recall_at",),
     )
 )
 
@@ -136,7 +140,7 @@ register(
         convention="Uses P@k (divides by k) and R@k; 0 when both are 0. f1 is beta=1.",
         kernel=f_kernel,
         reference=f_reference,
-        params=(REL, Param("beta", float, 1.0, "weight of recall", check=lambda v: v > 0, rule="> 0")),
+        params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, low_open=True)),
         aliases={"f1": {"beta": 1.0}, "f_measure": {}},
         examples=(
             Example(("classical", "invented", "baroque", "instrumental"),
@@ -172,6 +176,7 @@ register(
         bounds=(0.0, np.inf),
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0), Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1.0, k=2)),
         properties=frozenset(set(_H) | {"count", "monotone_k"}),
+        count=True,
     )
 )
 
@@ -191,6 +196,7 @@ register(
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0),),
         properties=frozenset(set(_H) | {"count", "monotone_k"}),
         trec_name="num_rel_ret",
+        count=True,
     )
 )
 
@@ -217,7 +223,9 @@ register(
         aliases={"hit_rate": {}, "hitrate": {}},
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1.0, k=1), Example(("3", "6"), _HIVEMALL_TRUTH, 0.0, k=2)),
         properties=frozenset(set(_H) | {"monotone_k"}),
-        trec_name="success",
+        trec_names=(TrecName("success", cutoff=True),),
+        sql_name="hit_rate",
+        sql_aliases=("hitrate",),
     )
 )
 
@@ -244,6 +252,7 @@ register(
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 4.0), Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0, k=2)),
         properties=frozenset({"ranking", "count", "monotone_k", "judgment_free"}),
         trec_name="num_ret",
+        count=True,
     )
 )
 
@@ -272,6 +281,7 @@ register(
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 3.0),),
         properties=frozenset({"ranking", "binary", "count", "ranking_free"}),
         trec_name="num_rel",
+        count=True,
     )
 )
 

@@ -47,5 +47,6 @@ register(
         ),
         properties=frozenset({"ranking", "binary", "monotone_k"}),
         trec_name="recip_rank",
+        sql_name="mrr",
     )
 )

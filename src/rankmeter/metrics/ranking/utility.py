@@ -48,7 +48,7 @@ register(
         kernel=rank_score_kernel,
         reference=rank_score_reference,
         params=(REL, Param("alpha", float, 2.0, "half-life: the rank with a 50% chance of being seen",
-                           check=lambda v: v > 0, rule="> 0")),
+                           low=0, low_open=True)),
         aliases={"half_life_utility": {}, "rankscore": {}},
         examples=(Example(_S4_RUN, _S4_REL, 0.71, params={"alpha": 2.0}, note="seed 004: 1.56 / 2.21 ~ 0.71",
                           tol=0.005),),

@@ -22,8 +22,7 @@ from .. import _rankstats as RS
 from ..registry import MetricSpec, Param, register
 from ._common import RatingsExample, per_param
 
-REL = Param("rel", float, 1.0, "true ratings >= rel are positives (labels 0/1 work as they are)",
-            rule="(any number)")
+REL = Param("rel", float, 1.0, "true ratings >= rel are positives (labels 0/1 work as they are)")
 
 
 def roc_auc_kernel(b: RatingsBatch, per: str = "user", rel: float = 1.0) -> np.ndarray:
