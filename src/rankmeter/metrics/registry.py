@@ -55,7 +55,7 @@ class Param:
     ``low`` / ``high`` (open or closed) and ``exclude`` for a number. Every number is
     finite and every int fits in 64 bits, whatever the range says. The message of a
     refused value is built from the declaration, in one form:
-    ``The 'p' parameter of rbp must be a finite number in the range (0, 1). Got '1.5' instead.``
+    ``The 'p' parameter of rbp must be a finite number in the range (0, 1). Got 1.5 instead.``
     ``check`` (with ``rule``, its description) is only for a rule a range cannot express.
 
     >>> Param("p", float, 0.8, low=0, high=1, low_open=True, high_open=True).expected
@@ -63,7 +63,7 @@ class Param:
     >>> Param("p", float, 0.8, low=0, high=1, low_open=True, high_open=True).coerce("1.5", "rbp")
     Traceback (most recent call last):
     ...
-    rankmeter._errors.ParameterError: The 'p' parameter of rbp must be a finite number in the range (0, 1). Got '1.5' instead.
+    rankmeter._errors.ParameterError: The 'p' parameter of rbp must be a finite number in the range (0, 1). Got 1.5 instead.
     """
 
     name: str
