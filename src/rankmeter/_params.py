@@ -194,7 +194,8 @@ def check_choice(name: str, value: Any, choices: Iterable[Any], *, func: str | N
     except TypeError:  # an unhashable value against a set-like
         ok = False
     if not ok or isinstance(value, bool) != any(isinstance(c, bool) for c in options if c == value):
-        raise _fail(name, func, "one of " + ", ".join(map(str, options)), value if shown is None else shown)
+        shown_options = ", ".join(str(c).lower() if isinstance(c, bool) else str(c) for c in options)
+        raise _fail(name, func, "one of " + shown_options, value if shown is None else shown)
     return value
 
 

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from .._errors import InputError, ParameterError
+from .._params import check_int
 from . import _rankstats as RS
 from .batch import Batch
 from .registry import MetricSpec, get_spec, parse_metric
@@ -91,11 +92,7 @@ def _params(spec: MetricSpec, given: Mapping[str, Any], base: Mapping[str, Any] 
 
 
 def _check_k(k: Any, name: str) -> int | None:
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ParameterError(f"The 'k' parameter of {name} must be an int >= 1 or None. Got {k!r} instead.")
-    return int(k)
+    return check_int("k", k, func=name, low=1, allow_none=True)  # type: ignore[no-any-return]
 
 
 def metric(name: str, ranked: Sequence[Any], relevance: Any, k: int | None = None, **params: Any) -> float:

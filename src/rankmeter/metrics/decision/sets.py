@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..._errors import ParameterError
+from ..._params import check_int
 from ..batch import Batch
 from ..ranking._common import REL, is_rel, n_relevant, top
 from ..registry import Example, MetricSpec, Param, register
@@ -48,7 +49,10 @@ def _catalog_size(catalog: int | None, context: Mapping[str, Any] | None) -> int
         return int(catalog)
     ctx = context or {}
     if ctx.get("catalog_size") is not None:
-        return int(ctx["catalog_size"])
+        size = ctx["catalog_size"]
+        if isinstance(size, float) and size.is_integer():
+            size = int(size)
+        return int(check_int("catalog_size", size, func="tn's context", low=1))
     if ctx.get("catalog") is not None:
         return len(ctx["catalog"])
     raise ParameterError(

@@ -8,11 +8,13 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import _segments as S
+from ..._errors import InputError
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import top
 
-GAIN = Param("gain", str, "linear", "gain of a grade g: linear = g, exp = 2^g - 1", choices=("linear", "exp"))
+GAIN = Param("gain", str, "linear", "gain of a grade g: linear = g, exp = 2^g - 1 (ndcg: any grade; dcg: "
+             "grades up to 1023)", choices=("linear", "exp"))
 DISCOUNT = Param(
     "discount",
     str,
@@ -23,9 +25,31 @@ DISCOUNT = Param(
 _DCG_ALIASES = {"dcg": {"log2": {"gain": "linear"}, "exp-log2": {"gain": "exp"}}}
 
 
-def _gain(g: np.ndarray, gain: str) -> np.ndarray:
+# Exponential gains 2^g - 1 pass float64's largest value from g = 1024. A query whose top
+# judged grade G is above _EXP_SAFE gets all its gains scaled by 2^-(G - _EXP_SAFE): the
+# ratio nDCG is unchanged (both DCG and the ideal DCG carry the same factor), and no gain
+# overflows. DCG itself is not a ratio: a DCG beyond float64 is refused with the grade.
+_EXP_SAFE = 512.0
+
+
+def _gain(g: np.ndarray, gain: str, shift: np.ndarray | float = 0.0) -> np.ndarray:
+    """linear: g; exp: (2^g - 1) * 2^-shift, computed as 2^(g - shift) - 2^-shift (no overflow)."""
     g = np.maximum(g, 0.0)
-    return np.exp2(g) - 1.0 if gain == "exp" else g
+    if gain != "exp":
+        return g
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp2(g - shift) - np.exp2(-np.asarray(shift, dtype=np.float64))
+
+
+def _shift(b: Batch, gain: str) -> np.ndarray:
+    """Per-query scale exponent of exponential gains (0 unless the top judged grade is above 512)."""
+    if gain != "exp":
+        return np.zeros(b.n_queries)
+    key = ("exp_shift",)
+    if key not in b._cache:
+        top = -S.seg_min(-np.asarray(b.qrel_grade, dtype=np.float64), b.qrel_offsets, empty=0.0)
+        b._cache[key] = np.maximum(top - _EXP_SAFE, 0.0)
+    return b._cache[key]  # type: ignore[no-any-return]
 
 
 def _discount(pos: np.ndarray, discount: str) -> np.ndarray:
@@ -35,30 +59,51 @@ def _discount(pos: np.ndarray, discount: str) -> np.ndarray:
     return 1.0 / np.log2(pos + 1.0)
 
 
-def _dcg(b: Batch, gain: str, discount: str) -> np.ndarray:
-    g = np.where(b.judged, _gain(b.grade, gain), 0.0)
-    return b.seg_sum(g * _discount(b.pos, discount))
+def _dcg(b: Batch, gain: str, discount: str, shift: np.ndarray | None = None) -> np.ndarray:
+    row_shift = 0.0 if shift is None else np.repeat(shift, b.lengths)
+    g = np.where(b.judged, _gain(b.grade, gain, row_shift), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return b.seg_sum(g * _discount(b.pos, discount))
 
 
-def _idcg(b: Batch, gain: str, discount: str) -> np.ndarray:
+def _idcg(b: Batch, gain: str, discount: str, shift: np.ndarray | None = None) -> np.ndarray:
     """DCG of the ideal ranking: all judged items by grade, cut at k."""
     off = b.qrel_offsets
     pos = S.positions(off)
     keep = pos <= b.k if b.k is not None else np.ones(len(pos), dtype=bool)
-    g = _gain(b.qrel_grade, gain) * _discount(pos, discount)
-    return S.seg_sum(np.where(keep, g, 0.0), off)
+    row_shift = 0.0 if shift is None else np.repeat(shift, np.diff(off))
+    g = _gain(b.qrel_grade, gain, row_shift) * _discount(pos, discount)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return S.seg_sum(np.where(keep, g, 0.0), off)
+
+
+def _refuse_overflow(values: np.ndarray, b: Batch, metric: str, gain: str) -> np.ndarray:
+    """An error naming the grade when a sum of gains passed float64's range; else the values."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        q = int(np.flatnonzero(bad)[0])
+        grades = b.qrel_grade[b.qrel_offsets[q]:b.qrel_offsets[q + 1]]
+        top = float(np.max(grades)) if len(grades) else float(np.max(b.grade[b.offsets[q]:b.offsets[q + 1]]))
+        detail = (f"a grade of {top:g} gives a gain 2^{top:g} - 1" if gain == "exp"
+                  else f"grades up to {top:g} give a sum of gains")
+        raise InputError(
+            f"{metric}: {detail} beyond the largest float (about 1.8e308); "
+            + ("use ndcg (a ratio, computed without overflow) or gain=linear" if metric == "dcg"
+               else "rescale the grades"))
+    return values
 
 
 def dcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
-    return _dcg(b, gain, discount)
+    return _refuse_overflow(_dcg(b, gain, discount), b, "dcg", gain)
 
 
 def ndcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
+    shift = _shift(b, gain)
     key = ("idcg", gain, discount, b.k)
     ideal = b._cache.get(key)
     if ideal is None:
-        ideal = b._cache[key] = _idcg(b, gain, discount)
-    d = _dcg(b, gain, discount)
+        ideal = b._cache[key] = _refuse_overflow(_idcg(b, gain, discount, shift), b, "ndcg", gain)
+    d = _dcg(b, gain, discount, shift)
     return np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0)
 
 

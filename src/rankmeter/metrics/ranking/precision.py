@@ -286,6 +286,46 @@ register(
 )
 
 
+def num_nonrel_judged_ret_kernel(b: Batch, rel: float) -> np.ndarray:
+    return b.seg_sum(b.judged & (b.grade >= 0) & (b.grade < rel)).astype(np.float64)
+
+
+def num_nonrel_judged_ret_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None,
+                                    rel: float) -> float:
+    return float(sum(1 for d in top(ranking, k) if d in qrels and 0 <= qrels[d] < rel))
+
+
+register(
+    MetricSpec(
+        name="num_nonrel_judged_ret",
+        family="ranking",
+        reads_items=False,
+        summary="Number of retrieved items judged not relevant (0 <= grade < rel); unjudged ones are not counted.",
+        formula=r"num\_nonrel\_judged\_ret = |\{i : 0 \le rel_i < rel\}|",
+        citation="trec_eval num_nonrel_judged_ret (m_num_nonrel_judged_ret.c).",
+        convention=(
+            "As trec_eval: a negative grade means pooled but not judged, so such items count neither "
+            "here nor in num_rel_ret; num_ret = num_rel_ret + num_nonrel_judged_ret + the unjudged "
+            "retrieved items."
+        ),
+        kernel=num_nonrel_judged_ret_kernel,
+        reference=num_nonrel_judged_ret_reference,
+        params=(REL,),
+        bounds=(0.0, np.inf),
+        examples=(
+            # 1 and 2 relevant, 3 judged 0, 6 judged -1 (pooled, unjudged), 5 not in the judgments
+            Example(("1", "3", "2", "6", "5"), {"1": 1, "2": 2, "3": 0, "6": -1}, 1.0),
+            Example(("1", "3", "2", "6", "5"), {"1": 1, "2": 2, "3": 0, "6": -1}, 2.0, params={"rel": 2.0},
+                    note="rel=2: the item of grade 1 is judged not relevant"),
+            Example(("1", "3", "2", "6", "5"), {"1": 1, "2": 2, "3": 0, "6": -1}, 0.0, k=1),
+        ),
+        properties=frozenset(set(_H) | {"count", "monotone_k"}),
+        trec_name="num_nonrel_judged_ret",
+        count=True,
+    )
+)
+
+
 def rprec_kernel(b: Batch, rel: float) -> np.ndarray:
     nrel = b.n_rel(rel)
     limit = np.repeat(nrel, b.lengths)
