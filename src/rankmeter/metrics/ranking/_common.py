@@ -10,7 +10,7 @@ REL = Param(
     "rel",
     float,
     1.0,
-    doc="minimum grade that counts as relevant (any finite number)",
+    doc="minimum grade that counts as relevant",
 )
 
 

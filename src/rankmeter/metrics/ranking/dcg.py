@@ -134,7 +134,7 @@ def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | 
 _SEED001 = {f"d{i}": g for i, g in enumerate([5, 3, 3, 3, 3, 3, 0, 0, 0, 0])}
 _S001_B = ("d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d0")  # 3 3 3 3 3 0 0 0 0 5
 _S001_C = ("d0", "d9", "d8", "d7", "d6", "d5", "d4", "d3", "d2", "d1")  # 5 0 0 0 0 3 3 3 3 3
-_GRADED = {"1": 5, "3": 2, "2": 4, "6": 1, "4": 3}  # seed 000, graded example
+_GRADED = {"1": 5, "3": 2, "2": 4, "6": 1, "4": 3}  # Hivemall, graded example
 _GRADED_RUN = ("1", "3", "2", "6", "4")
 
 register(
@@ -155,7 +155,7 @@ register(
         examples=(
             Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1},
                     1 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4), k=5,
-                    params={"discount": "jarvelin"}, note="seed 004: DCG5 = 2.13"),
+                    params={"discount": "jarvelin"}, note="evaluation notes: DCG5 = 2.13"),
         ),
         properties=frozenset({"ranking", "graded", "monotone_k"}),
     )
@@ -175,7 +175,7 @@ register(
         convention=(
             "Default linear gain and 1/log2(i+1) (trec_eval's ndcg and ndcg_cut). gain=exp is "
             "2^g - 1 (Burges, alias ndcg_burges); discount=jarvelin leaves rank 1 undiscounted and "
-            "divides by log2(i) from rank 2 (alias ndcg_jarvelin, seed 001's NDCG1). The ideal "
+            "divides by log2(i) from rank 2 (alias ndcg_jarvelin, the NDCG article's NDCG1). The ideal "
             "ranking is built from all judged items, retrieved or not; 0 when it has no gain."
         ),
         kernel=ndcg_kernel,
@@ -184,18 +184,20 @@ register(
         aliases={"ndcg_burges": {"gain": "exp"}, "ndcg_jarvelin": {"discount": "jarvelin"}, "ndcg_cut": {}},
         param_aliases=_DCG_ALIASES,
         examples=(
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.7039180890341349, note="seed 000, top-4"),
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.6131471927654585, k=2, note="seed 000, top-2"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.7039180890341349, note="Hivemall, top-4"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.6131471927654585, k=2, note="Hivemall, top-2"),
             Example(_GRADED_RUN, _GRADED, 0.8128912838590544, k=2, params={"gain": "exp"},
-                    note="seed 000 graded, top-2"),
+                    note="Hivemall graded, top-2"),
             Example(_GRADED_RUN, _GRADED, 0.9187707805346093, k=3, params={"gain": "exp"},
-                    note="seed 000 graded, top-3"),
-            Example(_S001_B, _SEED001, 0.88, params={"discount": "jarvelin"}, note="seed 001 NDCG1 ~0.88", tol=0.005),
-            Example(_S001_B, _SEED001, 0.63, params={"gain": "exp"}, note="seed 001 NDCG2 ~0.63", tol=0.005),
-            Example(_S001_C, _SEED001, 0.73, params={"discount": "jarvelin"}, note="seed 001 NDCG1 ~0.73", tol=0.005),
-            Example(_S001_C, _SEED001, 0.89, params={"gain": "exp"}, note="seed 001 NDCG2 ~0.89", tol=0.005),
+                    note="Hivemall graded, top-3"),
+            Example(_S001_B, _SEED001, 0.88, params={"discount": "jarvelin"}, note="NDCG article NDCG1 ~0.88",
+                    tol=0.005),
+            Example(_S001_B, _SEED001, 0.63, params={"gain": "exp"}, note="NDCG article NDCG2 ~0.63", tol=0.005),
+            Example(_S001_C, _SEED001, 0.73, params={"discount": "jarvelin"}, note="NDCG article NDCG1 ~0.73",
+                    tol=0.005),
+            Example(_S001_C, _SEED001, 0.89, params={"gain": "exp"}, note="NDCG article NDCG2 ~0.89", tol=0.005),
             Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1}, 0.81, k=5,
-                    params={"discount": "jarvelin"}, note="seed 004: NDCG ~0.81", tol=0.005),
+                    params={"discount": "jarvelin"}, note="evaluation notes: NDCG ~0.81", tol=0.005),
         ),
         properties=frozenset({"ranking", "graded"}),
         trec_names=(TrecName("ndcg"), TrecName("ndcg_cut", cutoff=True)),

@@ -12,10 +12,10 @@ from ._common import REL, is_rel, n_relevant, top
 
 _H = ("ranking", "binary")
 
-# Seed 000 (Hivemall): rec = [1, 3, 2, 6], truth = {1, 2, 4}
+# Apache Hivemall's documentation: rec = [1, 3, 2, 6], truth = {1, 2, 4}
 _HIVEMALL_REC = ("1", "3", "2", "6")
 _HIVEMALL_TRUTH = {"1": 1.0, "2": 1.0, "4": 1.0}
-# Seed 003: 7 documents A..G, relevant A, C, F, G; top 5 holds A, C, G.
+# The ranking-metrics guide: 7 documents A..G, relevant A, C, F, G; top 5 holds A, C, G.
 _S3_RANK = ("A", "B", "C", "D", "G", "E", "F")
 _S3_REL = {"A": 1.0, "C": 1.0, "F": 1.0, "G": 1.0}
 
@@ -66,9 +66,9 @@ register(
         params=(REL, Param("norm", str, "k", "denominator: k or retrieved", choices=("k", "retrieved"))),
         aliases={"precision": {}, "set_p": {"norm": "retrieved"}},
         examples=(
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=None, note="seed 000, top-4 (max_k)"),
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=2, note="seed 000, top-2"),
-            Example(_S3_RANK, _S3_REL, 3 / 5, k=5, note="seed 003: precision@5 = 3/5"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=None, note="Hivemall, top-4 (max_k)"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=2, note="Hivemall, top-2"),
+            Example(_S3_RANK, _S3_REL, 3 / 5, k=5, note="ranking-metrics guide: precision@5 = 3/5"),
             Example(("a",), {"a": 1.0}, 0.1, k=10, note="divides by k, like trec_eval"),
             Example(("a",), {"a": 1.0}, 1.0, k=10, params={"norm": "retrieved"}),
         ),
@@ -96,16 +96,16 @@ register(
         reads_items=False,
         summary="Recall at k: share of all relevant items found in the top k.",
         formula=r"R@k = |\{i \le k : rel_i \ge rel\}| / |\{d : rel_d \ge rel\}|",
-        citation="trec_eval's recall; Hivemall Recall@k (seed 000).",
+        citation="trec_eval's recall; Apache Hivemall's Recall@k.",
         convention="0 for a query without relevant items.",
         kernel=r_kernel,
         reference=r_reference,
         params=(REL,),
         aliases={"recall": {}},
         examples=(
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="seed 000, top-4"),
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1 / 3, k=2, note="seed 000, top-2"),
-            Example(_S3_RANK, _S3_REL, 3 / 4, k=5, note="seed 003: recall@5 = 3/4"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="Hivemall, top-4"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1 / 3, k=2, note="Hivemall, top-2"),
+            Example(_S3_RANK, _S3_REL, 3 / 4, k=5, note="ranking-metrics guide: recall@5 = 3/4"),
         ),
         properties=frozenset(set(_H) | {"monotone_k"}),
         trec_names=(TrecName("recall", cutoff=True), TrecName("set_recall")),
@@ -136,7 +136,7 @@ register(
         reads_items=False,
         summary="F-measure at k: weighted harmonic mean of P@k and R@k.",
         formula=r"F_\beta@k = (1+\beta^2) P R / (\beta^2 P + R)",
-        citation="van Rijsbergen, Information Retrieval (1979); seed 002.",
+        citation="van Rijsbergen, Information Retrieval (1979); python-recsys.",
         convention="Uses P@k (divides by k) and R@k; 0 when both are 0. f1 is beta=1.",
         kernel=f_kernel,
         reference=f_reference,
@@ -145,7 +145,7 @@ register(
         examples=(
             Example(("classical", "invented", "baroque", "instrumental"),
                     {"classical": 1, "instrumental": 1, "piano": 1, "baroque": 1}, 0.75, k=4,
-                    note="seed 002: P = R = F1 = 0.75"),
+                    note="python-recsys: P = R = F1 = 0.75"),
             Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 * 0.5 * (1 / 3) / (0.5 + 1 / 3), k=2),
         ),
         properties=frozenset(set(_H) | {"k_scaled"}),
