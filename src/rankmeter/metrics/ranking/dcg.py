@@ -88,7 +88,7 @@ def _refuse_overflow(values: np.ndarray, b: Batch, metric: str, gain: str) -> np
                   else f"grades up to {top:g} give a sum of gains")
         raise InputError(
             f"{metric}: {detail} beyond the largest float (about 1.8e308); "
-            + ("use ndcg (a ratio, computed without overflow) or gain=linear" if metric == "dcg"
+            + ("use ndcg (a ratio, computed without overflow) or gain=linear" if metric == "dcg" and gain == "exp"
                else "rescale the grades"))
     return values
 
