@@ -117,8 +117,8 @@ def _expected(kind: str, rng: Range | None, *, allow_none: bool = False) -> str:
 
 
 def check_int(name: str, value: Any, *, func: str | None = None, low: int | None = None,
-              high: int | None = None, allow_none: bool = False, shown: Any = None) -> Any:
-    """``value`` as a Python int within [low, high] and within int64, or a ParameterError.
+              high: int | None = None, allow_none: bool = False, shown: Any = None, rng: Range | None = None) -> Any:
+    """``value`` as a Python int within [low, high] (or ``rng``) and within int64, or a ParameterError.
 
     bool is refused (``True`` is not a cutoff); an integral numpy integer is accepted.
     ``shown`` is what the message quotes (the user's own text), default ``value``.
@@ -128,7 +128,7 @@ def check_int(name: str, value: Any, *, func: str | None = None, low: int | None
     ...
     rankmeter._errors.ParameterError: The 'k' parameter of ndcg must be an int >= 1 (at most 9223372036854775807, 64 bits). Got 1180591620717411303424 instead.
     """
-    return _check_int(name, value, func=func, rng=Range(low, high), allow_none=allow_none, shown=shown)
+    return _check_int(name, value, func=func, rng=rng or Range(low, high), allow_none=allow_none, shown=shown)
 
 
 def _check_int(name: str, value: Any, *, func: str | None, rng: Range, allow_none: bool = False,
@@ -150,7 +150,8 @@ def _check_int(name: str, value: Any, *, func: str | None, rng: Range, allow_non
 
 def check_number(name: str, value: Any, *, func: str | None = None, low: float | None = None,
                  high: float | None = None, low_open: bool = False, high_open: bool = False,
-                 exclude: tuple[float, ...] = (), allow_none: bool = False, shown: Any = None) -> Any:
+                 exclude: tuple[float, ...] = (), allow_none: bool = False, shown: Any = None,
+                 rng: Range | None = None) -> Any:
     """``value`` as a finite float within the range, or a ParameterError (nan and inf are refused).
 
     >>> check_number("rel", float("nan"), func="p")
@@ -158,7 +159,7 @@ def check_number(name: str, value: Any, *, func: str | None = None, low: float |
     ...
     rankmeter._errors.ParameterError: The 'rel' parameter of p must be a finite number. Got nan instead.
     """
-    rng = Range(low, high, low_open, high_open, exclude)
+    rng = rng or Range(low, high, low_open, high_open, exclude)
     return _check_number(name, value, func=func, rng=rng, allow_none=allow_none, shown=shown)
 
 

@@ -114,9 +114,9 @@ class Param:
             else:
                 out = text.lower()
         elif self.type is int:
-            out = _params._check_int(self.name, value, func=func, rng=self.range)
+            out = _params.check_int(self.name, value, func=func, rng=self.range)
         elif self.type is float:
-            out = _params._check_number(self.name, value, func=func, rng=self.range)
+            out = _params.check_number(self.name, value, func=func, rng=self.range)
         elif self.type is bool:
             out = _params.check_bool(self.name, value, func=func)
         elif self.type is str:
