@@ -115,3 +115,38 @@ def test_helpers_for_other_functions() -> None:
         check_choice("flag", 1, (True, False), func="x")
     assert check_int("seed", None, allow_none=True) is None
     assert Range(0, 1, high_open=True).describe() == "in the range [0, 1)"
+
+
+# ----------------------------------------------------------------------------- round trip of declared values
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _inside(p: Param) -> st.SearchStrategy:
+    if p.choices is not None:
+        return st.sampled_from(p.choices)
+    if p.type is bool:
+        return st.booleans()
+    if p.type is int:
+        lo = int(p.low) + (1 if p.low_open else 0) if p.low is not None else -(2**63)
+        hi = int(p.high) - (1 if p.high_open else 0) if p.high is not None else 2**63 - 1
+        return st.integers(lo, hi).filter(lambda v: v not in p.exclude)
+    return st.floats(min_value=p.low, max_value=p.high, exclude_min=p.low_open, exclude_max=p.high_open,
+                     allow_nan=False, allow_infinity=False).filter(lambda v: v not in p.exclude)
+
+
+DECLARED = [(s, p) for s in SPECS for p in s.params if p.type in (int, float, bool, str) and
+            (p.type is not str or p.choices is not None)]
+
+
+@settings(max_examples=300)
+@given(data=st.data())
+def test_any_declared_value_round_trips_through_the_canonical_name(data) -> None:
+    spec, p = data.draw(st.sampled_from(DECLARED))
+    value = data.draw(_inside(p))
+    shown = str(value).lower() if isinstance(value, bool) else repr(value) if isinstance(value, float) else str(value)
+    m = parse_metric(f"{spec.name}({p.name}={shown})")
+    assert m.params[p.name] == value
+    again = parse_metric(m.canonical)
+    assert again == m and again.params == m.params

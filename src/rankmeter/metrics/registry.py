@@ -13,7 +13,19 @@ keep their habits: trec_eval names (``P_10``, ``P.10``, ``ndcg_cut.10``,
 ``map_cut.100``, ``recip_rank``, ``Rprec``, ``map``), ir_measures names (``P@10``,
 ``nDCG(dcg='exp-log2')@10``, ``RBP(p=0.8)``, ``AP(rel=2)@100``) and ranx names
 (``precision@10``, ``mrr@10``, ``hit_rate@10``, ``ndcg_burges@10``). Results are keyed
-by the string the user wrote.
+by the string the user wrote. The grammar is strict: cutoffs in ASCII digits within 64
+bits, numbers finite, quotes in pairs.
+
+Every fact about a metric is on its spec, nowhere else: trec_eval names
+(``trec_names``, read by the parser and by :func:`trec_output_name`), whether it is a
+count (``count``, :func:`is_count`), its aggregation, its SQL function names
+(``sql_name``, :func:`sql_functions`) and its parameters' types and ranges
+(:class:`Param`, checked by :mod:`rankmeter._params`).
+
+Lists: :func:`parse_metric_list` is the command line's syntax (``-m ndcg@10,map``,
+trec_eval's ``P.5,10``; a metric given twice is evaluated once, with a note).
+:func:`parse_metrics` is the Python API's (one metric per item; the same text twice is
+an error, two spellings of one metric are both kept under their own keys).
 """
 
 from __future__ import annotations
