@@ -35,24 +35,13 @@ import pyarrow.compute as pc
 from ._errors import InputError, ParameterError
 from .evaluate import compute
 from .metrics.batch import Batch
-from .metrics.registry import Metric, parse_metric
+from .metrics.registry import Metric, parse_metric, sql_functions
 
 __all__ = ["SQL_FUNCTIONS", "list_metric", "graded_metric", "resolve"]
 
-# SQL function (seed 000 / Apache Hivemall names) -> registry metric
-SQL_FUNCTIONS: dict[str, str] = {
-    "precision": "p",
-    "recall": "r",
-    "average_precision": "ap",
-    "auc": "auc",
-    "mrr": "rr",
-    "ndcg": "ndcg",
-    "hit_rate": "success",
-    # Hivemall's later spellings (precision is a keyword of DuckDB's grammar)
-    "precision_at": "p",
-    "recall_at": "r",
-    "hitrate": "success",
-}
+# SQL function name (Apache Hivemall's names) -> registry metric: declared on each metric's spec
+# (``sql_name``, ``sql_aliases``) and read from the registry.
+SQL_FUNCTIONS: dict[str, str] = sql_functions()
 GRADED_NDCG = "ndcg(gain=exp)"  # Hivemall's graded nDCG: gain 2^rel - 1, discount 1/log2(i+1)
 
 

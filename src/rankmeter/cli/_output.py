@@ -27,7 +27,13 @@ def write_csv(index_name: str, rows: Sequence[tuple[str, Sequence[float]]], colu
 
 
 def is_count(metric_name: str) -> bool:
-    return metric_name in ("num_ret", "num_rel", "num_rel_ret", "hits")
+    """Whether the metric is a per-query count (integer output, summed on trec_eval's ``all`` line).
+
+    Read from the registry (``MetricSpec.count``); kept here for the commands that import it.
+    """
+    from ..metrics.registry import is_count as registry_is_count
+
+    return registry_is_count(metric_name)
 
 
 def trec_line(metric: str, query: str, value: float, count: bool) -> str:
