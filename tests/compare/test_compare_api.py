@@ -65,7 +65,7 @@ def test_tests_equal_reference_functions(cmp):
 
 def test_randomisation_p_matches_standalone_with_same_stream(cmp):
     """The engine's p-value equals a slow per-comparison reference on the same sign patterns."""
-    from rankmeter.stats import _resample as R
+    from rankmeter.stats import resampling as R
 
     gen = R.streams(3, 2)[0]
     n = cmp.n_queries
