@@ -151,8 +151,13 @@ def print_grid(grid: Grid, console: "Console | None" = None) -> None:
 
     console = console or Console()
     if not console.is_terminal:
-        width = max(grid.full_width(), len(grid.title or ""), 20)
-        console.print(grid.to_rich(), width=width, soft_wrap=False)
+        # rich would fit the table to 80 columns: widen the console for this table only
+        before = console.width
+        console.width = max(grid.full_width(), before)
+        try:
+            console.print(grid.to_rich())
+        finally:
+            console.width = before
         return
     groups = grid.parts(console.width)
     for n, cols in enumerate(groups):
