@@ -294,7 +294,7 @@ def test_piped_tables_keep_long_names(trec) -> None:
     args = [a for m in metrics for a in ("-m", m)]
     out = run_cli("evaluate", str(trec["qrels"]), str(trec["bm25"]), *args, "-q")
     assert out.returncode == 0, out.stderr
-    header = next(line for line in out.stdout.splitlines() if "query" in line)
+    header = next(line for line in out.stdout.splitlines() if "┃ query" in line)
     assert all(m in header for m in metrics) and "…" not in out.stdout
     assert len(header) > 80  # wider than a terminal: printed whole, since a pipe has no width
 
