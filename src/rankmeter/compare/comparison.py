@@ -140,7 +140,9 @@ class Comparison:
 
     @property
     def units(self) -> str:
-        """The plural of :attr:`unit`: "queries", "users"."""
+        """What the rows are, in the number :attr:`n_queries` takes: "queries", "users", or "query" for one."""
+        if self.n_queries == 1:
+            return self.unit
         return "queries" if self.unit == "query" else self.unit + "s"
 
     def test(self, metric: str, a: str, b: str, test: str | None = None) -> PairTest:
