@@ -59,7 +59,9 @@ def markdown_cell(text: object) -> str:
     >>> markdown_cell("<script>|x"), markdown_cell("p < 0.05")
     ('&lt;script>\\\\|x', 'p < 0.05')
     """
-    s = _ENTITY.sub("&amp;", str(text))
+    from .terminal import terminal_text
+
+    s = _ENTITY.sub("&amp;", terminal_text(text))
     s = _TAG.sub("&lt;", s).replace("|", "\\|")
     return " ".join(s.splitlines()) if "\n" in s or "\r" in s else s
 
