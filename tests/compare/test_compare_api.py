@@ -303,7 +303,7 @@ def test_bad_inputs(data):
 
 # ------------------------------------------------------------------ real data (trec_eval's test files)
 
-TREC = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "data" / "trec_eval"
+from ..conftest import TREC_DATA as TREC  # noqa: E402  (../shared, or $RANKMETER_SHARED)
 
 
 @pytest.mark.skipif(not (TREC / "qrels.test").exists(), reason="../shared/data/trec_eval is absent")
