@@ -144,8 +144,8 @@ def named_runs(args: Sequence[str], notes: list[str]) -> list[tuple[str, str]]:
             hidden = [e for e in entries if e.startswith(".")]
             folders = [e for e in entries if not e.startswith(".") and not os.path.isfile(os.path.join(a, e))]
             files = [e for e in entries if not e.startswith(".") and os.path.isfile(os.path.join(a, e))]
+            parts: list[str] = []
             if hidden or folders:
-                parts = []
                 if hidden:
                     parts.append(f"{len(hidden)} hidden file{'s' if len(hidden) != 1 else ''} "
                                  f"({', '.join(hidden[:3])}{', ...' if len(hidden) > 3 else ''})")
@@ -154,7 +154,8 @@ def named_runs(args: Sequence[str], notes: list[str]) -> list[tuple[str, str]]:
                                  f"({', '.join(folders[:3])}{', ...' if len(folders) > 3 else ''})")
                 notes.append(f"runs from the folder {a}: skipped {' and '.join(parts)}")
             if not files:
-                raise ParameterError(f"the folder {a!r} holds no run file")
+                skipped = f" (skipped {' and '.join(parts)})" if parts else ""
+                raise ParameterError(f"the folder {a!r} holds no run file{skipped}")
             out += [(_stem(f), os.path.join(a, f)) for f in files]
         else:
             out.append((_stem(a), a))

@@ -39,12 +39,15 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def undefined_means(means: Mapping[str, float], unit: str = "query") -> list[str]:
-    """Notes for the metrics whose mean is undefined (no query qualifies): they are written as null."""
+_UNDEFINED = {"json": "written as null", "csv": "written as an empty cell", "trec": "written as nan"}
+
+
+def undefined_means(means: Mapping[str, float], unit: str = "query", fmt: str = "json") -> list[str]:
+    """Notes for the metrics whose mean is undefined (no query qualifies), saying how ``fmt`` writes it."""
     bad = [m for m, v in means.items() if isinstance(v, float) and math.isnan(v)]
     units = "queries" if unit == "query" else unit + "s"
-    return [f"{m}: no {unit} has a value (0 {units} qualify), so its mean is undefined: written as null"
-            for m in bad]
+    how = _UNDEFINED.get(fmt, "shown as nan" if fmt == "table" else "shown as n/a")
+    return [f"{m}: no {unit} has a value (0 {units} qualify), so its mean is undefined: {how}" for m in bad]
 
 
 def write_json(payload: Mapping[str, Any]) -> None:

@@ -104,7 +104,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
     single = len(results) == 1
     first = next(iter(results.values()))
     names = _names(first)
-    undefined = {run: undefined_means(res.mean) for run, res in results.items()}
+    undefined = {run: undefined_means(res.mean, fmt=fmt) for run, res in results.items()}
     if fmt == "json":
         payloads = {}
         for run, res in results.items():
@@ -116,6 +116,10 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
             payloads[run] = payload
         write_json(next(iter(payloads.values())) if single else {"runs": payloads})
         return
+    if fmt in ("csv", "trec"):
+        for run, lines in undefined.items():
+            for line in lines:
+                note(line if single else f"{run}: {line}")
     if fmt == "csv":
         if per_query:
             rows = []
@@ -147,7 +151,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         return
     for run, lines in undefined.items():
         for line in lines:
-            note(line if single else f"{run}: {line}")
+            note(line if single else f"{run}: {line}")  # table, markdown, latex, html
     if fmt in ("markdown", "latex", "html"):
         _paper(results, names, per_query, fmt)
         return

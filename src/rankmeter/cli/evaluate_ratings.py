@@ -62,7 +62,7 @@ def command(truth: str, predictions: str | None, metrics: tuple[str, ...], scale
              f"{result.scale.min:g}:{result.scale.max:g}")
     names = list(result.mean)
     means = result.mean
-    undefined = undefined_means(means, unit="user")
+    undefined = undefined_means(means, unit="user", fmt=fmt)
     for line in undefined:
         note(line)
     if fmt == "json":
