@@ -203,8 +203,9 @@ def option_names(command: click.Command | None) -> dict[str, str]:
     return out
 
 
-_KEYWORD = re.compile(r"\b(?P<name>[a-z_][a-z0-9_]*)=(?P<value>\.\.\.|'[^']*'(?:\|'[^']*')*|True|False|"
-                      r"[A-Za-z0-9_.:\-]+)")
+# only the unmistakably Python spellings: quoted values, True/False, "name=..."; a bare "seed=7" may be
+# part of a label (the sampled mode's "N=30, seed=7") and stays as written
+_KEYWORD = re.compile(r"\b(?P<name>[a-z_][a-z0-9_]*)=(?P<value>\.\.\.|'[^']*'(?:\|'[^']*')*|True\b|False\b)")
 _PARAMETER = re.compile(r"\b[Tt]he '(?P<name>[a-z_][a-z0-9_]*)' parameter(?: of [\w.]+)?")
 _HINT = re.compile(r"\s*\(CLI: (?P<opt>--[\w-]+)[^)]*\)")
 
@@ -217,6 +218,8 @@ def cli_spelling(message: str, options: dict[str, str]) -> str:
     'choose --duplicates max|first'
     >>> cli_spelling("The 'n_resamples' parameter of compare must be ...", {"n_resamples": "--resamples"})
     'The --resamples option must be ...'
+    >>> cli_spelling("sampled (N=30, seed=7)", {"seed": "--seed"})
+    'sampled (N=30, seed=7)'
     """
     if not options:
         return message
