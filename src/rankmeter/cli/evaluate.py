@@ -122,13 +122,8 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
                 note(line if single else f"{run}: {line}")
     if fmt == "csv":
         if per_query:
-            rows = []
-            for run, res in results.items():
-                cols = [res.values[m] for m in res.values]
-                key = [] if single else [run]
-                rows += [([*key, qid], [c[i] for c in cols]) for i, qid in enumerate(res.queries)]
-                rows.append(([*key, "all"], [res.mean[m] for m in res.values]))
-            write_csv(["query"] if single else ["run", "query"], rows, list(first.values))
+            write_csv(["query"] if single else ["run", "query"], _per_query_rows(results, totals=True),
+                      list(first.values))
         else:
             write_csv(["metric"], [([m], [res.mean[m] for res in results.values()]) for m in names],
                       ["mean"] if single else list(results))
@@ -156,19 +151,36 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         _paper(results, names, per_query, fmt)
         return
     if per_query:
-        for run, res in results.items():
-            cols = [res.values[m] for m in res.values]
-            rows = [([qid], [c[i] for c in cols]) for i, qid in enumerate(res.queries)]
-            write_table("per query" if single else f"per query: {run}", ["query"], rows, list(res.values))
+        write_table("per query", ["query"] if single else ["run", "query"], _per_query_rows(results),
+                    list(first.values))
     if single:
         res = first
         caption = f"{res.n_queries} {_plural_queries(res.n_queries)} ({_policy(res)})"
         write_table("", ["metric"], [([m], [res.mean[m]]) for m in names], ["mean"], caption=caption)
     else:
-        caption = "; ".join(f"{run}: {res.n_queries} {_plural_queries(res.n_queries)}"
-                            for run, res in results.items()) + f" ({_policy(first)})"
+        counts = {res.n_queries for res in results.values()}
+        if len(counts) == 1:
+            n = counts.pop()
+            caption = f"{n} {_plural_queries(n)} each ({_policy(first)})"
+        else:
+            caption = "; ".join(f"{run}: {res.n_queries} {_plural_queries(res.n_queries)}"
+                                for run, res in results.items()) + f" ({_policy(first)})"
         write_table("", ["metric"], [([m], [res.mean[m] for res in results.values()]) for m in names],
                     list(results), caption=caption)
+
+
+def _per_query_rows(results: dict[str, Any], totals: bool = False) -> list[tuple[list[str], list[float]]]:
+    """One row per (run, query) in run order (the run column only with several runs); ``totals``
+    adds each run's ``all`` row of means."""
+    rows: list[tuple[list[str], list[float]]] = []
+    single = len(results) == 1
+    for run, res in results.items():
+        cols = [res.values[m] for m in res.values]
+        key = [] if single else [run]
+        rows += [([*key, qid], [c[i] for c in cols]) for i, qid in enumerate(res.queries)]
+        if totals:
+            rows.append(([*key, "all"], [res.mean[m] for m in res.values]))
+    return rows
 
 
 def _plural_queries(n: int) -> str:
@@ -193,11 +205,8 @@ def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str)
                                            for run, res in results.items()], names, caption)
     tables = [means]
     if per_query:
-        for run, res in results.items():
-            cols = [res.values[m] for m in res.values]
-            tables.append(Table(f"Per query: {run}", ["query"],
-                                [([qid], [c[i] for c in cols]) for i, qid in enumerate(res.queries)],
-                                list(res.values)))
+        tables.append(Table("Per query", ["query"] if len(results) == 1 else ["run", "query"],
+                            _per_query_rows(results), list(first.values)))
     if fmt == "markdown":
         sys.stdout.write("\n".join(to_markdown(t) for t in tables))
     elif fmt == "latex":
