@@ -104,22 +104,20 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
     single = len(results) == 1
     first = next(iter(results.values()))
     names = _names(first)
+    # a mean no query qualifies for is undefined: said on stderr, and in the JSON's notes
     undefined = {run: undefined_means(res.mean, fmt=fmt) for run, res in results.items()}
+    for run, lines in undefined.items():
+        for line in lines:
+            note(line if single else f"{run}: {line}")
     if fmt == "json":
         payloads = {}
         for run, res in results.items():
             payload = res.to_dict(per_query=per_query)
             if undefined[run]:
                 payload["notes"] = list(payload.get("notes", [])) + undefined[run]
-                for line in undefined[run]:
-                    note(line if single else f"{run}: {line}")
             payloads[run] = payload
         write_json(next(iter(payloads.values())) if single else {"runs": payloads})
         return
-    if fmt in ("csv", "trec"):
-        for run, lines in undefined.items():
-            for line in lines:
-                note(line if single else f"{run}: {line}")
     if fmt == "csv":
         if per_query:
             write_csv(["query"] if single else ["run", "query"], _per_query_rows(results, totals=True),
@@ -144,9 +142,6 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
                               is_count(specs.get(m, m))) for m in _names(res)]
         _click.echo("\n".join(out))
         return
-    for run, lines in undefined.items():
-        for line in lines:
-            note(line if single else f"{run}: {line}")  # table, markdown, latex, html
     if fmt in ("markdown", "latex", "html"):
         _paper(results, names, per_query, fmt)
         return
