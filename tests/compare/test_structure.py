@@ -84,3 +84,19 @@ def test_memory_estimate_and_limit() -> None:
     X = np.random.default_rng(0).random((50, 6))
     boot = R.bootstrap_sums(X, np.zeros(6, dtype=int), n_resamples=1000, rng=np.random.default_rng(1))
     assert boot.sums.nbytes <= memory_needed(1000, 6, 4)
+
+
+def test_to_html_refuses_a_missing_folder_before_rendering(monkeypatch, tmp_path) -> None:
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    runs = {"x": {"q1": ["a"], "q2": ["c"]}, "y": {"q1": ["c"], "q2": ["b"]}}
+    cmp = rankmeter.compare(qrels, runs, ["P@1"], n_resamples=50)
+    import rankmeter.report as report
+
+    def boom(*args, **kwargs):  # the rendering must not start
+        raise AssertionError("rendered before checking the path")
+
+    monkeypatch.setattr(report, "to_html", boom)
+    with pytest.raises(ParameterError, match="does not exist"):
+        cmp.to_html(tmp_path / "nope" / "x.html")
+    with pytest.raises(ParameterError, match="must name a file"):
+        cmp.to_html(tmp_path)

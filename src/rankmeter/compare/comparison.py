@@ -93,6 +93,16 @@ class Settings:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
 
 
+def _check_writable(path: str | Path, method: str) -> None:
+    """Refuse a path whose folder does not exist (or that is a folder) before any rendering."""
+    p = Path(path)
+    if p.is_dir():
+        raise ParameterError(f"The 'path' parameter of {method} must name a file. Got the folder {str(p)!r} instead.")
+    if not p.parent.is_dir():
+        raise ParameterError(f"The 'path' parameter of {method} must be in an existing folder. Got {str(p)!r}, "
+                             f"whose folder {str(p.parent)!r} does not exist.")
+
+
 def json_number(x: Any) -> Any:
     """JSON-safe number: non-finite values become None (JSON has no inf/NaN)."""
     if x is None:
@@ -275,6 +285,8 @@ class Comparison:
         """
         from ..report import to_html
 
+        if path is not None:
+            _check_writable(path, "to_html")  # before the figures, which take the time
         text = to_html(self, k_max=k_max, title=title, progress=progress)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
