@@ -130,7 +130,8 @@ def _write_examples(d: Path) -> None:
     pred.to_csv(d / "predictions.csv", index=False)
     pred.to_parquet(d / "predictions.parquet")
     # docs/ratings.md's cost matrix has the levels 1, 2, 3
-    three = test[["user", "item"]].assign(rating=rng.integers(1, 4, len(test)), prediction=rng.integers(1, 4, len(test)))
+    three = test[["user", "item"]].assign(rating=rng.integers(1, 4, len(test)),
+                                          prediction=rng.integers(1, 4, len(test)))
     three.to_csv(d / "both.csv", index=False)
     (d / "experiment.toml").write_text('[data]\ninteractions = "u.data"\n\n[evaluation]\nk = 5\n'
                                        'n_resamples = 200\n\n[output]\ndir = "experiment-output"\n')

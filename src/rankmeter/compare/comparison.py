@@ -60,7 +60,8 @@ class PairTest:
             "metric": self.metric, "a": self.a, "b": self.b, "test": self.test,
             "statistic": json_number(self.statistic), "p_value": json_number(self.p_value),
             "p_adjusted": json_number(self.p_adjusted), "correction": self.correction,
-            "diff": json_number(self.diff), "diff_interval": [json_number(self.diff_interval[0]), json_number(self.diff_interval[1])],
+            "diff": json_number(self.diff),
+            "diff_interval": [json_number(self.diff_interval[0]), json_number(self.diff_interval[1])],
         }
         if details:
             out.update(effect_size=json_number(self.effect_size), n=self.n, method=self.method,
@@ -213,7 +214,8 @@ class Comparison:
         out: dict[str, Any] = {
             "queries": self.n_queries,
             "means": {r: {m: json_number(self.means[r][m]) for m in self.metrics} for r in self.runs},
-            "intervals": {r: {m: [json_number(v) for v in self.intervals[r][m]] for m in self.metrics} for r in self.runs},
+            "intervals": {r: {m: [json_number(v) for v in self.intervals[r][m]] for m in self.metrics}
+                          for r in self.runs},
             "tests": [t.to_dict(details) for t in self.tests],
         }
         if details:

@@ -50,7 +50,8 @@ def to_csv(cmp: "Comparison") -> str:
             w.writerow(["mean", _t(m), _t(r), "", "", _v(cmp.means[r][m]), _v(lo), _v(hi), "", "", "", "", "", "",
                         cmp.n_queries])
     for t in cmp.tests:
-        w.writerow(["diff", _t(t.metric), _t(t.b), _t(t.a), t.test, _v(t.diff), _v(t.diff_interval[0]), _v(t.diff_interval[1]),
+        w.writerow(["diff", _t(t.metric), _t(t.b), _t(t.a), t.test, _v(t.diff), _v(t.diff_interval[0]),
+                    _v(t.diff_interval[1]),
                     _v(t.statistic), _v(t.p_value), _v(t.p_adjusted), t.correction, str(t.significant).lower(),
                     _v(t.effect_size), t.n])
     return buf.getvalue()
