@@ -390,6 +390,11 @@ def test_errors_say_the_option_as_written(tmp_path) -> None:
     assert out.returncode == 0 and "(--clip clips them)" in out.stderr and "clip=True" not in out.stderr
 
 
+def test_compare_of_one_run_says_so_in_cli_words(trec) -> None:
+    out = run_cli("compare", str(trec["qrels"]), str(trec["bm25"]), "-m", "P@1")
+    assert out.returncode == 2 and "at least 2 runs" in out.stderr and "'runs' parameter" not in out.stderr
+
+
 def test_compare_family_size_is_singular(trec) -> None:
     out = run_cli("compare", str(trec["qrels"]), str(trec["bm25"]), str(trec["dense"]), "-m", "P@1",
                   "--resamples", "100", "--format", "markdown")

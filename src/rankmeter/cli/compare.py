@@ -116,6 +116,11 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
         check_output_path(html_path, "--html")
     notes: list[str] = []
     named = named_runs(runs, notes)
+    if len(named) < 2:
+        from .._errors import ParameterError
+
+        raise ParameterError(f"compare needs at least 2 runs. Got {len(named)} ({', '.join(p for _, p in named)}); "
+                             "give more RUN arguments, or a folder of runs")
     parsed, metric_notes = parse_metric_list(metrics)
     notes += metric_notes
     # the bootstrap's memory, before any file is read
