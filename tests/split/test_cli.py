@@ -135,12 +135,12 @@ def test_csv_input_keeps_every_column(tmp_path: Path, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--method", "holdout", "--test-fraction", "1.5"], "The 'test_fraction' parameter of holdout"),
-        (["--method", "leave-k-out", "--k", "1000"], "The 'k' parameter of leave_k_out"),
-        (["--method", "kfold", "--folds", "100000"], "'folds' parameter of kfold"),
-        (["--method", "temporal", "--cutoff", "1998-01-01"], "time_unit"),
+        (["--method", "holdout", "--test-fraction", "1.5"], "The --test-fraction option"),
+        (["--method", "leave-k-out", "--k", "1000"], "The --k option"),
+        (["--method", "kfold", "--folds", "100000"], "The --folds option"),
+        (["--method", "temporal", "--cutoff", "1998-01-01"], "--time-unit s"),
         (["--method", "holdout", "--user", "nope"], "no column 'nope'"),
-        (["--method", "leave-k-out", "--k", "12", "--small-users", "error"], "choose small_users"),
+        (["--method", "leave-k-out", "--k", "12", "--small-users", "error"], "choose --small-users train"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(udata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:

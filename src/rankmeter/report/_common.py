@@ -36,7 +36,7 @@ def fmt_p(p: float) -> str:
 
 
 def test_label(key: str) -> str:
-    from ..compare import TEST_NAMES
+    from ..stats.tests import TEST_NAMES
 
     return TEST_NAMES.get(key, key)
 

@@ -154,7 +154,7 @@ def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: An
     curves = cmp.curves(k_max, progress=progress)
     if not curves:
         why = ("the runs were given as precomputed per-query results, not rankings"
-               if not cmp._sources.get("runs") else "none of the metrics takes a cutoff @k")
+               if not cmp.has_rankings else "none of the metrics takes a cutoff @k")
         return f'<p class="caption">No metric@k curves: {_e(why)}.</p>'
     colors = _colors(len(cmp.runs))
     out = []

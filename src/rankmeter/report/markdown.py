@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    from .tables import markdown_cell
+
+    return markdown_cell(text)
 
 
 def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
@@ -33,7 +35,7 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
             sym = f" {UP}" if mk == "up" else f" {DOWN}" if mk == "down" else ""
             row.append(f"{v} [{fmt(lo, digits)}, {fmt(hi, digits)}]{sym}")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", f"{legend(cmp)}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
+    lines += ["", f"{_cell(legend(cmp))}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
 
     corr = correction_name(cmp.settings.correction)
     lines += ["### Paired tests", ""]
@@ -45,10 +47,10 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
             f"| {_cell(t.metric)} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | {fmt_signed(t.diff, digits)} | "
             f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}] | {fmt(t.effect_size, 2)} | "
             f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | {sig} |")
-    lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", describe(cmp)]
+    lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", _cell(describe(cmp))]
     miss = missing_text(cmp)
     if miss:
-        lines += ["", miss]
+        lines += ["", _cell(miss)]
     if cmp.notes:
         lines += ["", "### Notes", ""] + [f"- {_cell(n)}" for n in cmp.notes]
     return "\n".join(lines) + "\n"

@@ -1,11 +1,14 @@
 """Paired significance tests, bootstrap intervals and multiple-testing corrections.
 
-See :mod:`rankmeter.stats.tests` for the conventions and :mod:`rankmeter.compare`
-for comparing whole runs.
+See :mod:`rankmeter.stats.tests` for the conventions, :mod:`rankmeter.stats.resampling`
+for the resampling engines and :mod:`rankmeter.compare` for comparing whole runs.
 """
 
-from .correction import adjust, benjamini_hochberg, bonferroni, holm
+from . import resampling
+from .correction import CORRECTIONS, adjust, benjamini_hochberg, bonferroni, canonical_correction, correction_name, holm
 from .tests import (
+    TEST_NAMES,
+    TESTS,
     PairedTest,
     bootstrap_interval,
     bootstrap_test,
@@ -16,15 +19,21 @@ from .tests import (
 )
 
 __all__ = [
+    "CORRECTIONS",
     "PairedTest",
+    "TESTS",
+    "TEST_NAMES",
     "adjust",
     "benjamini_hochberg",
     "bonferroni",
     "bootstrap_interval",
     "bootstrap_test",
+    "canonical_correction",
+    "correction_name",
     "effect_size",
     "holm",
     "paired_t",
     "randomization_test",
+    "resampling",
     "wilcoxon",
 ]

@@ -63,6 +63,9 @@ __all__ = [
     "intervals",
     "check_confidence",
     "check_interval_method",
+    "check_memory",
+    "memory_needed",
+    "physical_memory",
 ]
 
 Progress = Callable[[int, int], None]
@@ -356,3 +359,60 @@ def intervals(boot: BootSums, *, confidence: float, method: str = "bca",
     hi = np.where(flat, mean, hi)
     code[flat] = 1
     return lo, hi, code
+
+
+def memory_needed(n_resamples: int, n_columns: int, n_pairs: int = 0) -> int:
+    """Bytes the bootstrap of ``n_columns`` columns and ``n_pairs`` differences holds at its peak.
+
+    The resampled sums (``B x c`` float64), their differences (``B x P``) and, while
+    the intervals are read, a sorted copy of the larger of the two twice over
+    (transposed, then sorted): ``8 B (c + P) + 16 B max(c, P)``.
+
+    >>> memory_needed(10_000, 4, 3)
+    1200000
+    """
+    b, c, p = int(n_resamples), int(n_columns), int(n_pairs)
+    return 8 * b * (c + p) + 16 * b * max(c, p)
+
+
+def physical_memory() -> int | None:
+    """The machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover
+
+
+def check_memory(n_resamples: int, n_columns: int, n_pairs: int = 0, *, name: str = "compare",
+                 available: int | None = None) -> None:
+    """Refuse a bootstrap that cannot fit in memory, before any work starts.
+
+    ``available`` defaults to the machine's physical memory (:func:`physical_memory`);
+    the limit is what the machine holds, so a request that passes may still be slow.
+
+    >>> check_memory(10**12, 4, 3, available=2**34)
+    Traceback (most recent call last):
+    ...
+    rankmeter._errors.ParameterError: The 'n_resamples' parameter of compare asks for 1000000000000 resamples, which need 109.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 143165576 resamples.
+    """
+    limit = physical_memory() if available is None else int(available)
+    if limit is None:
+        return
+    need = memory_needed(n_resamples, n_columns, n_pairs)
+    if need <= limit:
+        return
+    per = max(memory_needed(1, n_columns, n_pairs), 1)
+    cols = f"{n_columns} column{'s' if n_columns != 1 else ''}"
+    diffs = f" and {n_pairs} difference{'s' if n_pairs != 1 else ''}" if n_pairs else ""
+    raise ParameterError(
+        f"The 'n_resamples' parameter of {name} asks for {int(n_resamples)} resamples, which need "
+        f"{_size(need)} of memory for {cols}{diffs}; this machine has {_size(limit)}: "
+        f"use at most {limit // per} resamples.")
