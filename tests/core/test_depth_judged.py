@@ -135,3 +135,23 @@ def test_bad_depth_is_a_parameter_error(bad) -> None:
 def test_bad_judged_only_is_a_parameter_error() -> None:
     with pytest.raises(ParameterError, match="'judged_only' parameter"):
         rankmeter.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "map", judged_only="yes")
+
+
+def test_cli_depth_judged_only_and_trec_names(tmp_path) -> None:
+    """--depth/-M and --judged-only/-J through the real executable; --format trec prints trec_eval's names."""
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n")
+    (tmp_path / "r").write_text("q1 Q0 x 1 3 t\nq1 Q0 a 2 2 t\nq1 Q0 c 3 1 t\n")
+    base = [sys.executable, "-m", "rankmeter", "evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m",
+            "ndcg@10,map,P_5", "--format", "trec"]
+    deep = subprocess.run(base + ["-M", "2"], capture_output=True, text=True)
+    assert deep.returncode == 0, deep.stderr
+    lines = {line.split()[0]: float(line.split()[2]) for line in deep.stdout.splitlines()}
+    assert set(lines) == {"ndcg_cut_10", "map", "P_5"}
+    assert lines["map"] == pytest.approx(0.25) and "trec_eval -M" in deep.stderr
+    judged = subprocess.run(base + ["--judged-only"], capture_output=True, text=True)
+    assert judged.returncode == 0, judged.stderr
+    assert float(judged.stdout.splitlines()[1].split()[2]) == pytest.approx(1.0)
+    assert "trec_eval -J" in judged.stderr and "internal error" not in judged.stderr

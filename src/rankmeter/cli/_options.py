@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from .._errors import MetricNameError, ParameterError
+from .._errors import ParameterError
 
 __all__ = ["column_options", "parse_metric_list", "named_runs", "check_output_path", "option_names",
            "COLUMN_OPTIONS"]
@@ -46,69 +46,10 @@ def column_options(*roles: str) -> Callable[[Callable[..., Any]], Callable[..., 
 # --------------------------------------------------------------------------- metrics
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split on commas outside parentheses and quotes."""
-    out: list[str] = []
-    depth, quote, cur = 0, "", ""
-    for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0 and not quote:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur.strip())
-    return out
-
-
-_CUTOFF = re.compile(r"^(?P<base>.*?)(?P<sep>[._@])(?P<k>\d+)$")
-
-
-def _fallback_parse_metric_list(texts: Sequence[str]) -> tuple[list[Any], list[str]]:
-    """Until ``rankmeter.metrics.registry.parse_metric_list`` lands: the same contract, minimal.
-
-    Splits each text on top-level commas, expands trec_eval's comma forms
-    (``P.5,10`` -> ``P.5``, ``P.10``) and drops repeated metrics with a note.
-    """
-    from ..metrics.registry import parse_metric
-
-    pieces: list[str] = []
-    for text in texts:
-        prev: re.Match[str] | None = None
-        for piece in _split_top_level(text):
-            if not piece:
-                raise MetricNameError(f"empty metric name in {text!r}")
-            if piece.isdigit() and piece.isascii() and prev is not None:
-                piece = f"{prev.group('base')}{prev.group('sep')}{piece}"
-            else:
-                prev = _CUTOFF.match(piece)
-            pieces.append(piece)
-    metrics: list[Any] = []
-    notes: list[str] = []
-    seen: dict[str, str] = {}
-    for piece in pieces:
-        m = parse_metric(piece)
-        if m.canonical in seen:
-            notes.append(f"metric {piece!r} given twice (as {seen[m.canonical]!r}): computed once")
-            continue
-        seen[m.canonical] = piece
-        metrics.append(m)
-    return metrics, notes
-
-
 def parse_metric_list(texts: Sequence[str]) -> tuple[list[Any], list[str]]:
     """``(metrics, notes)`` from the ``-m`` values: one metric-list syntax for every command."""
-    try:
-        from ..metrics.registry import parse_metric_list as impl  # type: ignore[attr-defined]
-    except ImportError:
-        impl = _fallback_parse_metric_list
+    from ..metrics.registry import parse_metric_list as impl
+
     metrics, notes = impl(list(texts))
     return list(metrics), list(notes)
 

@@ -76,6 +76,10 @@ class _Bar:
 @click.option("--queries", type=click.Choice(["judged", "qrels", "common"]), default="judged", show_default=True,
               help="Judged queries with a relevant item (missing from a run: scores 0), every judged query, or "
                    "judged queries present in every run.")
+@click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
+              help="Cut every ranking to its first N items before every metric (trec_eval -M).")
+@click.option("--judged-only", "-J", is_flag=True,
+              help="Remove unjudged items (and negative grades) from every ranking first (trec_eval -J).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "json", "csv"]), default="table",
               show_default=True, help="Output on stdout.")
 @click.option("--details", is_flag=True, help="json: add effect sizes, methods, settings and notes.")
@@ -92,7 +96,8 @@ class _Bar:
 @column_options("query", "item", "score", "grade", "rank")
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None,
             tests: tuple[str, ...], correction: str, family: str, pairs: str, alpha: float, confidence: float,
-            interval: str, resamples: int, seed: int, queries: str, fmt: str, details: bool,
+            interval: str, resamples: int, seed: int, queries: str, depth: int | None, judged_only: bool,
+            fmt: str, details: bool,
             html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str,
             query_column: str | None, item_column: str | None, score_column: str | None,
             grade_column: str | None, rank_column: str | None) -> None:
@@ -140,7 +145,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
                 bar("reading runs", i + 1, len(named))
         cmp = compare(q, loaded, parsed, baseline=baseline, test=list(tests), correction=correction,
                       alpha=alpha, confidence=confidence, n_resamples=resamples, seed=seed, pairs=pairs,
-                      queries=queries, family=family, interval=interval, progress=bar)
+                      queries=queries, family=family, interval=interval, progress=bar, depth=depth,
+                      judged_only=judged_only)
         if html_path is not None:
             cmp.to_html(html_path, k_max=k_max, progress=bar)
     for line in cmp.notes:

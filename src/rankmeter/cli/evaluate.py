@@ -44,11 +44,18 @@ def _metric_help() -> str:
               help="Rank by score (ties: item id descending, as trec_eval) or by the file's rank column.")
 @click.option("--duplicates", type=click.Choice(["error", "max", "first", "last"]), default="error",
               show_default=True, help="What to do with a repeated (query, item) row.")
+@click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
+              help="Cut every ranking to its first N items before every metric (trec_eval -M; not a cutoff: "
+                   "recall and nDCG still count every judgment).")
+@click.option("--judged-only", "-J", is_flag=True,
+              help="Remove unjudged items (and items judged with a negative grade) from every ranking first "
+                   "(trec_eval -J); labelled in the output.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
               help="Stream the run in query-grouped chunks of about this many rows (bounded memory).")
 @column_options("query", "item", "score", "grade", "rank")
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
-            order: str, duplicates: str, chunk_rows: int | None, query_column: str | None,
+            order: str, duplicates: str, depth: int | None, judged_only: bool, chunk_rows: int | None,
+            query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
             rank_column: str | None) -> None:
     """Evaluate each RUN against the judgments QRELS.
@@ -77,14 +84,14 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
             res = evaluate_stream(q, path, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
                                   duplicates=duplicates, query=query_column, item=item_column, score=score_column,
-                                  rank=rank_column)
+                                  rank=rank_column, depth=depth, judged_only=judged_only)
         else:
             from ..evaluate import check_ranking_metrics, evaluate
 
             check_ranking_metrics(parsed)
             r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                          score=score_column, rank=rank_column)
-            res = evaluate(q, r, parsed, queries=queries)
+            res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only)
         prefix = f"{name}: " if len(named) > 1 else ""
         for line in res.notes:
             note(prefix + line)
@@ -127,17 +134,22 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
                       ["mean"] if single else list(results))
         return
     if fmt == "trec":
+        from ..metrics.registry import trec_output_name
+
         out = []
         specs = {m.text: m.spec.name for m in parsed}
+        # trec_eval's own names where it has the measure (P_10, ndcg_cut_10, map), else ours
+        trec_names = {m.text: trec_output_name(m) or m.text for m in parsed}
         for run, res in results.items():
             if not single:
                 out.append(f"{'runid':<22}\tall\t{line_safe(run)}")  # trec_eval's own run-id line
             if per_query:
                 cols = [res.values[m] for m in res.values]
                 for i, qid in enumerate(res.queries):
-                    out += [trec_line(m, qid, c[i], is_count(specs.get(m, m))) for m, c in zip(res.values, cols)]
+                    out += [trec_line(trec_names.get(m, m), qid, c[i], is_count(specs.get(m, m)))
+                            for m, c in zip(res.values, cols)]
             # like trec_eval, the "all" line of a count (num_ret, num_rel, ...) is the total
-            out += [trec_line(m, "all", float(res.values[m].sum())
+            out += [trec_line(trec_names.get(m, m), "all", float(res.values[m].sum())
                               if (is_count(specs.get(m, m)) and m in res.values) else res.mean[m],
                               is_count(specs.get(m, m))) for m in _names(res)]
         _click.echo("\n".join(out))

@@ -224,13 +224,20 @@ class Evaluated:
 
 
 def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[Any], queries: Any,
-                  progress: ProgressFn | None, out: Evaluated) -> None:
+                  progress: ProgressFn | None, out: Evaluated, depth: int | None = None,
+                  judged_only: bool = False) -> None:
     """Evaluate every run given as a ranking on one master query list (into ``out``)."""
     from ..data import Qrels
     from ..evaluate import evaluate
     from ..io import as_qrels, as_run
 
     notes = out.notes
+    if depth is not None:
+        notes.append(f"depth {depth}: every ranking was cut to its first {depth} items before every metric "
+                     "(trec_eval -M)")
+    if judged_only:
+        notes.append("judged only: unjudged items (and items with a negative grade) were removed from every ranking "
+                     "before every metric (trec_eval -J); not comparable with evaluations of the full rankings")
     if qrels is None:
         raise ParameterError("The 'qrels' parameter of compare is required when runs are rankings. Got None instead.")
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels)
@@ -267,7 +274,7 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
         raise InputError("no query to compare on: the judgments have no query with a relevant item"
                          if policy == "judged" else "no query to compare on", source="qrels")
     for i, (n, _) in enumerate(ranked):
-        res = evaluate(q, loaded[n], metric_objs, queries=master)
+        res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only)
         cov = res.coverage
         if cov is not None:  # per-run lines; "no relevant item" is about the qrels: said once above
             out.missing[n] = cov.missing_from_run
@@ -557,6 +564,8 @@ def compare(
     interval: str = "bca",
     exact_max_n: int = 20,
     progress: ProgressFn | None = None,
+    depth: int | None = None,
+    judged_only: bool = False,
 ) -> Comparison:
     """Evaluate several runs on one query set and compare them with paired tests.
 
@@ -577,11 +586,15 @@ def compare(
     reproducible. ``queries``: ``"judged"`` (judged queries with a relevant item),
     ``"qrels"`` (every judged query), ``"common"`` (judged queries present in every
     run) or a list of ids. ``progress(task, done, total)`` is called during long work.
+    ``depth`` and ``judged_only``: as :func:`rankmeter.evaluate` (trec_eval ``-M``, ``-J``).
 
     Precomputed results whose own aggregate is not the mean of their per-row
     values (``mae`` of :func:`rankmeter.evaluate_ratings` is over all pairs) are
     compared on the mean of the per-row values, labelled so: ``mae (mean over users)``.
     """
+    from ..evaluation import check_options
+
+    check_options(depth=depth, judged_only=judged_only, func="compare")
     plan = check_settings(test, correction, alpha, confidence, interval, n_resamples, seed, pairs, family, queries,
                           exact_max_n)
     gen_flip, gen_boot = R.streams(seed, 2)
@@ -601,7 +614,7 @@ def compare(
 
     ev = Evaluated(missing={n: 0 for n in names})
     if ranked:
-        evaluate_runs(qrels, ranked, metric_objs, queries, progress, ev)
+        evaluate_runs(qrels, ranked, metric_objs, queries, progress, ev, depth=depth, judged_only=judged_only)
     elif not isinstance(queries, str):
         ev.master = [str(x) for x in queries]
     labels = collect_results(given, metric_texts, ev)
