@@ -80,7 +80,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     results: dict[str, Any] = {}
     for name, path in named:
         if chunk_rows is not None:
-            from ..stream import evaluate_stream
+            from ..engines.stream import evaluate_stream
 
             res = evaluate_stream(q, path, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
                                   duplicates=duplicates, query=query_column, item=item_column, score=score_column,

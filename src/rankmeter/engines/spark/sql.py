@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from .._listfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
+from ..sqlfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
 from ._common import require_pyspark
 
 

@@ -8,9 +8,9 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
-from .._errors import InputError
-from ..data._table import RowError
-from ..result import Result
+from ..._errors import InputError
+from ...data._table import RowError
+from ...result import Result
 
 
 _ENGINES: dict[str, Any] = {}  # per Python worker: engines already built from a broadcast
@@ -21,7 +21,7 @@ def _engine_from(token: str, payload: Any) -> Any:
     if engine is None:
         from pyspark import cloudpickle
 
-        from ..evaluation import Engine
+        from ...evaluation import Engine
 
         data = payload.value if hasattr(payload, "value") else payload
         args = cloudpickle.loads(data)
@@ -52,7 +52,7 @@ def _rows(schema: pa.Schema, kind: int, n: int, **cols: Any) -> pa.RecordBatch:
 
 
 def _text(col: Any) -> pa.Array:
-    from ..data._ids import as_string_array
+    from ...data._ids import as_string_array
 
     return as_string_array(col)
 
@@ -69,7 +69,7 @@ def map_partition(token: str, payload: Any, chunk_rows: int, grouped_input: bool
     import pyarrow.compute as pc
     from pyspark import cloudpickle
 
-    from ..data._table import RowError
+    from ...data._table import RowError
     from ..stream import _grouped_chunks, _NotGrouped
 
     engine = _engine_from(token, payload)
@@ -182,7 +182,7 @@ def assemble(engine: Any, names: list[str], got: pa.Table, notes: list[str]) -> 
     """The Result from the executors' output rows (values, counts, boundary rows, states)."""
     from pyspark import cloudpickle
 
-    from ..evaluation import ChunkOut
+    from ...evaluation import ChunkOut
 
     kind = got.column("kind").to_numpy(zero_copy_only=False)
 

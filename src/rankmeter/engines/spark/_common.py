@@ -7,8 +7,8 @@ from typing import Any, Mapping, Sequence
 
 import pyarrow as pa
 
-from .._errors import InputError, MissingExtraError, ParameterError
-from ..io.tables import pick_columns
+from ..._errors import InputError, MissingExtraError, ParameterError
+from ...io.tables import pick_columns
 
 
 def require_pyspark() -> Any:

@@ -9,10 +9,10 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from .._errors import InputError, ParameterError
-from ..io import as_qrels
-from ..io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES
-from ..result import Result
+from ..._errors import InputError, ParameterError
+from ...io import as_qrels
+from ...io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES
+from ...result import Result
 from ._common import collect, id_column, pick, require_pyspark, ship, to_arrow, translate
 from . import _tasks
 from ._tasks import assemble, grouping_problem, map_partition, out_schema, read_tasks
@@ -259,7 +259,7 @@ def _row_groups(paths: Sequence[str], given: Mapping[str, str | None], strict: b
 
 def _plain_types(schema: pa.Schema, cols: Mapping[str, str]) -> bool:
     """Ids of integers or text and a numeric score: the types both paths read alike."""
-    from ..data.qrels import numeric_type
+    from ...data.qrels import numeric_type
 
     def text_or_int(t: pa.DataType) -> bool:
         if pa.types.is_dictionary(t):
@@ -338,7 +338,7 @@ def _judgments(qrels: Any, query_col: str | None, item_col: str | None, grade_co
 def _prepare(spark: Any, qrels: Any, metrics: Any, queries: Any, context: Any, duplicates: str,
              source: str, depth: int | None = None, judged_only: bool = False) -> tuple[Any, str, Any, list[str]]:
     """The driver's engine, the broadcast the executors build theirs from, and the per-query metric names."""
-    from ..evaluation import Engine
+    from ...evaluation import Engine
 
     engine = Engine(qrels, metrics, queries=queries, context=context, duplicates=duplicates, source=source,
                     depth=depth, judged_only=judged_only)

@@ -32,10 +32,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError, ParameterError
-from .evaluate import compute
-from .metrics.batch import Batch
-from .metrics.registry import Metric, parse_metric, sql_functions
+from .._errors import InputError, ParameterError
+from ..evaluation import compute
+from ..metrics.batch import Batch
+from ..metrics.registry import Metric, parse_metric, sql_functions
 
 __all__ = ["SQL_FUNCTIONS", "list_metric", "graded_metric", "resolve"]
 
