@@ -11,7 +11,7 @@ from rankmeter.metrics import functions as F
 from rankmeter.metrics.ratings._common import RatingsExample
 from rankmeter.metrics.registry import all_specs
 from rankmeter.ratings import evaluate_ratings
-from rankmeter.ratings._cost import SEED_004_COSTS
+from rankmeter.metrics.rating_costs import SEED_004_COSTS
 
 CASES = [
     pytest.param(spec, ex, id=f"{spec.name}-{i}-{ex.note or ex.metric}")

@@ -240,7 +240,7 @@ def _pair_arrays(y_true: Any, y_pred: Any, what: str = "ratings") -> tuple[np.nd
 
 
 def _one_group(t: np.ndarray, p: np.ndarray, context: Mapping[str, Any] | None = None) -> Any:
-    from ..ratings._batch import RatingsBatch
+    from .rating_batch import RatingsBatch
 
     n = len(t)
     return RatingsBatch(t, p, np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), 1, n, "all",
@@ -278,7 +278,7 @@ def rmse(y_true: Any, y_pred: Any) -> float:
 
 
 def _scale_ctx(scale: Any, t: np.ndarray) -> dict[str, Any]:
-    from ..ratings._scale import as_scale
+    from .rating_scale import as_scale
 
     s = as_scale(scale)
     if s is None:
@@ -316,7 +316,7 @@ def mean_cost(y_true: Any, y_pred: Any, cost: Any, snap: str = "exact") -> float
     >>> mean_cost([1, 3], [3, 1], seed_004)   # a disliked item recommended (5), a liked one missed (2)
     3.5
     """
-    from ..ratings._cost import CostMatrix
+    from .rating_costs import CostMatrix
 
     t, p = _pair_arrays(y_true, y_pred)
     return _ratings_value("cost", t, p, {"cost": CostMatrix.from_any(cost)}, snap=snap)

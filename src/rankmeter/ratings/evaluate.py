@@ -27,9 +27,9 @@ import numpy as np
 from .._errors import MetricNameError, ParameterError
 from ..metrics.registry import Metric, parse_metric
 from ..result import Result
-from ._cost import CostMatrix
+from ..metrics.rating_costs import CostMatrix
 from ._input import LoadedRatings, load_ratings
-from ._scale import Scale
+from ..metrics.rating_scale import Scale
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..._errors import ParameterError
-from ...ratings._batch import RatingsBatch
-from ...ratings._cost import SEED_004_COSTS, CostMatrix
+from ..rating_batch import RatingsBatch
+from ..rating_costs import SEED_004_COSTS, CostMatrix
 from ..registry import MetricSpec, Param, register
 from ._common import AGGREGATION, RatingsExample, per_param
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...ratings._batch import RatingsBatch
+from ..rating_batch import RatingsBatch
 from ..registry import MetricSpec, register
 from ._common import AGGREGATION, RatingsExample, per_param
 

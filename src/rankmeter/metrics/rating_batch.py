@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._errors import InputError, ParameterError
-from ._scale import Scale
+from .rating_scale import Scale
 
 __all__ = ["RatingsBatch", "GROUPINGS"]
 
