@@ -86,7 +86,7 @@ def test_seed_002_variants_named() -> None:
     assert F.kendall_tau(g, t, variant="a") == pytest.approx(1 / 3)
     assert F.kendall_tau(GROUND_TRUTH, TEST, variant="a") == pytest.approx(0.8)
     assert F.kendall_tau(g, t, variant="c") == pytest.approx(0.375)
-    from rankmeter.metrics._rankstats import average_ranks
+    from rankmeter.metrics.rankstats import average_ranks
 
     rg, rt = average_ranks(np.array([0, 4]), np.array(g)), average_ranks(np.array([0, 4]), np.array(t))
     shortcut = 1 - 6 * float(((rg - rt) ** 2).sum()) / (4 * (16 - 1))

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._errors import InputError, ParameterError
 from .._params import check_int
-from . import _rankstats as RS
+from . import rankstats as RS
 from .batch import Batch
 from .registry import MetricSpec, get_spec, parse_metric
 

@@ -234,7 +234,7 @@ def roc_curves(truth: Any, predictions: Any = None, *, rel: float = 1.0, per: st
     """
     import pandas as pd
 
-    from ..metrics import _rankstats as RS
+    from ..metrics import rankstats as RS
 
     if per not in ("user", "pair"):
         raise ParameterError(f"The 'per' parameter of roc_curves must be one of user, pair. Got {per!r} instead.")

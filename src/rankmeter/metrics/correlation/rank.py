@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import _rankstats as RS
+from .. import rankstats as RS
 from .. import _segments as S
 from ..batch import Batch
 from ..ranking._common import top

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..rating_batch import RatingsBatch
-from .. import _rankstats as RS
+from .. import rankstats as RS
 from ..registry import MetricSpec, Param, register
 from ._common import RatingsExample, per_param
 
