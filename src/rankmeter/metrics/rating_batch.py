@@ -107,7 +107,7 @@ class RatingsBatch:
         key = "segments"
         if key not in self._cache:
             n = len(self.true)
-            from ..metrics.rankstats import order_by
+            from .rankstats import order_by
 
             if self.by == "all":
                 order = None if _sorted_pairs(self.user, self.item, self.n_items) else order_by(
