@@ -303,22 +303,10 @@ def _batch(local: np.ndarray, roff: np.ndarray, toff: np.ndarray, grade_all: np.
            matched_all: np.ndarray, tgrade: np.ndarray, ctx: Mapping[str, Any]) -> Batch:
     ridx, offsets = _gather(roff, local)
     tidx, qrel_offsets = _gather(toff, local)
-    grade = grade_all[ridx]
-    matched = matched_all[ridx]
-    tg = tgrade[tidx]
-    tseg = np.repeat(np.arange(len(local), dtype=np.int64), np.diff(qrel_offsets))
-    order = np.lexsort((-tg, tseg))
     pos = np.arange(len(ridx), dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
-    return Batch(
-        offsets=offsets,
-        grade=np.ascontiguousarray(grade, dtype=np.float64),
-        judged=matched & (grade >= 0),
-        score=-(pos + 1.0),
-        item=np.zeros(len(ridx), dtype=np.int64),
-        qrel_offsets=qrel_offsets,
-        qrel_grade=np.ascontiguousarray(tg[order], dtype=np.float64),
-        context=ctx,
-    )
+    return Batch.build(offsets=offsets, grade=grade_all[ridx], matched=matched_all[ridx], score=-(pos + 1.0),
+                       item=np.zeros(len(ridx), dtype=np.int64), qrel_offsets=qrel_offsets, qrel_grade=tgrade[tidx],
+                       context=ctx)
 
 
 def graded_metric(function: str, rec_grades: Any, truth_grades: Any, k: Any, name: str = GRADED_NDCG) -> pa.Array:
