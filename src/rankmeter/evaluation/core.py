@@ -36,7 +36,7 @@ from .. import _compute as C
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
-from ..data._ids import as_string_array, ints, string_signature, to_numpy
+from ..data._ids import as_string_array, ints, positions_or_minus1, string_signature, to_numpy
 from ..data._table import RowError, lookup_keys, may_repeat
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
@@ -55,6 +55,14 @@ _ORDERS = ("score", "rank", "given")
 
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
+
+
+def _first_ids(ids: pa.Array, rows: np.ndarray, n: int = 3) -> list[str]:
+    """The n smallest ids (byte order) among ``ids[rows]``, sorted in Arrow (no Python object per id)."""
+    if not len(rows):
+        return []
+    some = C.take(ids, ints(rows))
+    return C.take(some, C.sort_indices(some)).slice(0, n).to_pylist()
 
 
 def check_options(*, order: Any = "score", duplicates: Any = "error", depth: Any = None, judged_only: Any = False,
@@ -115,6 +123,7 @@ class Engine:
         wanted = requested_ids(queries)
         self.policy = "given" if wanted is not None else str(queries)
         self.wanted: set[str] | None = None if wanted is None else set(wanted)
+        self._wanted_ids = None if wanted is None else as_string_array(sorted(self.wanted))
         ctx: dict[str, Any] = {"max_grade": float(qrels.grades.max()) if len(qrels.grades) else 1.0}
         if context:
             ctx.update(context)
@@ -161,6 +170,17 @@ class Engine:
             out = ~inq
             if out.any():
                 sel[out] = [ids[i] in self.wanted for i in np.flatnonzero(out)]
+        return sel
+
+    def _select_heads(self, heads: pa.Array, codes: np.ndarray) -> np.ndarray:
+        """:meth:`select` for query ids given as an Arrow array (codes from a vectorised lookup)."""
+        inq = codes >= 0
+        sel = np.zeros(len(heads), dtype=bool)
+        sel[inq] = self.selectable[codes[inq]]
+        if self.wanted is not None and not inq.all():
+            out = np.flatnonzero(~inq)
+            found = positions_or_minus1(C.index_in(C.take(heads, ints(out)), self._wanted_ids))
+            sel[out] = found >= 0
         return sel
 
     def _judgment_rows(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -218,25 +238,25 @@ class Engine:
         # group the rows by query (a stable regroup when the table is not grouped)
         change = np.flatnonzero(_np(C.not_equal(qcol.slice(1), qcol.slice(0, n - 1)))) + 1
         starts = np.concatenate(([0], change)).astype(np.int64)
-        ids = as_string_array(C.take(qcol, ints(starts))).to_pylist()
-        if len(set(ids)) != len(ids):
+        heads = as_string_array(C.take(qcol, ints(starts)))  # each query's id, once (Arrow: no Python objects)
+        if len(C.unique(heads)) != len(heads):
             enc = C.dictionary_encode(qcol)
             perm = np.argsort(_np(enc.indices), kind="stable")
             table = C.take(table, ints(perm))
             row_index = row_index[perm]
             return self.evaluate_table(table, row_index, force_exact=force_exact)
         lengths = np.diff(np.concatenate((starts, [n])))
-        codes = self.codes(ids)
-        sel = self.select(ids, codes)
-        nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]  # requested ids count as evaluated
+        codes = positions_or_minus1(C.index_in(heads, self.qrels.query_ids))
+        sel = self._select_heads(heads, codes)
+        nojudg = np.flatnonzero((codes < 0) & ~sel)  # requested ids count as evaluated
         out_base = dict(
             run_rows=n,
             run_rows_used=int(lengths[sel].sum()),
             seen_codes=codes[codes >= 0],
             without_judgments=len(nojudg),
-            without_judgments_examples=smallest(nojudg),
-            extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))],
-            other_queries=[ids[i] for i in np.flatnonzero(~sel)],
+            without_judgments_examples=_first_ids(heads, nojudg),
+            extra_seen=C.take(heads, ints(np.flatnonzero(sel & (codes < 0)))).to_pylist() if self.wanted else [],
+            other_queries=C.take(heads, ints(np.flatnonzero(~sel))),
         )
         if not sel.any():
             return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)  # type: ignore[arg-type]
@@ -244,7 +264,7 @@ class Engine:
             mask = np.repeat(sel, lengths)
             table = table.filter(pa.array(mask))
             row_index = row_index[mask]
-        sel_ids = [ids[i] for i in np.flatnonzero(sel)]
+        sel_ids = C.take(heads, ints(np.flatnonzero(sel))).to_pylist()
         sel_codes = codes[sel]
         sel_lengths = lengths[sel]
         if self.fast and not force_exact:
