@@ -67,7 +67,7 @@ def command(interactions: str | None, out: str, users: int, items: int, seed: in
     overrides = {"k": k, "sampled": sampled, "seed": seed,
                  "recommenders": {"random": {"seed": seed}, "popular": {}, "itemknn": {"neighbors": 50}}}
     if interactions is None:
-        from ..datasets import synthetic
+        from ..recsys.datasets import synthetic
 
         data = synthetic(n_users=users, n_items=items, seed=seed)
         paths = data.write(out_dir / "data")

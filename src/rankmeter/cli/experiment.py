@@ -18,9 +18,9 @@ def _parse_recommender(text: str) -> tuple[str, Any]:
         spec = spec.strip()
         if not name or not spec:
             raise ParameterError(f"cannot read the recommender {text!r}: expected NAME=FILE or NAME=module:function")
-        from ..recommenders import _is_callable_ref
+        from ..recsys.recommenders import is_callable_ref
 
-        if _is_callable_ref(spec) and not Path(spec).exists():
+        if is_callable_ref(spec) and not Path(spec).exists():
             return name, {"callable": spec}
         return name, {"lists": spec}
     kind, _, params = text.partition(":")
@@ -45,7 +45,7 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
     """Shared by run-experiment and demo: build the arguments, run, print, write the report."""
     import sys
 
-    from ..experiment import config_to_arguments, experiment, read_config
+    from ..recsys.experiment import config_to_arguments, experiment, read_config
     from ._output import note, write_json
 
     if config is not None:

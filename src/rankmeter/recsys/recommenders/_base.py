@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import ParameterError, RankmeterError
-from ..data._ids import as_string_array, encode, recode, union_vocab
+from ..._errors import ParameterError, RankmeterError
+from ...data._ids import as_string_array, encode, recode, union_vocab
 
 __all__ = ["Recommender", "MatrixRecommender", "topk_rows", "check_k", "as_user_ids", "coded_candidates",
            "empty_recommendations"]
@@ -141,9 +141,9 @@ class MatrixRecommender(Recommender):
     def fit(self, train: Any, *, user: str | None = None, item: str | None = None) -> "MatrixRecommender":
         from scipy import sparse
 
-        from ..beyond import _user_item
+        from ..beyond import user_item_ids
 
-        users, items = _user_item(train, user, item)
+        users, items = user_item_ids(train, user, item)
         if len(users) == 0:
             raise ParameterError(f"{self.name}.fit needs at least one training interaction. Got none.")
         ucodes, uvocab = encode(users)

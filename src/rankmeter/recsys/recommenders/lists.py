@@ -15,8 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import InputError, ParameterError
-from ..data._ids import as_string_array
+from ..._errors import InputError, ParameterError
+from ...data._ids import as_string_array
 from ._base import Recommender, as_user_ids, check_k, empty_recommendations
 
 __all__ = ["TopKLists", "CallableRecommender", "read_topk_lists", "as_recommendation_table"]
@@ -29,8 +29,8 @@ def read_topk_lists(path: str | Path) -> pa.Table:
     Rows are returned as they are in the file (duplicates included), as ``user, item, score``
     with ``score = -rank`` when the file ranks by position.
     """
-    from ..io.loaders import detect_format
-    from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns, read_table_file
+    from ...io.loaders import detect_format
+    from ...io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns, read_table_file
 
     p = Path(path)
     if not p.exists():
@@ -75,8 +75,8 @@ def as_recommendation_table(obj: Any, *, user: str | None = None, item: str | No
     or rank column; without either, row order within a user is rank order), a mapping
     ``{user: [items best first]}`` or ``{user: {item: score}}``, or a :class:`rankmeter.Run`.
     """
-    from ..data import Run
-    from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, is_frame, pick_columns, to_arrow
+    from ...data import Run
+    from ...io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, is_frame, pick_columns, to_arrow
 
     if isinstance(obj, Run):
         return pa.table({"user": obj.query_ids.take(pa.array(obj.row_queries())),
