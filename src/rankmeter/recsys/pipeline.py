@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._compute import pc_on_first_use as pc
-from .._errors import InputError, ParameterError
+from .._errors import InputError, ParameterError, RankmeterError
 from ..data._ids import as_string_array, encode, union_vocab
 from .loading import load_interactions, resolve_categories, resolve_features
 from .result import FULL_RANKING, ExperimentResult
@@ -166,6 +166,52 @@ def _named_recommenders(recommenders: Any) -> list[tuple[str, Any]]:
     return out
 
 
+def repeated_pairs(users: pa.Array, items: pa.Array) -> tuple[int, int]:
+    """``(pairs occurring more than once, rows beyond the first of each pair)`` of interaction ids.
+
+    >>> repeated_pairs(pa.array(["u", "u", "u", "v"]), pa.array(["a", "a", "a", "a"]))
+    (1, 2)
+    """
+    if len(users) == 0:
+        return 0, 0
+    uc, _ = encode(users)
+    ic, ivocab = encode(items)
+    _, counts = np.unique(uc * max(len(ivocab), 1) + ic, return_counts=True)
+    return int((counts > 1).sum()), int((counts - 1).sum())
+
+
+def rows_in_train(users: pa.Array, items: pa.Array, train_users: pa.Array, train_items: pa.Array,
+                  train_keys: np.ndarray) -> np.ndarray:
+    """Mask of the (user, item) rows whose pair is among the training pairs.
+
+    ``train_keys``: sorted ``user code * len(train_items) + item code`` of the training pairs.
+
+    >>> tu, ti = pa.array(["u", "v"]), pa.array(["a", "b"])
+    >>> rows_in_train(pa.array(["u", "u", "w"]), pa.array(["a", "b", "a"]), tu, ti, np.array([0, 3])).tolist()
+    [True, False, False]
+    """
+    if len(users) == 0 or len(train_keys) == 0:
+        return np.zeros(len(users), dtype=bool)
+    u = np.asarray(pc.fill_null(pc.index_in(users, value_set=train_users), -1).to_numpy(zero_copy_only=False))
+    i = np.asarray(pc.fill_null(pc.index_in(items, value_set=train_items), -1).to_numpy(zero_copy_only=False))
+    keys = u.astype(np.int64) * max(len(train_items), 1) + i
+    at = np.minimum(np.searchsorted(train_keys, keys), len(train_keys) - 1)
+    return (u >= 0) & (i >= 0) & (train_keys[at] == keys)
+
+
+def _own_code(name: str, rec: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``rec.fit`` / ``rec.recommend``; an exception from a user's object is reported as theirs."""
+    try:
+        return getattr(rec, method)(*args, **kwargs)
+    except RankmeterError:
+        raise
+    except Exception as exc:
+        if type(rec).__module__.startswith("rankmeter."):
+            raise
+        raise RankmeterError(f"the recommender {name!r} raised {type(exc).__name__} in {method}(): {exc} "
+                             "(an error in its own code, not in rankmeter)") from exc
+
+
 def _is_reference(rec: Any) -> bool:
     return type(rec).__name__ in _REFERENCE_TYPES and type(rec).__module__.startswith("rankmeter.recsys.recommenders")
 
@@ -242,6 +288,12 @@ def experiment(
                          "users": len(pc.unique(all_u)), "items": len(pc.unique(all_i)),
                          "columns": {"user": data.user, "item": data.item, "rating": data.rating,
                                      "timestamp": data.timestamp}}
+            pairs, extra_rows = repeated_pairs(all_u, all_i)
+            data_info["repeated_pairs"] = pairs
+            data_info["repeated_rows"] = extra_rows
+            if pairs:
+                notes.append(f"{pairs} (user, item) pairs occur more than once in the data ({extra_rows} extra rows); "
+                             "repeats count once in the training history, the judgments and the checks")
         if relevance is not None and data.rating is None:
             raise ParameterError("The 'relevance' parameter of experiment needs a rating column; the data has none "
                                  f"(columns: {', '.join(data.table.column_names)}).")
@@ -275,6 +327,17 @@ def experiment(
         tu_codes, tu_vocab = encode(train.column("user").combine_chunks())
         ti_codes, ti_vocab = encode(train.column("item").combine_chunks())
         train_keys = np.unique(tu_codes * max(len(ti_vocab), 1) + ti_codes)
+        in_train = rows_in_train(test_t.column("user").combine_chunks(), test_t.column("item").combine_chunks(),
+                                 tu_vocab, ti_vocab, train_keys)
+        split_info = dict(split_info)
+        split_info["test_rows_in_train"] = int(in_train.sum())
+        if in_train.any():
+            n_in, n_test = int(in_train.sum()), test_t.num_rows
+            why = ("under exclude_seen (the default) no recommender can return them, which caps recall and every "
+                   "other accuracy metric below 1" if exclude_seen else
+                   "exclude_seen is off, so the recommenders may return them")
+            notes.append(f"{n_in} of {n_test} test interactions ({100 * n_in / n_test:.1f}%) repeat a (user, item) "
+                         f"pair of the same user's training data: {why}")
         all_items = union_vocab(ti_vocab, test_t.column("item").combine_chunks())
         cat_ids = ti_vocab if catalog == "train" else all_items
         ctx = context_from_train(train, item_features=feats, categories=cats, test=test_t)
@@ -302,6 +365,10 @@ def experiment(
             metric_list = default_metrics(k, features=feats is not None, categories=cats is not None,
                                           cold=catalog == "all" or sampled is not None)
         else:
+            if not isinstance(metrics, str) and not (isinstance(metrics, (list, tuple))
+                                                     and all(isinstance(m, str) for m in metrics)):
+                raise ParameterError("The 'metrics' parameter of experiment must be a metric name or a list of "
+                                     f"metric names. Got {metrics!r} instead.")
             metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
         parsed = parse_metrics(metric_list)
         texts = tuple(m.text for m in parsed)
@@ -314,7 +381,7 @@ def experiment(
         reference = tuple(n for n, r in named if _is_reference(r))
         for name, rec in named:
             with stages.stage(f"fit {name}"):
-                rec.fit(train)
+                _own_code(name, rec, "fit", train)
             with stages.stage(f"recommend {name}", total=len(users)) as upd:
                 if isinstance(rec, MatrixRecommender):
                     parts = []
@@ -327,7 +394,8 @@ def experiment(
                 else:
                     from .recommenders import as_recommendation_table
 
-                    raw = rec.recommend(users.to_pylist(), k, exclude_seen=exclude_seen, candidates=candidates)
+                    raw = _own_code(name, rec, "recommend", users.to_pylist(), k, exclude_seen=exclude_seen,
+                                    candidates=candidates)
                     table = as_recommendation_table(raw, source=f"<recommender {name}>")
             with stages.stage(f"evaluate {name}"):
                 clean, v = validate_recommendations(table, name=name, users=users, k=k, catalog=cat_ids,

@@ -180,10 +180,17 @@ class ExperimentResult:
         return text
 
     def save(self, directory: str | Path) -> dict[str, Path]:
-        """Write ``report.html``, ``results.json`` and ``means.csv`` into ``directory``."""
+        """Write ``report.html``, ``results.json`` and ``means.csv`` into ``directory``.
+
+        The files are listed in the folder's manifest (``.rankmeter-files.json``), so a
+        later run may replace them (see :mod:`rankmeter.recsys.output`).
+        """
+        from .output import record_files
+
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         paths = {"report": d / "report.html", "json": d / "results.json", "csv": d / "means.csv"}
+        record_files(d, [p.name for p in paths.values()])
         self.to_html(paths["report"])
         self.to_json(paths["json"])
         self.to_csv(paths["csv"])

@@ -139,7 +139,7 @@ def _means(res: "ExperimentResult", digits: int) -> str:
             cells.append(f'<td class="num">{text}</td>')
         level = "per user" if per_user else "corpus"
         body.append(f'<tr><td class="l">{_e(m)}{arrow}</td><td class="l">{level}</td>{"".join(cells)}</tr>')
-    caption = [_e(res.caption())]
+    caption = [_e(res.caption()) + "."]
     if cmp is not None:
         pct = f"{cmp.settings.confidence * 100:g}%"
         caption.append(f"Brackets: {pct} {'BCa' if cmp.settings.interval == 'bca' else 'percentile'} bootstrap "
@@ -167,7 +167,7 @@ def _tests(res: "ExperimentResult", digits: int) -> str:
             f'<td class="l">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
             f'<td class="num">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
             f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
-            f'<td class="num">{fmt_pvalue(t.p_value)}</td><td{cls}>{fmt_pvalue(t.p_adjusted)}</td></tr>')
+            f'<td class="num">{_e(fmt_pvalue(t.p_value))}</td><td{cls}>{_e(fmt_pvalue(t.p_adjusted))}</td></tr>')
     return ('<h2>Paired tests</h2><table class="fit"><thead><tr><th class="l">metric</th><th class="l">b vs a</th>'
             f'<th class="l">test</th><th class="num">diff (b &minus; a)</th><th class="num">{pct} interval</th>'
             '<th class="num">d<sub>z</sub></th><th class="num">statistic</th><th class="num">p</th>'
@@ -242,7 +242,8 @@ def _timings(res: "ExperimentResult") -> str:
 def curves(res: "ExperimentResult", k_max: int) -> dict[str, dict[str, np.ndarray]]:
     """Mean metric@k over the evaluated users for k = 1..k_max: ``{"ndcg@k": {recommender: array}}``.
 
-    Per-user metrics that take a cutoff, evaluated on each recommender's cleaned lists
+    Per-user accuracy metrics that take a cutoff (beyond-accuracy ones, whose value at
+    k = 1 says little, are left out), evaluated on each recommender's cleaned lists
     with the experiment's judgments and context. Empty when the result carries no
     judgments (an :class:`ExperimentResult` built by hand).
     """
@@ -256,7 +257,7 @@ def curves(res: "ExperimentResult", k_max: int) -> dict[str, dict[str, np.ndarra
     wanted: list[tuple[str, int, Any]] = []
     seen: set[str] = set()
     for m in parse_metrics(list(res.metrics)):
-        if not (m.spec.cutoff and m.spec.level == "query"):
+        if not (m.spec.cutoff and m.spec.level == "query") or m.spec.family == "beyond":
             continue
         label = m.text.rsplit("@", 1)[0] + "@k"
         if label in seen:
@@ -278,7 +279,7 @@ def curves(res: "ExperimentResult", k_max: int) -> dict[str, dict[str, np.ndarra
 def _curves(res: "ExperimentResult", k_max: int, Figure: Any, Canvas: Any) -> str:
     data = curves(res, k_max)
     if not data:
-        why = ("none of the per-user metrics takes a cutoff @k" if res.qrels is not None
+        why = ("none of the per-user accuracy metrics takes a cutoff @k" if res.qrels is not None
                else "the result carries no judgments")
         return f'<h2>Metric@k curves</h2><p class="caption">No metric@k curves: {_e(why)}.</p>'
     names = list(res.results)
