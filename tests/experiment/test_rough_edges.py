@@ -315,3 +315,24 @@ def test_help_has_examples(command) -> None:
 
 def test_run_experiment_help_says_a_config_is_code() -> None:
     assert "only configs you trust" in rankmeter("run-experiment", "--help").stdout
+
+
+def test_the_documented_config_passes_the_schema(tmp_path) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "recsys.md").read_text()
+    block = re.search(r"```toml\n(.*?)```", doc, re.S).group(1)
+    cfg = tmp_path / "doc.toml"
+    cfg.write_text(block)
+    interactions, kwargs, out = config_to_arguments(read_config(cfg))
+    assert interactions.endswith("u.data") and kwargs["k"] == 10 and out.endswith("experiment-output")
+    assert kwargs["recommenders"]["other"] == {"callable": "mypkg.recs:recommend"}
+
+
+def test_the_ratio_sweep_example_of_docs_split_runs(tmp_path, monkeypatch) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "split.md").read_text()
+    code = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "most_popular" in b)
+    table = synthetic(n_users=50, n_items=60, seed=1).interactions.to_pandas()
+    table.rename(columns={"user": "userId", "item": "movieId"}).to_csv(tmp_path / "ratings.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(compile(code, "docs/split.md", "exec"), scope)
+    assert set(scope["sweep"].mean) == {"ndcg@10", "P@10"}

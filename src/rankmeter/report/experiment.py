@@ -40,16 +40,18 @@ P_FLOOR = 1e-300
 
 _EXTRA_CSS = """
 .sampled { background: #fff4d6; border: 2px solid #c98a00; padding: 10px 14px; font-weight: 600; }
-table.fit { table-layout: auto; max-width: 100%; }
-table.fit th, table.fit td { white-space: normal; overflow-wrap: anywhere; }
-table.fit td.num, table.fit th.num { white-space: nowrap; }
+table.fit { max-width: 100%; }
+table.fit th, table.fit td { white-space: normal; overflow-wrap: break-word; }
+table.fit th.num { overflow-wrap: anywhere; }
+table.fit td.num, table.fit .nw { white-space: nowrap; }
 @media print {
   body { background: #fff; }
   main { max-width: none; padding: 0; }
   .scroll { overflow: visible; }
-  table { font-size: 0.75rem; }
-  th, td { white-space: normal; }
-  figure, table, dl { break-inside: avoid; }
+  table { font-size: 0.72rem; }
+  th, td { padding: 2px 6px; }
+  table.fit td.num .ci { display: block; }
+  figure, tr, dl { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
   figure img { max-width: 100%; }
 }
@@ -138,7 +140,7 @@ def _means(res: "ExperimentResult", digits: int) -> str:
                 text += f' <span class="{"up" if mk == "▲" else "down"}">{mk}</span>'
             cells.append(f'<td class="num">{text}</td>')
         level = "per user" if per_user else "corpus"
-        body.append(f'<tr><td class="l">{_e(m)}{arrow}</td><td class="l">{level}</td>{"".join(cells)}</tr>')
+        body.append(f'<tr><td class="l">{_e(m)}{arrow}</td><td class="l nw">{level}</td>{"".join(cells)}</tr>')
     caption = [_e(res.caption()) + "."]
     if cmp is not None:
         pct = f"{cmp.settings.confidence * 100:g}%"
@@ -164,12 +166,12 @@ def _tests(res: "ExperimentResult", digits: int) -> str:
             ' class="num sig down"' if t.significant else ' class="num"'
         rows.append(
             f'<tr><td class="l">{_e(t.metric)}</td><td class="l">{_e(t.b)} vs {_e(t.a)}</td>'
-            f'<td class="l">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
-            f'<td class="num">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
+            f'<td class="l nw">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)} '
+            f'<span class="ci">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</span></td>'
             f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
             f'<td class="num">{_e(fmt_pvalue(t.p_value))}</td><td{cls}>{_e(fmt_pvalue(t.p_adjusted))}</td></tr>')
     return ('<h2>Paired tests</h2><table class="fit"><thead><tr><th class="l">metric</th><th class="l">b vs a</th>'
-            f'<th class="l">test</th><th class="num">diff (b &minus; a)</th><th class="num">{pct} interval</th>'
+            f'<th class="l">test</th><th class="num">diff (b &minus; a) [{pct} interval]</th>'
             '<th class="num">d<sub>z</sub></th><th class="num">statistic</th><th class="num">p</th>'
             f'<th class="num">p ({_e(corr)})</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
             f'<p class="caption">Paired by user over {cmp.n_queries} test users. Coloured: adjusted p &lt; '
