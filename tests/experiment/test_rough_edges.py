@@ -336,3 +336,16 @@ def test_the_ratio_sweep_example_of_docs_split_runs(tmp_path, monkeypatch) -> No
     scope: dict = {}
     exec(compile(code, "docs/split.md", "exec"), scope)
     assert set(scope["sweep"].mean) == {"ndcg@10", "P@10"}
+
+
+def test_recommender_names_with_markup_print_as_written() -> None:
+    import io
+
+    from rich.console import Console
+
+    res = experiment(synthetic(n_users=60, n_items=80, seed=1), k=3, n_resamples=100,
+                     recommenders={"[red]x": "popular", "[/]": "random"})
+    buf = io.StringIO()
+    res.print(Console(file=buf, width=200))
+    text = buf.getvalue()
+    assert "[red]x (baseline)" in text and "[/]" in text

@@ -114,19 +114,21 @@ class ExperimentResult:
 
     def table(self, digits: int = 4) -> "Table":
         """A rich table: one row per metric, one column per recommender; markers against the baseline."""
+        from rich.markup import escape
         from rich.table import Table
 
         title = f"rankmeter experiment: top-{self.k}, {self.mode}"
-        t = Table(title=title, caption=self.caption(), show_lines=False)
+        t = Table(title=escape(title), caption=escape(self.caption()), show_lines=False)
         t.add_column("metric", style="bold")
         for name in self.results:
-            t.add_column(name + (" (baseline)" if name == self.baseline else ""), justify="right")
+            t.add_column(escape(name + (" (baseline)" if name == self.baseline else "")), justify="right")
         means = {n: r.mean for n, r in self.results.items()}
         for m in self.metrics:
-            t.add_row(m, *[format_value(means[n].get(m, float("nan")), digits) + self.marker(m, n) for n in self.results])
+            t.add_row(escape(m), *[format_value(means[n].get(m, float("nan")), digits) + self.marker(m, n) for n in self.results])
         return t
 
     def marker(self, metric: str, name: str) -> str:
+        """``" ▲"`` / ``" ▼"`` when ``name`` is significantly better / worse than the baseline on ``metric``."""
         if self.comparison is None or name == self.baseline or metric not in self.comparison.metrics:
             return ""
         pt = self.comparison.against_baseline(metric, name)
@@ -135,6 +137,7 @@ class ExperimentResult:
         return " ▲" if pt.better == name else " ▼"
 
     def caption(self) -> str:
+        """What the markers mean, the number of test users, and the sampled-mode warning."""
         parts = []
         if self.comparison is not None:
             s = self.comparison.settings
@@ -149,16 +152,17 @@ class ExperimentResult:
     def print(self, console: "Console | None" = None, digits: int = 4) -> None:
         """The means table, the checks of each recommender's output, the notes and the timings."""
         from rich.console import Console
+        from rich.markup import escape
 
         con = console or Console()
         if self.sampled:
-            con.print(f"[bold yellow]{self.mode}[/bold yellow]")
+            con.print(f"[bold yellow]{escape(self.mode)}[/bold yellow]")
         con.print(self.table(digits))
         for name, v in self.validation.items():
             for line in v.problems():
-                con.print(f"[yellow]{name}[/yellow]: {line}")
+                con.print(f"[yellow]{escape(name)}[/yellow]: {escape(line)}")
         for line in self.notes:
-            con.print(f"note: {line}")
+            con.print(f"note: {escape(line)}")
         timing = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
         con.print(f"[dim]timings: {timing} (total {self.total_seconds:.1f}s)[/dim]")
 
