@@ -57,10 +57,10 @@ def test_module_function_recommender_from_a_config(tmp_path, udata) -> None:
     (tmp_path / "myrecs.py").write_text(RECS)
     cfg = tmp_path / "exp.toml"
     cfg.write_text(f'[data]\ninteractions = "{udata}"\n[recommenders]\npopular = {{}}\n'
-                   'a = { callable = "myrecs.py:top" }\n[evaluation]\nk = 3\n')
+                   'a = { callable = "myrecs.py:top" }\nb = { callable = "myrecs:top" }\n[evaluation]\nk = 3\n')
     proc = rankmeter("run-experiment", str(cfg), "--no-report", "--no-progress", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert set(json.loads(proc.stdout)["means"]) == {"popular", "a"}
+    assert set(json.loads(proc.stdout)["means"]) == {"popular", "a", "b"}
 
 
 def test_errors_of_module_function_recommenders(tmp_path, udata) -> None:
