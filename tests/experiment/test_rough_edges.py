@@ -160,14 +160,14 @@ def test_output_dir_with_foreign_files_is_refused_before_the_work(tmp_path, udat
     out = tmp_path / "results"
     out.mkdir()
     (out / "thesis.tex").write_text("mine")
-    cfg = _config(tmp_path, udata, '[output]\ndir = "results"\n')
+    cfg = _config(tmp_path, udata, '[output]\ndir = "results"\n[evaluation]\nmetrics = ["P@3"]\n')
     proc = rankmeter("run-experiment", str(cfg), "--no-progress")
     assert proc.returncode == 2 and "thesis.tex" in proc.stderr
     assert sorted(p.name for p in out.iterdir()) == ["thesis.tex"]
     # a folder holding only rankmeter's own earlier output is replaced
     (out / "thesis.tex").unlink()
     assert rankmeter("run-experiment", str(cfg), "--no-progress", "-k", "3").returncode == 0
-    proc = rankmeter("run-experiment", str(cfg), "--no-progress", "-k", "4")
+    proc = rankmeter("run-experiment", str(cfg), "--no-progress", "-k", "4", "-m", "P@4")
     assert proc.returncode == 0, proc.stderr
     assert json.loads((out / "results.json").read_text())["k"] == 4
 
@@ -177,6 +177,7 @@ def test_uncreatable_output_is_refused_before_the_work(udata) -> None:
     assert proc.returncode == 2 and "/proc/nope/x" in proc.stderr
 
 
+@pytest.mark.slow
 def test_demo_rerun_into_its_own_folder(tmp_path) -> None:
     out = tmp_path / "demo"
     args = ("demo", "--out", str(out), "--users", "60", "--items", "80", "--no-progress", "-k", "3")
@@ -197,7 +198,7 @@ def _with_repeats() -> pa.Table:
 
 
 def test_repeated_pairs_and_test_rows_in_train_are_reported() -> None:
-    res = experiment(_with_repeats(), k=5, n_resamples=100)
+    res = experiment(_with_repeats(), k=5, n_resamples=100, metrics=["ndcg@5", "recall@5"])
     assert res.data["repeated_pairs"] == 72 and res.data["repeated_rows"] == 72
     assert res.split["test_rows_in_train"] > 0
     assert any("72 (user, item) pairs occur more than once" in n for n in res.notes)
@@ -232,7 +233,8 @@ def test_cli_prints_the_repeated_pairs(tmp_path) -> None:
 
 @pytest.fixture(scope="module")
 def report_res():
-    return experiment(synthetic(n_users=150, n_items=200, seed=2), k=5, n_resamples=200)
+    return experiment(synthetic(n_users=150, n_items=200, seed=2), k=5, n_resamples=200,
+                      metrics=["ndcg@5", "recall@5", "arp@5", "novelty@5", "catalog_coverage@5"])
 
 
 def test_report_has_curves_and_speaks_of_users(report_res) -> None:
