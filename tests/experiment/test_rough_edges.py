@@ -351,3 +351,17 @@ def test_recommender_names_with_markup_print_as_written() -> None:
     res.print(Console(file=buf, width=200))
     text = buf.getvalue()
     assert "[red]x (baseline)" in text and "[/]" in text
+
+
+def test_split_parameters_of_another_method_are_refused(udata) -> None:
+    with pytest.raises(ParameterError, match=r"'k' does not apply to split='holdout'"):
+        experiment(str(udata), split="holdout", split_params={"k": 2})
+    proc = rankmeter("run-experiment", "-i", str(udata), "--split", "leave_k_out", "--test-fraction", "0.2",
+                     "--no-report", "--no-progress")
+    assert proc.returncode == 2 and "--test-fraction" in proc.stderr and "leave_k_out" in proc.stderr
+
+
+def test_temporal_cutoff_without_a_default_fraction(udata) -> None:
+    res = experiment(str(udata), split="temporal", split_params={"per_user": False, "test_span": 0.3},
+                     recommenders=("popular",), metrics=["P@3"], k=3)
+    assert res.split["params"].get("test_fraction") is None

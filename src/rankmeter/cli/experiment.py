@@ -157,6 +157,9 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
     config file. See docs/recsys.md for the config format.
     """
     split_params: dict[str, Any] = {}
+    if test_fraction is not None and split in ("leave_k_out", "leave_one_out"):
+        raise click.UsageError(f"--test-fraction does not apply to --split {split} (it holds out k interactions "
+                               "per user)")
     if test_fraction is not None:
         split_params["test_fraction"] = test_fraction
     overrides = {

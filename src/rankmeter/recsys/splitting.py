@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Mapping
 
 import pyarrow as pa
@@ -39,12 +40,22 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
     name = split.lower()
     if name == "auto":
         name = "temporal" if data.timestamp is not None else "holdout"
+    func = {"temporal": S.temporal, "temporal_global": S.temporal, "holdout": S.holdout}.get(name, S.leave_k_out)
+    accepted = [p for p in inspect.signature(func).parameters if p not in ("interactions", "user", "item", "timestamp")]
+    if name == "temporal_global":
+        accepted.remove("k")
+    if name == "leave_one_out":
+        accepted.remove("k")
+    unknown = [p for p in params if p not in accepted]
+    if unknown:
+        raise ParameterError(f"The split parameter {unknown[0]!r} does not apply to split={split!r} (its parameters: "
+                             f"{', '.join(accepted)}).")
     kw = dict(filters)
     kw.update(params)
     if name == "temporal":
         kw.setdefault("per_user", True)
-        if "k" not in kw:
-            kw.setdefault("test_fraction", 0.2)
+        if not any(key in kw for key in ("k", "cutoff", "test_span", "test_fraction")):
+            kw["test_fraction"] = 0.2
         s = S.temporal(data, **kw)
     elif name == "temporal_global":
         kw.setdefault("per_user", False)
