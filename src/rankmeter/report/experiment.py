@@ -122,11 +122,10 @@ def _means(res: "ExperimentResult", digits: int) -> str:
                    "</th>" for n in names)
     body = []
     first = res.results[names[0]]
+    hib_of = _directions(res.metrics)
     for m in res.metrics:
         per_user = m in first.values
-        hib = None
-        if cmp is not None and m in cmp.metrics:
-            hib = cmp.higher_is_better.get(m, True)
+        hib = hib_of.get(m)
         arrow = "" if hib is None else (" &uarr;" if hib else " &darr;")
         cells = []
         for n in names:
@@ -150,6 +149,17 @@ def _means(res: "ExperimentResult", digits: int) -> str:
             f'{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f'<p class="caption">{" ".join(caption)} Corpus-level metrics have one value per recommender and no '
             'test.</p>')
+
+
+def _directions(metrics: Sequence[str]) -> dict[str, bool]:
+    """Whether higher is better, per metric, from the registry (empty when a name does not parse)."""
+    from .._errors import RankmeterError
+    from ..metrics.registry import parse_metrics
+
+    try:
+        return {m.text: bool(m.spec.higher_is_better) for m in parse_metrics(list(metrics))}
+    except RankmeterError:
+        return {}
 
 
 def _tests(res: "ExperimentResult", digits: int) -> str:
