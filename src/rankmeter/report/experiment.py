@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -30,8 +30,9 @@ from ._common import fmt, fmt_signed
 from ._common import test_label as _test_label
 from .html import _CSS, _bars, _colors, _e, _img, _mpl
 
-if TYPE_CHECKING:
-    from ..recsys.result import ExperimentResult
+# The result is typed as Any: report/ renders what recsys/ computes and does not import it
+# (not even for type checking), so the two packages never import each other.
+ExperimentResult = Any
 
 __all__ = ["to_html", "fmt_pvalue"]
 
@@ -97,7 +98,7 @@ def _counts(c: Any) -> str:
 
 # --------------------------------------------------------------------------- sections
 
-def _summary(res: "ExperimentResult") -> str:
+def _summary(res: ExperimentResult) -> str:
     d, s = res.data, res.split
     rows: list[tuple[str, Any]] = [
         ("Input", d.get("source", "")), ("Interactions", d.get("rows")), ("Users", d.get("users")),
@@ -115,7 +116,7 @@ def _summary(res: "ExperimentResult") -> str:
     return "<h2>Experiment</h2>" + _dl([(k, v) for k, v in rows if v is not None])
 
 
-def _means(res: "ExperimentResult", digits: int) -> str:
+def _means(res: ExperimentResult, digits: int) -> str:
     cmp = res.comparison
     names = list(res.results)
     head = "".join(f'<th class="num">{_e(n)}{"<br><span class=ci>(baseline)</span>" if n == res.baseline else ""}'
@@ -162,7 +163,7 @@ def _directions(metrics: Sequence[str]) -> dict[str, bool]:
         return {}
 
 
-def _tests(res: "ExperimentResult", digits: int) -> str:
+def _tests(res: ExperimentResult, digits: int) -> str:
     cmp = res.comparison
     if cmp is None:
         return ""
@@ -190,7 +191,7 @@ def _tests(res: "ExperimentResult", digits: int) -> str:
             'and are written &lt; 1e-300.</p>')
 
 
-def _checks(res: "ExperimentResult") -> str:
+def _checks(res: ExperimentResult) -> str:
     names = list(res.validation)
     if not names:
         return ""
@@ -213,7 +214,7 @@ def _checks(res: "ExperimentResult") -> str:
             'without a list scores as an empty list.</p>')
 
 
-def _notes(res: "ExperimentResult") -> str:
+def _notes(res: ExperimentResult) -> str:
     lines = [f"{n}: {p}" for n, v in res.validation.items() for p in v.problems()] + list(res.notes)
     if res.comparison is not None:
         lines += [n for n in res.comparison.notes if n not in lines]
@@ -222,7 +223,7 @@ def _notes(res: "ExperimentResult") -> str:
     return '<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{_e(x)}</li>" for x in lines) + "</ul>"
 
 
-def _settings(res: "ExperimentResult") -> str:
+def _settings(res: ExperimentResult) -> str:
     cmp = res.comparison
     if cmp is None:
         return ""
@@ -244,14 +245,14 @@ def _settings(res: "ExperimentResult") -> str:
     return "<h2>Test settings</h2>" + _dl(rows)
 
 
-def _timings(res: "ExperimentResult") -> str:
+def _timings(res: ExperimentResult) -> str:
     rows = [(k, f"{v:.3f} s") for k, v in res.timings.items()] + [("total", f"{res.total_seconds:.2f} s")]
     return "<h2>Timings</h2>" + _dl(rows)
 
 
 # --------------------------------------------------------------------------- figures
 
-def curves(res: "ExperimentResult", k_max: int) -> dict[str, dict[str, np.ndarray]]:
+def curves(res: ExperimentResult, k_max: int) -> dict[str, dict[str, np.ndarray]]:
     """Mean metric@k over the evaluated users for k = 1..k_max: ``{"ndcg@k": {recommender: array}}``.
 
     Per-user accuracy metrics that take a cutoff (beyond-accuracy ones, whose value at
@@ -288,7 +289,7 @@ def curves(res: "ExperimentResult", k_max: int) -> dict[str, dict[str, np.ndarra
     return out
 
 
-def _curves(res: "ExperimentResult", k_max: int, Figure: Any, Canvas: Any) -> str:
+def _curves(res: ExperimentResult, k_max: int, Figure: Any, Canvas: Any) -> str:
     data = curves(res, k_max)
     if not data:
         why = ("none of the per-user accuracy metrics takes a cutoff @k" if res.qrels is not None
@@ -333,7 +334,7 @@ def improvement_order(diff: np.ndarray, higher_is_better: bool) -> np.ndarray:
     return np.argsort(-gain, kind="stable")
 
 
-def _differences(res: "ExperimentResult", metric: str, Figure: Any, Canvas: Any) -> str:
+def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -> str:
     cmp = res.comparison
     others = [r for r in cmp.runs if r != cmp.baseline]
     base = cmp.scores[cmp.baseline][metric]
@@ -370,7 +371,7 @@ def _differences(res: "ExperimentResult", metric: str, Figure: Any, Canvas: Any)
             "worse.</figcaption></figure>")
 
 
-def _distribution(res: "ExperimentResult", metric: str, Figure: Any, Canvas: Any) -> str:
+def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -> str:
     cmp = res.comparison
     names = list(cmp.runs)
     vals = [cmp.scores[r][metric] for r in names]
@@ -399,7 +400,7 @@ def _distribution(res: "ExperimentResult", metric: str, Figure: Any, Canvas: Any
 
 # --------------------------------------------------------------------------- page
 
-def to_html(res: "ExperimentResult", *, title: str | None = None, k_max: int | None = None, digits: int = 4) -> str:
+def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | None = None, digits: int = 4) -> str:
     """The experiment's report as one self-contained HTML page (see the module docstring).
 
     ``k_max``: the largest k of the metric@k curves (default: the experiment's k, the
