@@ -45,6 +45,7 @@ table.fit { max-width: 100%; }
 table.fit th, table.fit td { white-space: normal; overflow-wrap: break-word; }
 table.fit th.num { overflow-wrap: anywhere; }
 table.fit td.num, table.fit .nw { white-space: nowrap; }
+td .ci { font-weight: normal; }
 @media print {
   body { background: #fff; }
   main { max-width: none; padding: 0; }
