@@ -20,8 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from .._errors import ParameterError
-from ._base import MatrixRecommender, Recommender, topk_rows
+from ..._errors import ParameterError
+from ._base import MatrixRecommender, Recommender, check_k, topk_rows
 from .itemknn import ItemKNN
 from .lists import CallableRecommender, TopKLists, as_recommendation_table, load_callable, read_topk_lists
 from .popular import MostPopular
@@ -39,6 +39,9 @@ __all__ = [
     "read_topk_lists",
     "as_recommendation_table",
     "topk_rows",
+    "check_k",
+    "is_callable_ref",
+    "load_callable",
     "REFERENCE",
 ]
 
@@ -53,8 +56,12 @@ REFERENCE: dict[str, type[MatrixRecommender]] = {
 }
 
 
-def _is_callable_ref(spec: Any) -> bool:
-    """``"module:function"`` or ``"file.py:function"`` (a Windows drive letter is not one)."""
+def is_callable_ref(spec: Any) -> bool:
+    """``"module:function"`` or ``"file.py:function"`` (a Windows drive letter is not one).
+
+    >>> is_callable_ref("mypkg.recs:top_items"), is_callable_ref("C:lists.csv"), is_callable_ref("lists.csv")
+    (True, False, False)
+    """
     if not isinstance(spec, str) or ":" not in spec:
         return False
     head, _, tail = spec.rpartition(":")
@@ -75,12 +82,12 @@ def make_recommender(spec: Any, params: Mapping[str, Any] | None = None, *, name
             raise ParameterError(f"parameters {sorted(params)} given for a recommender object {spec!r}")
         return spec  # type: ignore[no-any-return]
     is_path = isinstance(spec, Path) or (isinstance(spec, str) and (Path(spec).suffix or "/" in spec)
-                                         and not _is_callable_ref(spec))
-    if (is_path or _is_callable_ref(spec) or (callable(spec) and not isinstance(spec, str))) and params:
+                                         and not is_callable_ref(spec))
+    if (is_path or is_callable_ref(spec) or (callable(spec) and not isinstance(spec, str))) and params:
         raise ParameterError(f"parameters {sorted(params)} given for the recommender {spec!r}, which takes none")
     if is_path:
         return TopKLists(spec, name=name)
-    if _is_callable_ref(spec):
+    if is_callable_ref(spec):
         return CallableRecommender(load_callable(spec), name=name or spec.rpartition(":")[2])
     if isinstance(spec, str):
         key = spec.lower().replace("-", "_")

@@ -7,7 +7,10 @@ lists in what they return.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import inspect
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -15,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import InputError, ParameterError
-from ..data._ids import as_string_array
+from ..._errors import InputError, ParameterError, RankmeterError
+from ...data._ids import as_string_array
 from ._base import Recommender, as_user_ids, check_k, empty_recommendations
 
 __all__ = ["TopKLists", "CallableRecommender", "read_topk_lists", "as_recommendation_table"]
@@ -29,16 +32,27 @@ def read_topk_lists(path: str | Path) -> pa.Table:
     Rows are returned as they are in the file (duplicates included), as ``user, item, score``
     with ``score = -rank`` when the file ranks by position.
     """
-    from ..io.loaders import detect_format
-    from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns, read_table_file
+    from ...io.loaders import detect_format
+    from ...io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns, read_table_file
+
+    import pyarrow as pa
 
     p = Path(path)
     if not p.exists():
         raise InputError("no such file", source=str(path))
-    fmt = detect_format(p)
-    if fmt == "trec":
-        return _read_trec_lists(p)
-    table = read_table_file(p, sep="\t" if fmt == "tsv" else None)
+    if not p.is_file():
+        raise InputError("not a file (a file of top-k lists is expected)", source=str(path))
+    try:
+        fmt = detect_format(p)
+        if fmt == "trec":
+            return _read_trec_lists(p)
+        table = read_table_file(p, sep="\t" if fmt == "tsv" else None)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}): top-k lists are a TREC run, CSV/TSV or Parquet file",
+                         source=str(path)) from None
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise InputError(f"cannot be read as top-k lists (a TREC run, CSV/TSV or Parquet file): {exc}",
+                         source=str(path)) from None
     cols = pick_columns(table, {"user": QUERY_NAMES, "item": ITEM_NAMES, "score": SCORE_NAMES, "rank": RANK_NAMES},
                         {}, str(path), optional=("score", "rank"))
     return as_recommendation_table(table, user=cols["user"], item=cols["item"], score=cols.get("score"),
@@ -75,8 +89,8 @@ def as_recommendation_table(obj: Any, *, user: str | None = None, item: str | No
     or rank column; without either, row order within a user is rank order), a mapping
     ``{user: [items best first]}`` or ``{user: {item: score}}``, or a :class:`rankmeter.Run`.
     """
-    from ..data import Run
-    from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, is_frame, pick_columns, to_arrow
+    from ...data import Run
+    from ...io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, is_frame, pick_columns, to_arrow
 
     if isinstance(obj, Run):
         return pa.table({"user": obj.query_ids.take(pa.array(obj.row_queries())),
@@ -194,7 +208,13 @@ class CallableRecommender(Recommender):
             kwargs["exclude_seen"] = exclude_seen
         if "candidates" in self._params and candidates is not None:
             kwargs["candidates"] = candidates
-        out = self.func(self._train, uids, k, **kwargs)
+        try:
+            out = self.func(self._train, uids, k, **kwargs)
+        except RankmeterError:
+            raise
+        except Exception as exc:  # the user's function failed: say so, with its own message
+            raise RankmeterError(f"the recommender {self.name!r} raised {type(exc).__name__}: {exc} "
+                                 "(an error in its own code, not in rankmeter)") from exc
         if out is None:
             return empty_recommendations()
         return as_recommendation_table(out, source=f"<recommender {self.name}>")
@@ -204,24 +224,51 @@ class CallableRecommender(Recommender):
 
 
 def load_callable(ref: str) -> Callable[..., Any]:
-    """``"package.module:function"`` (or a file ``path/to/file.py:function``) -> the function."""
-    if ":" not in ref:
+    """``"package.module:function"`` (or a file ``path/to/file.py:function``) -> the function.
+
+    A module that cannot be found is a :class:`ParameterError` naming it; an exception
+    raised by the module's own code while it is imported is reported as that module's
+    (:class:`RankmeterError` with its type and message), not as rankmeter's.
+
+    >>> load_callable("os.path:join")("a", "b") == __import__("os").path.join("a", "b")
+    True
+    """
+    if not isinstance(ref, str) or ":" not in ref:
         raise ParameterError(f"a callable is named 'module:function' or 'file.py:function'. Got {ref!r} instead.")
     mod_name, _, attr = ref.rpartition(":")
-    try:
-        if mod_name.endswith(".py"):
-            import importlib.util
-
-            spec = importlib.util.spec_from_file_location(Path(mod_name).stem, mod_name)
-            if spec is None or spec.loader is None:
-                raise ImportError(mod_name)
-            module = importlib.util.module_from_spec(spec)
+    if mod_name.endswith(".py"):
+        path = Path(mod_name)
+        if not path.is_file():
+            raise ParameterError(f"cannot load the recommender {ref!r}: no such file {mod_name!r}")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            raise ParameterError(f"cannot load the recommender {ref!r}: {mod_name!r} is not a Python file")
+        module = importlib.util.module_from_spec(spec)
+        try:
             spec.loader.exec_module(module)
+        except Exception as exc:  # the user's own module failed while it ran
+            raise RankmeterError(f"importing {mod_name!r} for the recommender {ref!r} raised "
+                                 f"{type(exc).__name__}: {exc} (an error in that file, not in rankmeter)") from exc
+    else:
+        try:
+            found = importlib.util.find_spec(mod_name)
+        except (ImportError, ValueError) as exc:  # a parent package is missing, or an empty name
+            found = None
+            why = str(exc)
         else:
+            why = ""
+        if found is None:
+            raise ParameterError(f"cannot import the module {mod_name!r} of the recommender {ref!r}: no module named "
+                                 f"{mod_name!r}{f' ({why})' if why else ''} (is it on PYTHONPATH? Python looks in "
+                                 f"{', '.join(repr(p) for p in sys.path[:3])}, ...)")
+        try:
             module = importlib.import_module(mod_name)
-    except (ImportError, FileNotFoundError, OSError) as exc:
-        raise ParameterError(f"cannot import {mod_name!r} for the recommender {ref!r}: {exc}") from None
+        except Exception as exc:  # the module exists but its own code failed
+            raise RankmeterError(f"importing {mod_name!r} for the recommender {ref!r} raised "
+                                 f"{type(exc).__name__}: {exc} (an error in that module, not in rankmeter)") from exc
     func = getattr(module, attr, None)
     if func is None:
         raise ParameterError(f"{mod_name!r} has no attribute {attr!r} (recommender {ref!r})")
+    if not callable(func):
+        raise ParameterError(f"{mod_name}:{attr} is a {type(func).__name__}, not a function (recommender {ref!r})")
     return func  # type: ignore[no-any-return]

@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._errors import ParameterError, RankmeterError
-from ..data._ids import as_string_array, encode, recode, union_vocab
+from ..._errors import ParameterError, RankmeterError
+from ...data._ids import as_string_array, encode, recode, union_vocab
 
 __all__ = ["Recommender", "MatrixRecommender", "topk_rows", "check_k", "as_user_ids", "coded_candidates",
            "empty_recommendations"]
@@ -70,6 +70,11 @@ def empty_recommendations() -> pa.Table:
 
 def topk_rows(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Top ``k`` of every row of a score matrix: ``(row, column, score)``, rows in order, best first.
+
+    TODO(lead): this is the third copy of the tie rule (score descending, then item id
+    descending), written for a dense score matrix whose columns are in item-id order.
+    When ``data/order.py`` holds the one tie rule, express this selection through it
+    (e.g. an order key it exports) and keep this function's vectorised top-k.
 
     Cells at ``-inf`` are not allowed. Ties: larger column (= larger item id) first, so
     columns must be in item-id order. Exact, vectorised (no sort of whole rows).
@@ -141,9 +146,9 @@ class MatrixRecommender(Recommender):
     def fit(self, train: Any, *, user: str | None = None, item: str | None = None) -> "MatrixRecommender":
         from scipy import sparse
 
-        from ..beyond import _user_item
+        from ..beyond import user_item_ids
 
-        users, items = _user_item(train, user, item)
+        users, items = user_item_ids(train, user, item)
         if len(users) == 0:
             raise ParameterError(f"{self.name}.fit needs at least one training interaction. Got none.")
         ucodes, uvocab = encode(users)

@@ -6,7 +6,7 @@ import zlib
 
 import numpy as np
 
-from .._errors import ParameterError
+from ..._errors import ParameterError
 from ._base import MatrixRecommender
 
 __all__ = ["Random"]

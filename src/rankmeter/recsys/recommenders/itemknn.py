@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._errors import ParameterError
+from ..._errors import ParameterError
 from ._base import MatrixRecommender, topk_rows
 
 __all__ = ["ItemKNN"]
