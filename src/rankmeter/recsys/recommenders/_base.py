@@ -71,10 +71,9 @@ def empty_recommendations() -> pa.Table:
 def topk_rows(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Top ``k`` of every row of a score matrix: ``(row, column, score)``, rows in order, best first.
 
-    TODO(lead): this is the third copy of the tie rule (score descending, then item id
-    descending), written for a dense score matrix whose columns are in item-id order.
-    When ``data/order.py`` holds the one tie rule, express this selection through it
-    (e.g. an order key it exports) and keep this function's vectorised top-k.
+    The tie rule is :mod:`rankmeter.data.order`'s, with the columns standing for the item
+    ids: the item vocabulary is sorted by bytes, so a larger column is a larger id
+    (tests/recommenders/test_tie_rule.py checks this selection against ``rank_order``).
 
     Cells at ``-inf`` are not allowed. Ties: larger column (= larger item id) first, so
     columns must be in item-id order. Exact, vectorised (no sort of whole rows).
