@@ -124,6 +124,16 @@ def _means_table(cmp: "Comparison", digits: int) -> str:
             f'{"BCa" if cmp.settings.interval == "bca" else "percentile"} bootstrap interval.</p>')
 
 
+def _overlap_table(cmp: "Comparison", digits: int) -> str:
+    measure = _e(cmp.overlap[0]["measure"])
+    rows = "".join(f'<tr><td class="l">{_e(o["a"])}</td><td class="l">{_e(o["b"])}</td>'
+                   f'<td>{fmt(o["mean"], digits)}</td><td>{o["queries"]}</td></tr>' for o in cmp.overlap)
+    return (f'<div class="scroll"><table><thead><tr><th class="l">run</th><th class="l">against</th>'
+            f'<th>mean {measure}</th><th>queries</th></tr></thead><tbody>{rows}</tbody></table></div>'
+            '<p class="caption">Extrapolated rank-biased overlap (Webber et al. 2010) of the two runs\' rankings, '
+            'averaged over the compared queries both runs have.</p>')
+
+
 def _tests_table(cmp: "Comparison", digits: int) -> str:
     from ..stats.correction import correction_name
 
@@ -291,6 +301,8 @@ def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digit
         "<h2>Means</h2>", _means_table(cmp, digits),
         "<h2>Paired tests</h2>", _tests_table(cmp, digits),
     ]
+    if getattr(cmp, "overlap", None):
+        parts += ["<h2>Rank overlap</h2>", _overlap_table(cmp, digits)]
     if cmp.notes:
         parts.append('<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in cmp.notes) + "</ul>")
     parts += ["<h2>Metric@k curves</h2>", _curves(cmp, k_max, progress, Figure, Canvas)]

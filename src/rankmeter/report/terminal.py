@@ -223,6 +223,15 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
                 keep=2, justify=["left", "left", "left"] + ["right"] * len(numbers) + ["left"])
 
 
+def overlap_grid(cmp: "Comparison", digits: int = 4) -> Grid:
+    """How similar the compared runs' rankings are: mean RBO per compared pair."""
+    rows = [[o["a"], o["b"], fmt(o["mean"], digits), str(o["queries"])] for o in cmp.overlap]
+    measure = cmp.overlap[0]["measure"] if cmp.overlap else "rbo"
+    return Grid(["run", "against", f"mean {measure}", "queries"], rows, title="Rank overlap",
+                caption="Extrapolated rank-biased overlap (Webber et al. 2010) of the two runs' rankings, "
+                        "averaged over the compared queries both runs have.", keep=2)
+
+
 def means_table(cmp: "Comparison", digits: int = 4) -> "Table":
     """The means table as one rich table (see :func:`means_grid`)."""
     return means_grid(cmp, digits).to_rich()
@@ -242,6 +251,8 @@ def print_comparison(cmp: "Comparison", console: "Console | None" = None, digits
     console = console or Console()
     print_grid(means_grid(cmp, digits), console)
     print_grid(tests_grid(cmp, digits), console)
+    if getattr(cmp, "overlap", None):
+        print_grid(overlap_grid(cmp, digits), console)
     console.print(Text(terminal_text(describe(cmp)), style="dim"))
     miss = missing_text(cmp)
     if miss:
