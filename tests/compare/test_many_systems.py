@@ -128,3 +128,22 @@ def test_cli_tukey_and_overlap(tmp_path, small):
     table = subprocess.run([sys.executable, "-m", "rankmeter", "compare", str(tmp_path / "qrels.txt"), *paths,
                             "-m", "ndcg@10", "--overlap", "--resamples", "100"], capture_output=True, text=True)
     assert table.returncode == 0 and "Rank overlap" in table.stdout
+
+
+def test_ranking_correlation_across_two_qrels_sets(medium):
+    qrels, runs = medium
+    other = {q: {d: (1 if g == 0 else 0) for d, g in judged.items()} | {"zz": 1} for q, judged in qrels.items()}
+    a = compare(qrels, runs, ["ndcg@10"], n_resamples=50)
+    b = compare(other, runs, ["ndcg@10"], n_resamples=50)
+    r = a.ranking_correlation("ndcg@10", "ndcg@10", other=b)
+    order = lambda c: sorted(c.runs, key=lambda x: -c.means[x]["ndcg@10"])  # noqa: E731
+    assert r.tau_ap == pytest.approx(tau_ap(order(a), order(b))) and r.n == 4
+    assert a.ranking_correlation("ndcg@10", "ndcg@10").tau == pytest.approx(1.0)
+
+
+def test_overlap_in_the_html_report(small):
+    pytest.importorskip("matplotlib")
+    qrels, runs = small
+    c = compare(qrels, runs, ["P@5"], overlap=True, n_resamples=50)
+    html = c.to_html(k_max=3)
+    assert "<h2>Rank overlap</h2>" in html and "mean rbo(p=0.9)" in html

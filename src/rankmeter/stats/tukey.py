@@ -87,10 +87,11 @@ def tukey_hsd(scores: Any, *, n_resamples: int = 10_000, seed: Any = 0, exact_ma
     total = math.factorial(m) ** n
     if total <= exact_max:
         perms = np.array(list(itertools.permutations(range(m))), dtype=np.int64)  # (m!, m)
-        idx = np.array(list(itertools.product(range(len(perms)), repeat=n)), dtype=np.int64)  # (total, n)
         sums = np.zeros((total, m))
+        codes = np.arange(total, dtype=np.int64)  # permutation combination c: topic t uses perms[digit t of c]
         for t in range(n):
-            sums += X[t][perms[idx[:, t]]]
+            digit = (codes // len(perms) ** (n - 1 - t)) % len(perms)
+            sums += X[t][perms[digit]]
         perm_means = sums / n
         ranges = perm_means.max(axis=1) - perm_means.min(axis=1)
         p = _count_exceed(ranges, obs.ravel()).reshape(m, m) / total
