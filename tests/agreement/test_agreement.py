@@ -218,6 +218,45 @@ def test_rbo_ties_min_against_definitions(a, b, p, variant):
     assert r.min - 1e-12 <= r.ext <= r.max + 1e-12 and 0 <= r.min and r.max <= 1 + 1e-9
 
 
+def agreements_from_definitions(a, b, variant, depth):
+    cS, cL = contributions(a, variant), contributions(b, variant)
+    out = []
+    for d in range(1, depth + 1):
+        X = sum(cS[x](d) * cL[x](d) for x in cS if x in cL)
+        if variant == "a":
+            out.append(X / d)
+        elif variant == "w":
+            out.append(2 * X / (sum(f(d) for f in cS.values()) + sum(f(d) for f in cL.values())))
+        else:
+            out.append(X / math.sqrt(sum(f(d) ** 2 for f in cS.values()))
+                       / math.sqrt(sum(f(d) ** 2 for f in cL.values())))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=tied_ranking(POOL), seed=st.integers(0, 10**6), p=st.sampled_from([0.6, 0.9]),
+       variant=st.sampled_from(["a", "b", "w"]))
+def test_rbo_ties_ext_equal_lengths_against_definitions(a, seed, p, variant):
+    """Lists of the same length: RBO_ext = (1-p)/p sum_{d<=l} A_d p^d + A_l p^l with each variant's A_d."""
+    items = [x for g in a for x in (g if isinstance(g, tuple) else (g,))]
+    rng = random.Random(seed)
+    others = [x for x in POOL + ["u1", "u2", "u3"] if x not in items]
+    pool = items[: rng.randint(0, len(items))] + others
+    rng.shuffle(pool)
+    b_items = pool[: len(items)]
+    b, i = [], 0
+    while i < len(b_items):
+        n = rng.randint(1, 3)
+        g = b_items[i: i + n]
+        b.append(g[0] if len(g) == 1 else tuple(g))
+        i += n
+    l = len(items)
+    has_ties = any(isinstance(g, tuple) for g in a + b)
+    A = agreements_from_definitions(a, b, variant if has_ties else "w", l)
+    want = (1 - p) / p * sum(A[d - 1] * p**d for d in range(1, l + 1)) + A[-1] * p**l
+    assert rbo(a, b, p=p, ties=variant).ext == pytest.approx(want, abs=1e-12)
+
+
 def test_rbo_ties_hand_worked():
     # a: depth 2 sees half of b and half of c: X = 1.5, A = 0.75
     r = rbo(["a", ("b", "c")], ["a", "c", "b"], p=0.9, ties="a")
