@@ -147,3 +147,14 @@ def test_overlap_in_the_html_report(small):
     c = compare(qrels, runs, ["P@5"], overlap=True, n_resamples=50)
     html = c.to_html(k_max=3)
     assert "<h2>Rank overlap</h2>" in html and "mean rbo(p=0.9)" in html
+
+
+def test_reports_label_tukey_p_values_familywise(small):
+    from rankmeter.report._common import family_text, legend
+
+    qrels, runs = small
+    c = compare(qrels, runs, ["P@5"], test="tukey-hsd", pairs="all", n_resamples=50)
+    assert "familywise p < 0.05" in legend(c) and "Holm" not in family_text(c)
+    assert "p (familywise)" in c.to_markdown() and "Holm" not in c.to_markdown()
+    mixed = compare(qrels, runs, ["P@5"], test=["t", "tukey-hsd"], n_resamples=50)
+    assert "Holm correction" in family_text(mixed) and "Tukey HSD p-values familywise" in family_text(mixed)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import DOWN, UP, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker, missing_text, test_label
+from ._common import DOWN, UP, adjusted_name, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker, missing_text, test_label
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -135,9 +135,7 @@ def _overlap_table(cmp: "Comparison", digits: int) -> str:
 
 
 def _tests_table(cmp: "Comparison", digits: int) -> str:
-    from ..stats.correction import correction_name
-
-    corr = correction_name(cmp.settings.correction)
+    corr = adjusted_name(cmp)
     pct = f"{cmp.settings.confidence * 100:g}%"
     rows = []
     for t in cmp.tests:
@@ -263,8 +261,6 @@ def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> s
 # --------------------------------------------------------------------------- page
 
 def _settings(cmp: "Comparison") -> str:
-    from ..stats.correction import correction_name
-
     s = cmp.settings
     rows = [
         (cmp.units.capitalize(), f"{cmp.n_queries}"),
@@ -273,7 +269,7 @@ def _settings(cmp: "Comparison") -> str:
         ("Comparisons", "each run against the baseline" if s.pairs == "baseline" else "every pair of runs"),
         ("Tests", "; ".join(test_label(t) for t in s.tests) + " (two-sided, paired by query)"),
         ("Markers", f"{test_label(s.tests[0])}, adjusted p < {s.alpha:g}"),
-        ("Correction", f"{correction_name(s.correction)}: {family_text(cmp)}"),
+        ("Correction", f"{adjusted_name(cmp)}: {family_text(cmp)}"),
         ("Intervals", f"{s.confidence * 100:g}% {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap, "
                       f"{s.n_resamples:,} resamples of the {cmp.units} (the same for every run)"),
         ("Randomisation", s.randomization or "not run"),

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ._common import DOWN, UP, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
+from ._common import DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -203,9 +203,7 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
     """
     from rich.text import Text
 
-    from ..stats.correction import correction_name
-
-    corr = correction_name(cmp.settings.correction)
+    corr = adjusted_name(cmp)
     pct = f"{cmp.settings.confidence * 100:g}%"
     numbers = ["diff", f"{pct} interval", "p", f"p {corr}"] if compact else \
         ["diff", f"{pct} interval", "d_z", "statistic", "p", f"p {corr}"]
