@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("rankmeter.cli.evaluate", "Evaluate a run against judgments (ranking metrics)."),
     "evaluate-ratings": ("rankmeter.cli.evaluate_ratings", "Evaluate predicted ratings against true ratings."),
     "compare": ("rankmeter.cli.compare", "Compare runs with significance tests and reports."),
+    "overlap": ("rankmeter.cli.overlap", "How similar two runs' rankings are, per query (RBO, tau_AP, Kendall)."),
     "split": ("rankmeter.cli.split", "Split interactions into train and test (hold-out, temporal, leave-k-out, k-fold)."),
     "run-experiment": ("rankmeter.cli.experiment", "Run a whole recommender evaluation experiment."),
     "demo": ("rankmeter.cli.demo", "Generate sample data and run the main experiment on it."),

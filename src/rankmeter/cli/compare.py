@@ -9,7 +9,7 @@ import click
 
 from ._options import COLUMN_OPTIONS, column_options
 
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
 
 # library keywords -> this command's options, for messages (see _options.cli_spelling)
 PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "n_resamples": "--resamples", "test": "--test", "metrics": "-m/--metric",
@@ -59,7 +59,8 @@ class _Bar:
                    "trec_eval's -m P.5,10.")
 @click.option("--baseline", default=None, help="Run the others are tested against (default: the first).")
 @click.option("--test", "tests", multiple=True, type=click.Choice(TESTS), default=("t",), show_default=True,
-              help="Paired test, repeatable; the first gives the table markers.")
+              help="Paired test, repeatable; the first gives the table markers. tukey-hsd: randomised Tukey HSD "
+                   "over all the runs, blocked on topics (familywise p-values, not corrected again).")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Multiple-testing correction.")
 @click.option("--family", type=click.Choice(["metric", "all"]), default="metric", show_default=True,
@@ -83,6 +84,8 @@ class _Bar:
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "json", "csv"]), default="table",
               show_default=True, help="Output on stdout.")
 @click.option("--details", is_flag=True, help="json: add effect sizes, methods, settings and notes.")
+@click.option("--overlap", "overlap", is_flag=True,
+              help="Also report the mean rank-biased overlap (p = 0.9) of each compared pair of runs' rankings.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               help="Also write a self-contained HTML report (needs matplotlib).")
 @click.option("--k-max", type=click.IntRange(min=1), default=100, show_default=True,
@@ -97,7 +100,7 @@ class _Bar:
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None,
             tests: tuple[str, ...], correction: str, family: str, pairs: str, alpha: float, confidence: float,
             interval: str, resamples: int, seed: int, queries: str, depth: int | None, judged_only: bool,
-            fmt: str, details: bool,
+            fmt: str, details: bool, overlap: bool,
             html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str,
             query_column: str | None, item_column: str | None, score_column: str | None,
             grade_column: str | None, rank_column: str | None) -> None:
@@ -146,7 +149,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
         cmp = compare(q, loaded, parsed, baseline=baseline, test=list(tests), correction=correction,
                       alpha=alpha, confidence=confidence, n_resamples=resamples, seed=seed, pairs=pairs,
                       queries=queries, family=family, interval=interval, progress=bar, depth=depth,
-                      judged_only=judged_only)
+                      judged_only=judged_only, overlap=overlap)
         if html_path is not None:
             cmp.to_html(html_path, k_max=k_max, progress=bar)
     for line in cmp.notes:

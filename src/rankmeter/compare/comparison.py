@@ -136,6 +136,9 @@ class Comparison:
     missing: dict[str, int] = field(default_factory=dict)
     higher_is_better: dict[str, bool] = field(default_factory=dict)
     unit: str = "query"  # what a row is: "query", or e.g. "user" for ratings results
+    # how similar the compared runs' rankings are: one entry per compared pair of runs given as rankings,
+    # {"a", "b", "measure", "mean", "queries"} (compare(..., overlap=True))
+    overlap: list[dict[str, Any]] = field(default_factory=list)
     _sources: dict[str, Any] = field(default_factory=dict, repr=False)
     _curves: dict[int, Any] = field(default_factory=dict, repr=False)
 
@@ -201,6 +204,36 @@ class Comparison:
         """True when the runs were given as rankings (metric@k curves can be drawn), not as results."""
         return bool(self._sources.get("runs"))
 
+    # ----------------------------------------------------------------- many systems
+
+    def discriminative_power(self, *, test: str | None = None, alpha: float | None = None,
+                             adjusted: bool = True) -> dict[str, Any]:
+        """Share of the pairs of runs each metric finds significantly different, with the ASL curve
+        (Sakai 2006); needs ``pairs="all"``. See :func:`rankmeter.compare.many.discriminative_power`."""
+        from .many import discriminative_power
+
+        return discriminative_power(self, test=test, alpha=alpha, adjusted=adjusted)
+
+    def ranking_correlation(self, metric_a: str, metric_b: str, other: "Comparison | None" = None) -> Any:
+        """Kendall's tau and tau_AP between the orderings of the runs by ``metric_a`` (here) and by
+        ``metric_b`` (here, or in ``other``, e.g. the same runs under other judgments)."""
+        from .many import ranking_correlation
+
+        return ranking_correlation(self, other if other is not None else self, metric_a, metric_b)
+
+    def anova(self, metric: str) -> Any:
+        """The system x topic ANOVA table of ``metric`` (:func:`rankmeter.stats.anova_two_way`)."""
+        from .many import anova_of
+
+        return anova_of(self, metric)
+
+    def topic_set_size(self, metric: str, min_diff: float, *, alpha: float | None = None, beta: float = 0.20) -> Any:
+        """Topics a paired t-test needs to detect ``min_diff`` on ``metric`` with power ``1 - beta``, the
+        variance estimated from these runs (ANOVA residual; :func:`rankmeter.stats.topic_set_size`)."""
+        from .many import topic_set_size_of
+
+        return topic_set_size_of(self, metric, min_diff, alpha=alpha, beta=beta)
+
     # ----------------------------------------------------------------- exporters
 
     def to_dict(self, details: bool = False) -> dict[str, Any]:
@@ -221,6 +254,8 @@ class Comparison:
         if details:
             out.update(runs=list(self.runs), metrics=list(self.metrics), baseline=self.baseline,
                        settings=self.settings.to_dict(), missing=dict(self.missing), notes=list(self.notes))
+        if self.overlap:
+            out["overlap"] = [{k: (json_number(v) if k == "mean" else v) for k, v in o.items()} for o in self.overlap]
         return out
 
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 2, details: bool = False) -> str:

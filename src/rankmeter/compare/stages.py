@@ -34,6 +34,7 @@ _TEST_ALIASES = {
     "randomization": "randomization", "randomisation": "randomization", "permutation": "randomization",
     "fisher": "randomization",
     "bootstrap": "bootstrap",
+    "tukey-hsd": "tukey-hsd", "tukey": "tukey-hsd", "hsd": "tukey-hsd", "tukey_hsd": "tukey-hsd",
 }
 
 
@@ -462,6 +463,8 @@ def pair_tests(lay: Layout, plan: Plan, rs: Resampled, rng: np.random.Generator,
                                   exact_max_n=plan.exact_max_n, progress=_task(progress, "randomisation test"))
             flip_method = fr.method
             results[t] = (lay.diff_mean.copy(), fr.p_value, np.full(len(lay.col_pairs), fr.method, dtype=object))
+        elif t == "tukey-hsd":
+            results[t] = _tukey(lay, plan, rng, progress)
         else:
             p = R.bootstrap_p(rs.boot, lay.col_pairs)
             results[t] = (lay.diff_mean.copy(), p,
@@ -471,6 +474,26 @@ def pair_tests(lay: Layout, plan: Plan, rs: Resampled, rng: np.random.Generator,
             results[t] = (stat, np.ones_like(p), np.full(len(p), "undefined: fewer than 2 queries (p set to 1)",
                                                           dtype=object))
     return results, flip_method
+
+
+def _tukey(lay: Layout, plan: Plan, rng: np.random.Generator,
+           progress: ProgressFn | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Randomised Tukey HSD per metric over all the runs; the p-value of each compared pair."""
+    from ..stats.tukey import tukey_hsd
+
+    Rn = lay.n_runs
+    M = lay.X.shape[1] // Rn
+    p = np.empty(len(lay.col_pairs))
+    meth = np.empty(len(lay.col_pairs), dtype=object)
+    for mi in range(M):
+        r = tukey_hsd(lay.X[:, mi * Rn:(mi + 1) * Rn], n_resamples=plan.n_resamples, rng=rng)
+        for k in np.flatnonzero(lay.pair_metric == mi):
+            a, b = lay.col_pairs[k]
+            p[k] = r.p_value[a % Rn, b % Rn]
+            meth[k] = f"randomised Tukey HSD, {r.method}, familywise over all {Rn * (Rn - 1) // 2} pairs of runs"
+        if progress is not None:
+            progress("Tukey HSD", mi + 1, M)
+    return lay.diff_mean.copy(), p, meth
 
 
 def correct(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -488,7 +511,8 @@ def correct(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple[np.
         fams = ([np.arange(len(p))] if plan.family == "all"
                 else [np.flatnonzero(lay.pair_metric == mi) for mi in range(M)])
         for idx in fams:
-            padj[idx] = adjust(p[idx], plan.correction)
+            # Tukey HSD's p-values are familywise already (over all pairs of runs of the metric)
+            padj[idx] = p[idx] if t == "tukey-hsd" else adjust(p[idx], plan.correction)
         for k, (ca, cb) in enumerate(lay.col_pairs):
             mi = int(lay.pair_metric[k])
             a, b = names[ca % Rn], names[cb % Rn]
@@ -498,7 +522,8 @@ def correct(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple[np.
                 better = b if (lay.diff_mean[k] > 0) == hib[metric_texts[mi]] else a
             out.append(PairTest(
                 metric=metric_texts[mi], a=a, b=b, test=t, statistic=float(stat[k]), p_value=float(p[k]),
-                p_adjusted=float(padj[k]), correction=plan.correction, diff=float(lay.diff_mean[k]),
+                p_adjusted=float(padj[k]), correction="tukey-hsd" if t == "tukey-hsd" else plan.correction,
+                diff=float(lay.diff_mean[k]),
                 diff_interval=(float(rs.dlo[k]), float(rs.dhi[k])), effect_size=float(dz[k]), n=nq,
                 method=str(meth[k]), significant=sig, better=better))
     return out
@@ -536,6 +561,10 @@ def degenerate_notes(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, 
     if "bootstrap" in plan.tests and 1 < nq < 20:
         notes.append(f"only {nq} queries: the paired bootstrap test gives too small p-values with few queries; "
                      "prefer the randomisation test")
+    if "tukey-hsd" in plan.tests:
+        notes.append("Tukey HSD: p-values are familywise over all pairs of runs of each metric (the "
+                     f"{plan.correction} correction is not applied to them)"
+                     + ("; they are not adjusted across metrics (family='all')" if plan.family == "all" else ""))
     if "wilcoxon" in plan.tests:
         kinds = sorted(set(results["wilcoxon"][2].tolist()))
         if len(kinds) > 1:
@@ -566,6 +595,7 @@ def compare(
     progress: ProgressFn | None = None,
     depth: int | None = None,
     judged_only: bool = False,
+    overlap: bool | float = False,
 ) -> Comparison:
     """Evaluate several runs on one query set and compare them with paired tests.
 
@@ -576,8 +606,9 @@ def compare(
     ``baseline``: the run the others are tested against and the markers refer to
     (default: the first run). ``pairs``: ``"baseline"`` (each run against the
     baseline) or ``"all"`` (every pair). ``test``: ``"t"``, ``"wilcoxon"``,
-    ``"randomization"``, ``"bootstrap"`` or a list (the first one gives the
-    markers). ``correction``: ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"none"``,
+    ``"randomization"``, ``"bootstrap"``, ``"tukey-hsd"`` (randomised Tukey HSD over
+    all the runs, blocked on topics: familywise p-values, not corrected again) or a
+    list (the first one gives the markers). ``correction``: ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"none"``,
     applied per metric and test (``family="metric"``) or over all metrics
     (``family="all"``). ``confidence`` and ``interval`` (``"bca"`` or
     ``"percentile"``) set the bootstrap intervals; ``n_resamples`` is the number
@@ -587,6 +618,9 @@ def compare(
     ``"qrels"`` (every judged query), ``"common"`` (judged queries present in every
     run) or a list of ids. ``progress(task, done, total)`` is called during long work.
     ``depth`` and ``judged_only``: as :func:`rankmeter.evaluate` (trec_eval ``-M``, ``-J``).
+    ``overlap``: True (p = 0.9) or a persistence ``p`` in (0, 1) adds the mean
+    extrapolated RBO between the rankings of each compared pair of runs over the
+    compared queries both have (``Comparison.overlap``; runs given as rankings only).
 
     Precomputed results whose own aggregate is not the mean of their per-row
     values (``mae`` of :func:`rankmeter.evaluate_ratings` is over all pairs) are
@@ -595,6 +629,7 @@ def compare(
     from ..evaluation import check_options
 
     check_options(depth=depth, judged_only=judged_only, func="compare")
+    rbo_p = _overlap_p(overlap)
     plan = check_settings(test, correction, alpha, confidence, interval, n_resamples, seed, pairs, family, queries,
                           exact_max_n)
     gen_flip, gen_boot = R.streams(seed, 2)
@@ -656,10 +691,47 @@ def compare(
     means = {n: {m: float(lay.means[mi * Rn + ri]) for mi, m in enumerate(metric_texts)} for ri, n in enumerate(names)}
     ivs = {n: {m: (float(rs.lo[mi * Rn + ri]), float(rs.hi[mi * Rn + ri])) for mi, m in enumerate(metric_texts)}
            for ri, n in enumerate(names)}
+    sims = rank_overlap(ev, names, _run_pairs(Rn, names.index(baseline), pairs), final, rbo_p, notes) \
+        if rbo_p is not None else []
     return Comparison(
         runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
         intervals=ivs, tests=tests_out, settings=settings, notes=notes, missing=ev.missing, higher_is_better=hib,
-        unit=unit, _sources=ev.sources)
+        unit=unit, overlap=sims, _sources=ev.sources)
+
+
+def _overlap_p(overlap: Any) -> float | None:
+    if overlap is False or overlap is None:
+        return None
+    if overlap is True:
+        return 0.9
+    from .._params import check_number
+
+    return float(check_number("overlap", overlap, func="compare", low=0, high=1, low_open=True, high_open=True))
+
+
+def rank_overlap(ev: Evaluated, names: list[str], run_pairs: list[tuple[int, int]], queries: list[str], p: float,
+                 notes: list[str]) -> list[dict[str, Any]]:
+    """Mean extrapolated RBO between the rankings of each compared pair of runs (runs given as rankings)."""
+    from .overlap import overlap_runs
+
+    loaded = ev.sources.get("runs", {})
+    out: list[dict[str, Any]] = []
+    skipped = [(names[a], names[b]) for a, b in run_pairs if names[a] not in loaded or names[b] not in loaded]
+    if skipped:
+        notes.append(f"overlap: {_plural(len(skipped), 'pair')} of runs not given as rankings (precomputed "
+                     f"results) have no RBO: " + examples([f"{a} vs {b}" for a, b in skipped]))
+    measure = f"rbo(p={p:g})"
+    for a, b in run_pairs:
+        na, nb = names[a], names[b]
+        if na not in loaded or nb not in loaded:
+            continue
+        res = overlap_runs(loaded[na], loaded[nb], [measure], names=(na, nb), queries=queries)
+        out.append({"a": na, "b": nb, "measure": measure, "mean": res.mean[measure], "queries": len(res.queries)})
+        left = len(queries) - len(res.queries)
+        if left:
+            notes.append(f"overlap of {na} and {nb}: {_plural(left, 'compared query', 'compared queries')} "
+                         "missing from one of them left out of the mean RBO")
+    return out
 
 
 def _unit(given: list[tuple[str, Result]]) -> str:

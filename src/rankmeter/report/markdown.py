@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._common import DOWN, UP, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
+from ._common import DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -17,8 +17,6 @@ def _cell(text: str) -> str:
 
 
 def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
-    from ..stats.correction import correction_name
-
     pct = f"{cmp.settings.confidence * 100:g}%"
     lines = [f"## Comparison of {len(cmp.runs)} runs on {cmp.n_queries} {cmp.units}", ""]
     head = ["run"] + [f"{m} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}" for m in cmp.metrics]
@@ -37,7 +35,7 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", f"{_cell(legend(cmp))}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
 
-    corr = correction_name(cmp.settings.correction)
+    corr = adjusted_name(cmp)
     lines += ["### Paired tests", ""]
     lines.append(f"| metric | b vs a | test | diff (b - a) | {pct} interval | d_z | statistic | p | p ({corr}) | |")
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|")

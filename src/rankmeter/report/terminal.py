@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ._common import DOWN, UP, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
+from ._common import DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -203,9 +203,7 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
     """
     from rich.text import Text
 
-    from ..stats.correction import correction_name
-
-    corr = correction_name(cmp.settings.correction)
+    corr = adjusted_name(cmp)
     pct = f"{cmp.settings.confidence * 100:g}%"
     numbers = ["diff", f"{pct} interval", "p", f"p {corr}"] if compact else \
         ["diff", f"{pct} interval", "d_z", "statistic", "p", f"p {corr}"]
@@ -221,6 +219,15 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
                      *extra, fmt_p(t.p_value), fmt_p(t.p_adjusted), sig])
     return Grid(["metric", "b vs a", "test", *numbers, ""], rows, title="Paired tests (diff = mean(b) - mean(a))",
                 keep=2, justify=["left", "left", "left"] + ["right"] * len(numbers) + ["left"])
+
+
+def overlap_grid(cmp: "Comparison", digits: int = 4) -> Grid:
+    """How similar the compared runs' rankings are: mean RBO per compared pair."""
+    rows = [[o["a"], o["b"], fmt(o["mean"], digits), str(o["queries"])] for o in cmp.overlap]
+    measure = cmp.overlap[0]["measure"] if cmp.overlap else "rbo"
+    return Grid(["run", "against", f"mean {measure}", "queries"], rows, title="Rank overlap",
+                caption="Extrapolated rank-biased overlap (Webber et al. 2010) of the two runs' rankings, "
+                        "averaged over the compared queries both runs have.", keep=2)
 
 
 def means_table(cmp: "Comparison", digits: int = 4) -> "Table":
@@ -242,6 +249,8 @@ def print_comparison(cmp: "Comparison", console: "Console | None" = None, digits
     console = console or Console()
     print_grid(means_grid(cmp, digits), console)
     print_grid(tests_grid(cmp, digits), console)
+    if getattr(cmp, "overlap", None):
+        print_grid(overlap_grid(cmp, digits), console)
     console.print(Text(terminal_text(describe(cmp)), style="dim"))
     miss = missing_text(cmp)
     if miss:

@@ -5,6 +5,9 @@ for the resampling engines and :mod:`rankmeter.compare` for comparing whole runs
 """
 
 from . import resampling
+from .anova import AnovaTable, anova_two_way
+from .power import TopicSetSize, paired_t_power, topic_set_size
+from .tukey import TukeyHSD, tukey_hsd
 from .correction import CORRECTIONS, adjust, benjamini_hochberg, bonferroni, canonical_correction, correction_name, holm
 from .tests import (
     TEST_NAMES,
@@ -19,6 +22,13 @@ from .tests import (
 )
 
 __all__ = [
+    "AnovaTable",
+    "TopicSetSize",
+    "TukeyHSD",
+    "anova_two_way",
+    "paired_t_power",
+    "topic_set_size",
+    "tukey_hsd",
     "CORRECTIONS",
     "PairedTest",
     "TESTS",

@@ -51,12 +51,13 @@ __all__ = [
     "TEST_NAMES",
 ]
 
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
 TEST_NAMES = {
     "t": "paired t-test",
     "wilcoxon": "Wilcoxon signed-rank test",
     "randomization": "randomisation (sign-flip permutation) test",
     "bootstrap": "paired bootstrap test",
+    "tukey-hsd": "randomised Tukey HSD test (blocked on topics, familywise over all pairs of runs)",
 }
 
 EXACT_MAX_N = 20  # randomisation: enumerate all 2^n sign patterns up to this many queries
