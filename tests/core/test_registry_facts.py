@@ -55,7 +55,7 @@ def test_only_counts_are_counts() -> None:
 
 
 def test_sql_functions_from_the_specs() -> None:
-    from rankmeter import _listfuncs
+    from rankmeter.engines import sqlfuncs as _listfuncs
 
     expected = {"precision": "p", "precision_at": "p", "recall": "r", "recall_at": "r", "average_precision": "ap",
                 "auc": "auc", "mrr": "rr", "ndcg": "ndcg", "hit_rate": "success", "hitrate": "success"}
