@@ -108,7 +108,7 @@ def _given(columns: Sequence[str], name: str, role: str, source: str | None) -> 
     if len(low) > 1:
         raise InputError(f"columns {_names(low)} each match the {role} column {name!r} ignoring case; give its "
                          "exact spelling", source=source)
-    raise InputError(f"no column {name!r} for the {role} (columns: {', '.join(columns)})", source=source)
+    raise InputError(f"no column {name!r} for the {role}; found columns {_names(columns)}", source=source)
 
 
 def candidates(columns: Sequence[str], role: str, taken: set[str] = frozenset(),  # type: ignore[assignment]
@@ -164,7 +164,8 @@ def resolve(
         elif role not in optional:
             names = (aliases or {}).get(role) or ALIASES[role]
             raise InputError(
-                f"cannot find the {role} column among {', '.join(cols)}; name it with {how}, or use one of: "
+                f"cannot find the {role} column: no {role} column among {_names(cols)}; name it with {how}, or "
+                "use one of: "
                 f"{', '.join(list(names)[:6])}", source=source)
     return out
 

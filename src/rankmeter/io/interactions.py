@@ -56,6 +56,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, MissingExtraError
+from .columns import ALIASES as _COLUMN_ALIASES
 
 __all__ = ["Interactions", "read_interactions", "to_input_kind", "ALIASES", "InputKind"]
 
@@ -64,10 +65,7 @@ InputKind = Literal["pandas", "polars", "arrow", "path"]
 #: Column names recognised for each role, in order of preference. Matching ignores
 #: case, ``_``, ``-`` and spaces.
 ALIASES: dict[str, tuple[str, ...]] = {
-    "user": ("user", "user_id", "userid", "uid", "query", "qid", "query_id"),
-    "item": ("item", "item_id", "itemid", "iid", "movie_id", "doc", "docid", "doc_id"),
-    "rating": ("rating", "score", "relevance", "grade", "label"),
-    "timestamp": ("timestamp", "time", "ts", "datetime", "date", "unix_time"),
+    role: _COLUMN_ALIASES[role] for role in ("user", "item", "rating", "timestamp")
 }
 
 _HEADERLESS_NAMES = ("user", "item", "rating", "timestamp")
@@ -301,60 +299,16 @@ def _names(columns: list[str]) -> str:
     return ", ".join(repr(c) for c in columns) if columns else "(none)"
 
 
-def _find_explicit(columns: list[str], name: str, role: str, source: str | None) -> str:
-    if name in columns:
-        return name
-    matches = [c for c in columns if c.lower() == str(name).lower()]
-    if len(matches) == 1:
-        return matches[0]
-    raise InputError(
-        f"no column {name!r} (asked for as the {role} column); found columns {_names(columns)}",
-        source=source,
-    )
-
-
-def _detect(columns: list[str], role: str, taken: set[str], source: str | None) -> str | None:
-    for alias in ALIASES[role]:
-        matches = [c for c in columns if _norm(c) == _norm(alias) and c not in taken]
-        if len(matches) == 1:
-            return matches[0]
-        if len(matches) > 1:
-            raise InputError(
-                f"columns {_names(matches)} could each be the {role} column; "
-                f"choose one with {role}=<column>",
-                source=source,
-            )
-    return None
-
-
 def _resolve_names(columns: list[str], explicit: dict[str, Any], source: str | None) -> dict[str, str | None]:
-    roles: dict[str, str | None] = {}
-    taken: set[str] = set()
-    for role in ("user", "item", "rating", "timestamp"):
-        given = explicit.get(role)
-        if given is False:
-            roles[role] = None
-        elif given is not None:
-            roles[role] = _find_explicit(columns, given, role, source)
-            taken.add(roles[role])  # type: ignore[arg-type]
-    for role in ("user", "item", "timestamp", "rating"):
-        if role in roles:
-            continue
-        found = _detect(columns, role, taken, source)
-        roles[role] = found
-        if found is not None:
-            taken.add(found)
-    for role in ("user", "item"):
-        if roles[role] is None:
-            raise InputError(
-                f"no {role} column: expected one of {', '.join(ALIASES[role])} (any case) "
-                f"or {role}=<column>; found columns {_names(columns)}",
-                source=source,
-            )
-    used = [v for v in roles.values() if v is not None]
-    if len(set(used)) != len(used):
-        raise InputError(f"one column given two roles: {roles}", source=source)
-    return roles
+    """Roles to columns through the one resolver (:func:`rankmeter.io.columns.resolve`)."""
+    from .columns import resolve
+
+    wanted = {role: explicit.get(role) for role in ("user", "item", "timestamp", "rating")
+              if explicit.get(role) is not False}
+    hint = {role: f"{role}=<column>" for role in wanted}
+    found = resolve(columns, {r: (v if v else None) for r, v in wanted.items()}, source=source,
+                    optional=("timestamp", "rating"), aliases=ALIASES, hint=hint)
+    return {role: found.get(role) for role in ("user", "item", "rating", "timestamp")}
 
 
 def _resolve(
