@@ -81,7 +81,7 @@ class Block:
         yield self.first_row
 
 
-def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: str) -> pa.Table:
+def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: str, text: bool = True) -> pa.Table:
     """``query``/``item`` as text, ``score``/``rank`` as float64, from a table and its resolved columns.
 
     Raises RowError (row of ``table``) for a missing/empty id or a bad number, and
@@ -92,9 +92,11 @@ def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: st
         "item": id_column(table.column(cols["item"]), "item", cols["item"], source),
     }
     if "score" in cols:
-        out["score"] = pa.array(number_column(table.column(cols["score"]), "score", cols["score"], source))
+        out["score"] = pa.array(number_column(table.column(cols["score"]), "score", cols["score"], source,
+                                                 text=text))
     if order == "rank":
-        out["rank"] = pa.array(number_column(table.column(cols["rank"]), "rank", cols["rank"], source))
+        out["rank"] = pa.array(number_column(table.column(cols["rank"]), "rank", cols["rank"], source,
+                                                text=text))
     return pa.table(out)
 
 
@@ -159,7 +161,7 @@ class RunBlocks:
         for batch in self.file.iter_batches(batch_size=rows, columns=names, use_threads=True):
             table = pa.Table.from_batches([batch])
             try:
-                std = standardize(table, self.cols, self.order, self.source)
+                std = standardize(table, self.cols, self.order, self.source, text=False)
             except RowError as exc:
                 raise InputError(exc.message, source=self.source, line=first + exc.row + 1) from None
             yield Block(std, first, None)

@@ -246,10 +246,12 @@ def first_not_number(arr: pa.Array) -> int | None:
 
 
 def number_column(col: pa.Array | pa.ChunkedArray, what: str, name: str | None, source: str | None,
-                  *, finite: bool = True) -> np.ndarray:
+                  *, finite: bool = True, text: bool = True) -> np.ndarray:
     """A score, grade or rank column as float64 numbers; raises RowError at the first bad row.
 
     ``what`` names the value in messages (``score``, ``relevance grade``, ``rank``).
+    ``text=False`` refuses a text column (typed sources: a DataFrame's string scores
+    are a mistake to point out, not text to parse).
 
     >>> number_column(pa.array(["1", "2.5", "1e3"]), "score", "s", "<t>").tolist()
     [1.0, 2.5, 1000.0]
@@ -265,6 +267,9 @@ def number_column(col: pa.Array | pa.ChunkedArray, what: str, name: str | None, 
     if arr.null_count:
         row = int(np.flatnonzero(np.asarray(arr.is_null().to_numpy(zero_copy_only=False)))[0])
         raise RowError(row, f"{what} is missing")
+    if _is_text(t) and not text:
+        where = f" (column {name!r})" if name else ""
+        raise InputError(f"{what} column must be numeric, found {t}{where}", source=source)
     if _is_text(t):
         bad = first_not_number(arr)
         if bad is not None:

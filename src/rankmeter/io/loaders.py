@@ -153,7 +153,8 @@ def _qrels_from_table(table: pa.Table, source: str, query: str | None, item: str
     where = _where(source, line_of, row_offset)
     try:
         if "grade" in cols:
-            g = number_column(table.column(cols["grade"]), "relevance grade", cols["grade"], source)
+            g = number_column(table.column(cols["grade"]), "relevance grade", cols["grade"], source,
+                              text=line_of is not None)
             if grade is None and normalise(cols["grade"]) not in LITERAL_GRADE:
                 notes.append(f"grade from column {cols['grade']!r}")
         else:
@@ -182,8 +183,11 @@ def _run_from_table(table: pa.Table, source: str, query: str | None, item: str |
     try:
         qids = id_column(table.column(cols["query"]), "query", cols["query"], source)
         iids = id_column(table.column(cols["item"]), "item", cols["item"], source)
-        sc = number_column(table.column(cols["score"]), "score", cols["score"], source) if "score" in cols else None
-        rk = number_column(table.column(cols["rank"]), "rank", cols["rank"], source) if order == "rank" else None
+        text = line_of is not None  # text files: numbers parsed; typed sources: numbers required
+        sc = (number_column(table.column(cols["score"]), "score", cols["score"], source, text=text)
+              if "score" in cols else None)
+        rk = (number_column(table.column(cols["rank"]), "rank", cols["rank"], source, text=text)
+              if order == "rank" else None)
         return Run.from_columns(qids, iids, sc, rank=rk, order=order, **options)  # type: ignore[arg-type]
     except RowError as exc:
         raise where(exc) from None

@@ -114,7 +114,7 @@ def line_text(raw: bytes, n: int) -> str:
     return lines[n - 1].decode("utf-8", "replace") if 0 < n <= len(lines) else ""
 
 
-def _normalise(data: bytes, comments: bool) -> tuple[bytes, int]:
+def _normalise_counted(data: bytes, comments: bool) -> tuple[bytes, int]:
     """One space between fields, none at line edges, comment lines emptied; and the number of comments."""
     data = _unify_line_ends(data)
     if b"\t" in data or b"\v" in data or b"\f" in data:
@@ -221,7 +221,7 @@ def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, ra
     ({'query': ['q1'], 'item': ['d\\xa0'], 'score': [2.5]}, 1, [2])
     """
     raw = data[3:] if first_line == 1 and data.startswith(_BOM) else data
-    norm, n_comments = _normalise(raw, comments)
+    norm, n_comments = _normalise_counted(raw, comments)
     if kind == "run":
         value, names = "score", _RUN_NAMES
         types = {"query": pa.string(), "item": pa.string(), "score": pa.float64(), "rank": pa.string()}
@@ -341,3 +341,34 @@ def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **option
     """
     data, name = _bytes(path)
     return parse_trec_qrels_bytes(data, name, comments=comments, **options)
+
+
+# --------------------------------------------------------------------------- for stream.py, until it reads io.blocks
+# (the lead switches ``stream._TrecSource`` to :mod:`rankmeter.io.blocks`; these keep it working meanwhile, through
+# the one parser above)
+
+
+def _normalise(data: bytes) -> bytes:
+    return _normalise_counted(data, True)[0]
+
+
+def _fast_table(data: bytes, names: list[str], types: dict[str, pa.DataType], keep: list[str]) -> pa.Table | None:
+    kind = "run" if "score" in keep else "qrels"
+    try:
+        return parse_trec(data, kind, "<block>", rank="rank" in keep, empty_ok=True).table
+    except InputError:
+        return None
+
+
+def _slow_columns(data: bytes, source: str, kind: str) -> dict[str, list]:  # type: ignore[type-arg]
+    table = parse_trec(data, kind, source).table  # raises the error with its line
+    return {c: table.column(c).to_pylist() for c in table.column_names}
+
+
+def _lines(data: bytes) -> list[tuple[int, str, list[str]]]:
+    norm, _ = _normalise_counted(data, True)
+    out = []
+    for n, line in enumerate(norm.split(b"\n"), start=1):
+        if line:
+            out.append((n, line_text(data, n), line.decode("utf-8", "replace").split(" ")))
+    return out
