@@ -143,8 +143,8 @@ class RunBlocks:
 
     # ------------------------------------------------------------------ reading
 
-    def blocks(self, rows: int) -> Iterator[Block]:
-        """Blocks of about ``rows`` rows (text: about ``rows * 48`` bytes), in file order."""
+    def blocks(self, rows: int, block_bytes: int | None = None) -> Iterator[Block]:
+        """Blocks of about ``rows`` rows (text: about ``rows * 48`` bytes, or ``block_bytes``), in file order."""
         if self._used and not self.restartable:
             raise InputError("a stream can be read only once (the run is not grouped by query: write it to a file, "
                              "or group its rows by query)", source=self.source)
@@ -153,7 +153,7 @@ class RunBlocks:
         if self.format == "parquet":
             yield from self._parquet_blocks(rows)
         else:
-            yield from self._text_blocks(rows)
+            yield from self._text_blocks(rows, block_bytes)
 
     def _parquet_blocks(self, rows: int) -> Iterator[Block]:
         first = 0
@@ -167,9 +167,9 @@ class RunBlocks:
             yield Block(std, first, None)
             first += std.num_rows
 
-    def _text_chunks(self, rows: int) -> Iterator[tuple[bytes, int]]:
+    def _text_chunks(self, rows: int, block_bytes: int | None) -> Iterator[tuple[bytes, int]]:
         """Byte blocks cut at a line end, with the line number of their first line."""
-        size = max(1 << 16, min(rows * 48, 1 << 28))
+        size = block_bytes or max(1 << 16, min(rows * 48, 1 << 28))
         line = 1
         rest = b""
         with self.input.open() as fh:
@@ -195,11 +195,11 @@ class RunBlocks:
                 if eof:
                     return
 
-    def _text_blocks(self, rows: int) -> Iterator[Block]:
+    def _text_blocks(self, rows: int, block_bytes: int | None) -> Iterator[Block]:
         first = 0
         self.comment_lines = 0
         header_seen = self.format == "trec"
-        for data, line in self._text_chunks(rows):
+        for data, line in self._text_chunks(rows, block_bytes):
             if line == 1 and data.startswith(b"\xef\xbb\xbf"):
                 data = data[3:]
             if not header_seen:  # drop the header line of CSV/TSV

@@ -221,12 +221,15 @@ def run_columns(names: list[str], source: str, order: str,
     return cols, order
 
 
-def _csv(inp: Input, fmt: str, text_roles: dict[str, str | None], kind: str) -> tuple[pa.Table, Any]:
+def _csv(inp: Input, fmt: str, text_roles: dict[str, str | None], kind: str,
+         order: str = "score") -> tuple[pa.Table, Any]:
     """Parse CSV/TSV with the columns of the roles (as resolved from the header) read as text."""
     sep = "\t" if fmt == "tsv" else ","
     header = csv_header(inp.head, sep)
-    optional = ("grade",) if kind == "qrels" else ("score", "rank")
-    cols = resolve(header, text_roles, source=inp.name, optional=optional)
+    if kind == "qrels":
+        cols = resolve(header, text_roles, source=inp.name, optional=("grade",))
+    else:
+        cols, _ = run_columns(header, inp.name, order, text_roles)
     parsed = parse_csv(inp.read_all(), sep, inp.name, text=list(cols.values()),
                        keep=None if kind == "qrels" else list(cols.values()))
     return parsed.table, parsed.line_of
@@ -277,7 +280,7 @@ def read_run(path: str | Path | Input, *, format: Format = "auto", query: str | 
     if fmt == "parquet":
         return _run_from_table(read_parquet(inp), inp.name, query, item, score, rank, order=order,
                                duplicates=duplicates)
-    table, line_of = _csv(inp, fmt, names, "run")
+    table, line_of = _csv(inp, fmt, names, "run", order)
     return _run_from_table(table, inp.name, query, item, score, rank, line_of, order=order, duplicates=duplicates)
 
 
