@@ -56,7 +56,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError
-from ..data._table import RowError
+from ..data import RowError
 from .columns import id_column, number_column
 from .loaders import detect_format, run_columns
 from .source import Input, open_input

@@ -45,7 +45,7 @@ import pyarrow as pa
 
 from .. import _compute as C
 from .._errors import InputError
-from ..data._table import RowError
+from ..data import RowError
 
 __all__ = [
     "ALIASES", "resolve", "candidates", "normalise", "check_unique_names", "id_column", "number_column",
@@ -260,7 +260,7 @@ def number_column(col: pa.Array | pa.ChunkedArray, what: str, name: str | None, 
     ...
     rankmeter.data._table.RowError: score is not a number ('1_000')
     """
-    from ..data._ids import to_numpy
+    from ..data.ids import to_numpy
 
     arr = _plain(col)
     t = arr.type

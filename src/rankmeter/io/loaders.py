@@ -33,8 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError
-from ..data import Qrels, Run
-from ..data._table import RowError
+from ..data import Qrels, RowError, Run
 from .columns import ALIASES, LITERAL_GRADE, candidates, id_column, normalise, number_column, resolve
 from .source import Input, base_name, open_input
 from .tables import csv_header, is_frame, parse_csv, read_parquet, to_arrow

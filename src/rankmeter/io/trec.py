@@ -42,8 +42,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from .._errors import InputError
-from ..data import Qrels, Run
-from ..data._table import RowError
+from ..data import Qrels, RowError, Run
 from .columns import number_column
 from .source import Input, open_input
 
