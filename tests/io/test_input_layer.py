@@ -384,3 +384,35 @@ def test_blocks_error_lines_far_into_the_file(tmp_path) -> None:
     for _ in src.blocks(100):
         pass
     assert src.line_of(10) == (11, "q10 Q0 d 1 1 s")  # re-read: an early block is gone from memory
+
+
+# --------------------------------------------------------------------------- interactions through the same opening
+
+
+def test_interactions_from_gzip_under_any_name_and_fifo(tmp_path) -> None:
+    from rankmeter.io.interactions import read_interactions
+
+    data = b"user,item,rating\n007,1.0,4\n8,x,oops\n"
+    p = write(tmp_path, "ratings.data", gzip.compress(data))
+    with pytest.raises(InputError) as err:
+        read_interactions(p)
+    assert err.value.line == 3 and "ratings.data" in str(err.value)
+    good = write(tmp_path, "ok.bin", gzip.compress(b"user,item,rating\n007,1.0,4\n"))
+    got = read_interactions(good)
+    assert got.table.column("user").to_pylist() == ["007"] and got.table.column("item").to_pylist() == ["1.0"]
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "in.fifo"
+        os.mkfifo(fifo)
+        t = threading.Thread(target=lambda: fifo.write_bytes(b"user\titem\n007\t1.0\n"))
+        t.start()
+        try:
+            assert read_interactions(fifo).table.column("item").to_pylist() == ["1.0"]
+        finally:
+            t.join(timeout=10)
+
+
+def test_interactions_from_stdin() -> None:
+    code = ("from rankmeter.io.interactions import read_interactions; d = read_interactions('-');"
+            "print(d.table.column(d.user).to_pylist(), d.source)")
+    out = subprocess.run([sys.executable, "-c", code], input=b"user,item\n007,a\n", capture_output=True, timeout=120)
+    assert out.stdout.strip() == b"['007'] <stdin>", out.stderr
