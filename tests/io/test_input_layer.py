@@ -416,3 +416,21 @@ def test_interactions_from_stdin() -> None:
             "print(d.table.column(d.user).to_pylist(), d.source)")
     out = subprocess.run([sys.executable, "-c", code], input=b"user,item\n007,a\n", capture_output=True, timeout=120)
     assert out.stdout.strip() == b"['007'] <stdin>", out.stderr
+
+
+def test_stdin_twice_says_so(tmp_path) -> None:
+    out = _cli("evaluate", "-", "-", "-m", "P@1", stdin=b"q 0 b 1\n")
+    assert out.returncode == 2 and b"standard input was read already" in out.stderr, out.stderr
+
+
+def test_empty_csv_id_names_the_line(tmp_path) -> None:
+    with pytest.raises(InputError) as err:
+        read_run(write(tmp_path, "r.csv", "query,item,score\nq,a,1\nq,,2\n"))
+    assert err.value.line == 3 and "item id is empty" in str(err.value)
+
+
+def test_read_trec_table_keeps_rows_and_duplicates(tmp_path) -> None:
+    from rankmeter.io.trec import read_trec_table
+
+    t = read_trec_table(write(tmp_path, "r.txt", "# c\nu Q0 007 1 2 s x\nu Q0 007 2 1 s\n"))
+    assert t.to_pydict() == {"query": ["u", "u"], "item": ["007", "007"], "score": [2.0, 1.0]}

@@ -35,6 +35,7 @@ from .._errors import InputError
 __all__ = ["Input", "open_input", "HEAD_BYTES", "base_name"]
 
 HEAD_BYTES = 1 << 16
+_STDIN_READ = False  # whether "-" was opened before in this process
 _GZIP = b"\x1f\x8b"
 
 
@@ -135,9 +136,17 @@ def open_input(path: str | os.PathLike[str]) -> Input:
 
     Raises InputError: no such file, a directory, permission denied, empty input.
     """
+    global _STDIN_READ
     name = os.fspath(path)
     if name == "-":
-        return _from_stream(sys.stdin.buffer, "<stdin>")
+        again, _STDIN_READ = _STDIN_READ, True
+        try:
+            return _from_stream(sys.stdin.buffer, "<stdin>")
+        except InputError as exc:
+            if again and "empty" in exc.message:
+                raise InputError("the input is empty: standard input was read already (only one input can be '-')",
+                                 source="<stdin>") from None
+            raise
     p = Path(name)
     try:
         st = p.stat()

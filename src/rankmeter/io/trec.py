@@ -47,7 +47,7 @@ from .columns import number_column
 from .source import Input, open_input
 
 __all__ = [
-    "read_trec_qrels", "read_trec_run", "parse_trec", "TrecText", "parse_trec_run_bytes", "parse_trec_qrels_bytes",
+    "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes", "parse_trec_qrels_bytes",
     "comment_note", "locate",
 ]
 
@@ -322,6 +322,17 @@ def _bytes(path: str | Path | Input) -> tuple[bytes, str]:
     if not data.strip():
         raise InputError("the file is empty", source=inp.name)
     return data, inp.name
+
+
+def read_trec_table(path: str | Path | Input, kind: str = "run", *, comments: bool = True,
+                    rank: bool = False) -> pa.Table:
+    """The rows of a TREC file as a table, in file order, duplicates kept (``query, item, score|grade[, rank]``).
+
+    For readers that need the rows themselves (top-k lists of a recommender), parsed
+    by the one TREC parser.
+    """
+    data, name = _bytes(path)
+    return parse_trec(data, kind, name, comments=comments, rank=rank).table
 
 
 def read_trec_run(path: str | Path | Input, *, comments: bool = True, **run_options: Any) -> Run:
