@@ -130,16 +130,19 @@ def _normalise_counted(data: bytes, comments: bool) -> tuple[bytes, int]:
     return data, n_comments
 
 
-def _field_counts(norm: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """(line numbers, number of fields) of every non-empty line of normalised text."""
+def _spaces(norm: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of the spaces, the line (0-based) of each, and the number of spaces on every line."""
     buf = np.frombuffer(norm, dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
-    starts = np.concatenate(([0], nl + 1))
-    ends = np.concatenate((nl, [len(buf)]))
-    keep = np.flatnonzero(ends > starts)
-    spaces = np.concatenate(([0], np.cumsum(buf == 32)))
-    fields = spaces[ends[keep]] - spaces[starts[keep]] + 1
-    return keep + 1, fields
+    sp = np.flatnonzero(buf == 32)
+    line = np.searchsorted(nl, sp)
+    return sp, line, np.bincount(line, minlength=len(nl) + 1)
+
+
+def _field_counts(norm: bytes, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(line numbers, number of fields) of every non-empty line of normalised text."""
+    keep = data_lines(norm) - 1
+    return keep + 1, counts[keep] + 1
 
 
 def _swapped(kind: str, n: int) -> str:
@@ -150,9 +153,10 @@ def _swapped(kind: str, n: int) -> str:
     return ""
 
 
-def _column_error(kind: str, norm: bytes, raw: bytes, source: str, first_line: int) -> InputError | None:
+def _column_error(kind: str, norm: bytes, raw: bytes, source: str, first_line: int,
+                  counts: np.ndarray) -> InputError | None:
     """The first line with the wrong number of columns, as an error (None: every line is fine)."""
-    lines, fields = _field_counts(norm)
+    lines, fields = _field_counts(norm, counts)
     bad = np.flatnonzero(fields < 6) if kind == "run" else np.flatnonzero(fields != 4)
     if not len(bad):
         return None
@@ -166,18 +170,12 @@ def _column_error(kind: str, norm: bytes, raw: bytes, source: str, first_line: i
                       source=source, line=n + first_line - 1, text=line_text(raw, n))
 
 
-def _absorb_extra(norm: bytes) -> bytes:
+def _absorb_extra(norm: bytes, sp: np.ndarray, line: np.ndarray, counts: np.ndarray) -> bytes:
     """Join the columns after the sixth of each line into the sixth (the tag, never read)."""
-    buf = np.frombuffer(norm, dtype=np.uint8)
-    sp = np.flatnonzero(buf == 32)
     if not len(sp):
         return norm
-    nl = np.flatnonzero(buf == 10)
-    line = np.searchsorted(nl, sp)
-    new = np.ones(len(sp), dtype=bool)
-    new[1:] = line[1:] != line[:-1]
-    first = np.maximum.accumulate(np.where(new, np.arange(len(sp)), 0))
-    extra = sp[(np.arange(len(sp)) - first) >= 5]
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))  # index (in ``sp``) of each line's first space
+    extra = sp[(np.arange(len(sp)) - first[line]) >= 5]
     if not len(extra):
         return norm
     out = bytearray(norm)
@@ -246,11 +244,14 @@ def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, ra
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         pass
     if table is None:
-        err = _column_error(kind, norm, raw, source, first_line) or _utf8_error(norm, raw, source, first_line)
+        sp, line_of_space, counts = _spaces(norm)
+        err = (_column_error(kind, norm, raw, source, first_line, counts)
+               or _utf8_error(norm, raw, source, first_line))
         if err is not None:
             raise err
         if kind == "run":  # a varying number of columns after the sixth
-            norm = _absorb_extra(norm)
+            norm = _absorb_extra(norm, sp, line_of_space, counts)
+            del sp, line_of_space, counts
             names = _RUN_NAMES
             try:
                 table = _read(norm, names, types, keep)
