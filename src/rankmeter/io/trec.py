@@ -271,9 +271,14 @@ def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, ra
 
 
 def comment_note(n: int, source: str) -> str:
-    """The note about skipped comment lines."""
-    lines = "line was" if n == 1 else "lines were"
-    return f"{n} comment {lines} (starting with '#') skipped in {source}"
+    """The note about skipped comment lines.
+
+    >>> comment_note(3, "run.txt")
+    "3 comment lines (starting with '#') were skipped in run.txt"
+    """
+    if n == 1:
+        return f"1 comment line (starting with '#') was skipped in {source}"
+    return f"{n} comment lines (starting with '#') were skipped in {source}"
 
 
 def locate(parsed: TrecText, build: Callable[[], Any]) -> Any:
