@@ -434,3 +434,16 @@ def test_read_trec_table_keeps_rows_and_duplicates(tmp_path) -> None:
 
     t = read_trec_table(write(tmp_path, "r.txt", "# c\nu Q0 007 1 2 s x\nu Q0 007 2 1 s\n"))
     assert t.to_pydict() == {"query": ["u", "u"], "item": ["007", "007"], "score": [2.0, 1.0]}
+
+
+def test_split_csv_output_evaluates_with_its_ids(tmp_path) -> None:
+    # the project's own chain: `split --format csv` writes "001","0104"; `evaluate` must read them as text
+    inter = write(tmp_path, "inter.csv", "user,item,timestamp\n001,0103,1\n001,0104,2\n002,0103,1\n002,0105,3\n")
+    out = _cli("split", str(inter), "--method", "leave-k-out", "--out", str(tmp_path / "sp"), "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    run = write(tmp_path, "run.csv", "user,item,score\n001,0104,2\n001,104,1\n002,0105,2\n002,105,1\n")
+    out = _cli("evaluate", str(tmp_path / "sp" / "test.csv"), str(run), "-m", "P@1", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    import json
+
+    assert json.loads(out.stdout)["mean"]["P@1"] == 1.0
