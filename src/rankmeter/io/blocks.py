@@ -240,7 +240,10 @@ class RunBlocks:
             self.comment_lines += parsed.comment_lines
             return parsed
         keep = list(dict.fromkeys(self.cols.values()))
-        return parse_csv(data, self.sep, self.source, text=keep, keep=keep, names=self.header, first_line=line)
+        ids = [self.cols["query"], self.cols["item"]]
+        values = [c for c in keep if c not in ids]
+        return parse_csv(data, self.sep, self.source, text=ids, numbers=values, keep=keep, names=self.header,
+                         first_line=line)
 
     # ------------------------------------------------------------------ rows to lines
 

@@ -271,10 +271,13 @@ def number_column(col: pa.Array | pa.ChunkedArray, what: str, name: str | None, 
         where = f" (column {name!r})" if name else ""
         raise InputError(f"{what} column must be numeric, found {t}{where}", source=source)
     if _is_text(t):
-        bad = first_not_number(arr)
-        if bad is not None:
-            raise RowError(bad, f"{what} is not a number ({arr[bad].as_py()!r})")
-        arr = C.cast(arr, pa.float64())
+        try:
+            arr = C.cast(arr, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            bad = first_not_number(arr)
+            if bad is not None:
+                raise RowError(bad, f"{what} is not a number ({arr[bad].as_py()!r})") from None
+            raise
     elif pa.types.is_decimal(t) or pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_float16(t):
         arr = C.cast(arr, pa.float64())
     elif pa.types.is_null(t) and len(arr) == 0:

@@ -229,7 +229,9 @@ def _csv(inp: Input, fmt: str, text_roles: dict[str, str | None], kind: str,
         cols = resolve(header, text_roles, source=inp.name, optional=("grade",))
     else:
         cols, _ = run_columns(header, inp.name, order, text_roles)
-    parsed = parse_csv(inp.read_all(), sep, inp.name, text=list(cols.values()),
+    ids = [cols[r] for r in ("query", "item")]
+    values = [c for r, c in cols.items() if r not in ("query", "item")]
+    parsed = parse_csv(inp.read_all(), sep, inp.name, text=ids, numbers=values,
                        keep=None if kind == "qrels" else list(cols.values()))
     return parsed.table, parsed.line_of
 

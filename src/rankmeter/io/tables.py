@@ -132,11 +132,14 @@ def _unified(raw: bytes) -> bytes:
 
 
 def parse_csv(data: bytes, sep: str, source: str, *, text: Sequence[str] = (), keep: Sequence[str] | None = None,
-              names: Sequence[str] | None = None, first_line: int = 1) -> CsvText:
+              names: Sequence[str] | None = None, first_line: int = 1, numbers: Sequence[str] = ()) -> CsvText:
     """Parse CSV/TSV text; the ``text`` columns are read as strings, exactly as written.
 
-    ``names`` given: the text has no header line (a block of a longer file) and these
-    are its columns. ``keep``: the columns to return (default: all).
+    ``numbers``: columns parsed as float64 straight away when every value reads as a
+    number (else they come back as text, for :func:`~rankmeter.io.columns.number_column`
+    to name the first bad value). ``names`` given: the text has no header line (a
+    block of a longer file) and these are its columns. ``keep``: the columns to return
+    (default: all).
 
     >>> parse_csv(b"qid,doc,score\\n007,1e3,1.0\\n", ",", "r.csv", text=["qid", "doc", "score"]).table.to_pydict()
     {'qid': ['007'], 'doc': ['1e3'], 'score': ['1.0']}
@@ -148,31 +151,28 @@ def parse_csv(data: bytes, sep: str, source: str, *, text: Sequence[str] = (), k
     if names is None:
         names = csv_header(raw[: 1 << 16] if len(raw) > 1 << 16 else raw, sep)
         check_unique_names(names, source)
-    try:
-        table = pacsv.read_csv(
+
+    def read(types: dict[str, pa.DataType]) -> pa.Table:
+        return pacsv.read_csv(
             pa.BufferReader(raw),
-            read_options=pacsv.ReadOptions(column_names=list(names), skip_rows=0, block_size=1 << 20),
+            read_options=pacsv.ReadOptions(column_names=None if header else list(names), block_size=1 << 20),
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in text}, include_columns=list(keep) if keep else None,
-                strings_can_be_null=False, quoted_strings_can_be_null=False),
-        ) if not header else _read_with_header(pacsv, raw, sep, names, text, keep)
+                column_types=types, include_columns=list(keep) if keep else None, strings_can_be_null=False,
+                quoted_strings_can_be_null=False, null_values=[] if numbers else None),
+        )
+
+    types = {c: pa.string() for c in text}
+    try:
+        try:
+            table = read({**types, **{c: pa.float64() for c in numbers}})
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            if not numbers:
+                raise
+            table = read({**types, **{c: pa.string() for c in numbers}})
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise _locate_csv_error(raw, sep, len(names), source, str(exc), header, first_line) from None
     return CsvText(table, source, first_line, header, raw)
-
-
-def _read_with_header(pacsv: Any, raw: bytes, sep: str, names: Sequence[str], text: Sequence[str],
-                      keep: Sequence[str] | None) -> pa.Table:
-    # the header is parsed by pyarrow too (its quoting rules), but the names come from csv_header: the same
-    return pacsv.read_csv(
-        pa.BufferReader(raw),
-        read_options=pacsv.ReadOptions(block_size=1 << 20),
-        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=False),
-        convert_options=pacsv.ConvertOptions(
-            column_types={c: pa.string() for c in text}, include_columns=list(keep) if keep else None,
-            strings_can_be_null=False, quoted_strings_can_be_null=False),
-    )
 
 
 def _locate_csv_error(raw: bytes, sep: str, n_fields: int, source: str, message: str, header: bool,
