@@ -118,14 +118,16 @@ def _normalise_counted(data: bytes, comments: bool) -> tuple[bytes, int]:
     data = _unify_line_ends(data)
     if b"\t" in data or b"\v" in data or b"\f" in data:
         data = data.translate(_BLANKS)
+    # a blank that is doubled or at a line's edge? (one pass over the bytes, then over the spaces only)
     buf = np.frombuffer(data, dtype=np.uint8)
-    if len(buf):
-        sp = buf == 32
-        nl = buf == 10
-        if sp[0] or sp[-1] or bool((sp[1:] & (sp[:-1] | nl[:-1])).any()) or bool((sp[:-1] & nl[1:]).any()):
-            data = _EDGE.sub(b"", _MULTI.sub(b" ", data))
+    sp = np.flatnonzero(buf == 32)
+    n = len(buf)
+    if len(sp) and (sp[0] == 0 or sp[-1] == n - 1 or bool((np.diff(sp) == 1).any())
+                    or bool((buf[sp - 1] == 10).any()) or bool((buf[sp + 1] == 10).any())):
+        data = _EDGE.sub(b"", _MULTI.sub(b" ", data))
+    del buf, sp
     n_comments = 0
-    if comments and (data.startswith(b"#") or b"\n#" in data):
+    if comments and b"#" in data and (data.startswith(b"#") or b"\n#" in data):
         data, n_comments = _COMMENT.subn(b"", data)
     return data, n_comments
 
