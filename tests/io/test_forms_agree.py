@@ -55,9 +55,11 @@ def test_every_form_gives_the_same_judgments_and_run(data) -> None:  # type: ign
         d = Path(tmp)
         comment = "" if hash_queries else "# a comment line\n"
         tag = " tag extra" if seven else " tag"
-        (d / "qrels.txt").write_text(b + comment + "".join(f"{q}\t0 {i} {g}\n" for q, i, _, g in rows),
+        qsep = "\t" if seven else " "
+        (d / "qrels.txt").write_text(b + comment + "".join(f"{q}{qsep}0 {i} {g}\n" for q, i, _, g in rows),
                                      encoding="utf-8")
-        (d / "run.txt").write_text(b + comment + "".join(f"{q} Q0  {i} {n} {_fmt(s)}{tag}\n"
+        gap = "  " if bom else " "  # one blank: the file may be read by pyarrow from its path
+        (d / "run.txt").write_text(b + comment + "".join(f"{q} Q0{gap}{i} {n} {_fmt(s)}{tag}\n"
                                                          for n, (q, i, s, _) in enumerate(rows)), encoding="utf-8")
         for sep, name in ((",", "csv"), ("\t", "tsv")):
             (d / f"qrels.{name}").write_text(b + _csv_text(["query", "item", "grade"],

@@ -447,3 +447,53 @@ def test_split_csv_output_evaluates_with_its_ids(tmp_path) -> None:
     import json
 
     assert json.loads(out.stdout)["mean"]["P@1"] == 1.0
+
+
+TRICKY_RUNS = [
+    "q Q0 d 1 2 \nq Q0 e 2 1 t\n",  # a missing tag hidden by a trailing blank: an error
+    "q Q0 d 1 2 t \nq Q0 e 2 1 t \n",  # trailing blanks everywhere: fine
+    "q  Q0 d 1 2 t\n",  # a doubled blank would shift the columns
+    "q Q0\vz d 1 2 t\n",  # \v separates fields: the item is z
+    "q Q0 d 1\vx 2 t\n",  # \v inside the rank: the score is x
+    "q\tQ0 d 1 2 t\n",
+    " q Q0 d 1 2 t\n",
+    "#q Q0 d 1 2 t\nq Q0 e 1 1 t\n",
+    "\ufeffq Q0 d 1 2 t\r\nq Q0 e 2 1 t\r\n",
+    "q Q0 d 1 2 t x\nq Q0 e 2 1 t x\n",
+    "q Q0 d 1 nan t\n",
+    "q Q0 d 1 2 t\nq Q0 d 2 1 t\n",  # a duplicate: its line
+    "\nq Q0 d 1 2 t\n\n\nq Q0 e 2 x t\n",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_RUNS)
+def test_direct_file_read_agrees_with_the_full_parse(tmp_path, text) -> None:
+    # a plain file may be parsed by pyarrow from its path; it must give what the byte parser gives
+    from rankmeter.io.trec import parse_trec_run_bytes
+
+    p = write(tmp_path, "r.txt", text)
+    try:
+        want = ("ok", parse_trec_run_bytes(text.encode(), str(p)).to_lists())
+    except InputError as exc:
+        want = ("error", str(exc))
+    try:
+        got = ("ok", read_run(p).to_lists())
+    except InputError as exc:
+        got = ("error", str(exc))
+    assert got == want
+
+
+@pytest.mark.parametrize("text", ["q 0 d 1\nq  0 e 1\n", "q\t0 d 1\n", "q 0\vz d 1\n", "q 0 d 1 \n", "q 0 d nan\n"])
+def test_direct_qrels_read_agrees_with_the_full_parse(tmp_path, text) -> None:
+    from rankmeter.io.trec import parse_trec_qrels_bytes
+
+    p = write(tmp_path, "q.txt", text)
+    try:
+        want = ("ok", parse_trec_qrels_bytes(text.encode(), str(p)).to_dict())
+    except InputError as exc:
+        want = ("error", str(exc))
+    try:
+        got = ("ok", read_qrels(p).to_dict())
+    except InputError as exc:
+        got = ("error", str(exc))
+    assert got == want

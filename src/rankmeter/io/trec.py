@@ -77,15 +77,25 @@ class TrecText:
     first_line: int = 1
     _norm: bytes = field(default=b"", repr=False)
     _raw: bytes = field(default=b"", repr=False)
+    _load: Callable[[], bytes] | None = field(default=None, repr=False)  # the bytes, read on first need
+
+    def _texts(self) -> tuple[bytes, bytes]:
+        if self._load is not None:
+            raw = self._load()
+            self._raw = raw[3:] if raw.startswith(_BOM) else raw
+            self._norm = _normalise_counted(self._raw, True)[0]
+            self._load = None
+        return self._norm, self._raw
 
     def lines(self) -> np.ndarray:
         """The line number of every row."""
-        return data_lines(self._norm) + (self.first_line - 1)
+        return data_lines(self._texts()[0]) + (self.first_line - 1)
 
     def line_of(self, row: int) -> tuple[int, str]:
         """Line number and text of row ``row``."""
-        n = int(data_lines(self._norm)[row])
-        return n + self.first_line - 1, line_text(self._raw, n)
+        norm, raw = self._texts()
+        n = int(data_lines(norm)[row])
+        return n + self.first_line - 1, line_text(raw, n)
 
     def error(self, exc: RowError) -> InputError:
         line, text = self.line_of(exc.row)
@@ -324,6 +334,67 @@ def parse_trec_qrels_bytes(data: bytes, source: str = "<qrels>", *, comments: bo
     return _qrels_from(parse_trec(data, "qrels", source, comments=comments), options)
 
 
+def _clean(arr: pa.ChunkedArray, first_byte: int | None = None, controls: bool = True) -> bool:
+    """No empty string, no byte below 32 (tab, \\v, \\f, \\r), and no string starting with ``first_byte``."""
+    from ..data.ids import string_buffers
+
+    for chunk in arr.chunks:
+        if not len(chunk):
+            continue
+        offsets, data = string_buffers(chunk)
+        if bool((offsets[1:] == offsets[:-1]).any()):
+            return False
+        if controls and bool((data[offsets[0]:offsets[-1]] < 32).any()):
+            return False
+        if first_byte is not None and bool((data[offsets[:-1]] == first_byte).any()):
+            return False
+    return True
+
+
+def _direct(inp: Input, kind: str, comments: bool, rank: bool) -> TrecText | None:
+    """The parse of a plain file read by pyarrow from its path (no copy of its bytes in Python), or None.
+
+    Accepted only when the full parse would read the same rows: one space between
+    fields (an empty field would show), no tab, \\v, \\f or \\r inside the fields
+    that place columns or are read, no comment line.
+    """
+    if not inp.plain_file:
+        return None
+    first = _normalise_counted(inp.head.split(b"\n", 1)[0], False)[0].lstrip(_BOM)
+    width = first.count(b" ") + 1
+    if kind == "run":
+        names = _RUN_NAMES + [f"extra{i}" for i in range(width - 6)] if width >= 6 else _RUN_NAMES
+        keep = ["query", "q0", "item", "rank", "score", "tag"]
+        types = {"query": pa.string(), "q0": pa.string(), "item": pa.string(), "rank": pa.string(),
+                 "score": pa.float64(), "tag": pa.string()}
+    else:
+        names, keep = _QRELS_NAMES, ["query", "iter", "item", "grade"]
+        types = {"query": pa.string(), "iter": pa.string(), "item": pa.string(), "grade": pa.float64()}
+    try:
+        table = pacsv.read_csv(
+            str(inp.path),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 20, use_threads=True),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
+                                             newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=keep, strings_can_be_null=False,
+                                                 quoted_strings_can_be_null=False, null_values=[], check_utf8=True),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+        return None
+    if not table.num_rows:
+        return None
+    for col in keep:
+        if col in ("score", "grade"):
+            continue
+        # the tag only needs to be there (what it holds is never read)
+        if not _clean(table.column(col), ord("#") if (col == "query" and comments) else None, col != "tag"):
+            return None
+    out = ["query", "item", "score"] + (["rank"] if rank else []) if kind == "run" else ["query", "item", "grade"]
+    path = inp.path
+    assert path is not None
+    return TrecText(table.select(out), 0, inp.name, 1, _load=path.read_bytes)
+
+
 def _bytes(path: str | Path | Input) -> tuple[bytes, str]:
     inp = path if isinstance(path, Input) else open_input(path)
     data = inp.read_all()
@@ -348,7 +419,11 @@ def read_trec_run(path: str | Path | Input, *, comments: bool = True, **run_opti
 
     ``comments=False`` reads lines starting with ``#`` as data (trec_eval 9.0.8).
     """
-    data, name = _bytes(path)
+    inp = path if isinstance(path, Input) else open_input(path)
+    parsed = _direct(inp, "run", comments, run_options.get("order") == "rank")
+    if parsed is not None:
+        return _run_from(parsed, run_options)
+    data, name = _bytes(inp)
     return parse_trec_run_bytes(data, name, comments=comments, **run_options)
 
 
@@ -357,7 +432,11 @@ def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **option
 
     ``comments=False`` reads lines starting with ``#`` as data (trec_eval 9.0.8).
     """
-    data, name = _bytes(path)
+    inp = path if isinstance(path, Input) else open_input(path)
+    parsed = _direct(inp, "qrels", comments, False)
+    if parsed is not None:
+        return _qrels_from(parsed, options)
+    data, name = _bytes(inp)
     return parse_trec_qrels_bytes(data, name, comments=comments, **options)
 
 
