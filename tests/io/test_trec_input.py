@@ -107,7 +107,7 @@ def test_csv_tsv_parquet_and_frames(tmp_path) -> None:
 
 def test_csv_missing_column_names_the_columns(tmp_path) -> None:
     pd.DataFrame({"a": [1], "b": [2]}).to_csv(tmp_path / "x.csv", index=False)
-    with pytest.raises(InputError, match="cannot find the query column among a, b"):
+    with pytest.raises(InputError, match="cannot find the query column: no query column among 'a', 'b'"):
         rankmeter.read_run(tmp_path / "x.csv")
 
 
