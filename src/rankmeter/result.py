@@ -163,6 +163,12 @@ class Result:
             out["coverage"] = self.coverage.to_dict()
         return out
 
+    def by_group(self, groups: Any, **options: Any) -> Any:
+        """Means per query group, group sizes, gaps and tests: :func:`rankmeter.compare.groups.by_group`."""
+        from .compare.groups import by_group
+
+        return by_group(self, groups, **options)
+
     def __getitem__(self, metric: str) -> float:
         return self.mean[metric]
 

@@ -204,8 +204,9 @@ register(
             "from it has 0). The user's profile is their distinct training items (context['train_items']). "
             "Positive: the list is more popular than the user's taste. A user without training items or with an "
             "empty list has no value: nan in per_query, left out of the mean and counted (Result.by_group reports "
-            "the count). Delta GAP of a user group is the same ratio computed on the group's means of the two "
-            "terms; Result.by_group reports it for pop_lift. "
+            "the count). Delta GAP of a user group (Abdollahpouri et al. 2019) is the same ratio computed on the "
+            "group's means of the two terms, which differs from the group's mean of pop_lift (Result.by_group "
+            "reports the latter). "
             f"Needs context['popularity'] (from {HELPER}) and context['train_items'] (from {PAIRS_HELPER})."
         ),
         kernel=pop_lift_kernel,
