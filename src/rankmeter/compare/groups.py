@@ -29,7 +29,7 @@ import numpy as np
 
 from .._errors import InputError, ParameterError
 
-__all__ = ["GroupResult", "by_group", "read_groups", "UNPAIRED_TESTS"]
+__all__ = ["GroupResult", "by_group", "compare_by_group", "read_groups", "UNPAIRED_TESTS"]
 
 UNPAIRED_TESTS = ("welch", "mannwhitney", "permutation")
 _HEADER_NAMES = {"query", "user", "qid", "query_id", "user_id", "userid", "id"}
@@ -228,7 +228,9 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
     ungrouped_ids = tuple(q for q, ok in zip(queries, grouped) if not ok)
     units = "queries" if unit == "query" else unit + "s"
     if ungrouped_ids:
-        notes.append(f"{len(ungrouped_ids)} {units} of {len(queries)} have no group (e.g. "
+        one = len(ungrouped_ids) == 1
+        notes.append(f"{len(ungrouped_ids)} {unit if one else units} of {len(queries)} {'has' if one else 'have'} "
+                     f"no group (e.g. "
                      f"{', '.join(map(repr, ungrouped_ids[:3]))}): left out of every group")
     unused = len(set(mapping) - set(queries))
     if unused:
@@ -318,3 +320,30 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
     return GroupResult(groups=names, sizes=sizes, means=means, gap=_gap_rows(means, names), left_out=left_out,
                        ungrouped=len(ungrouped_ids), ungrouped_ids=ungrouped_ids, tests=tests, notes=notes,
                        unit=unit)
+
+
+def compare_by_group(cmp: Any, groups: Any, *, test: str | None = None, option: str = "groups") -> dict[str, GroupResult]:
+    """Per run of a :class:`~rankmeter.compare.comparison.Comparison`: its :class:`GroupResult`, with the
+    comparison's first paired test (or ``test``) of the run against the baseline within each group.
+
+    >>> from rankmeter.compare import compare
+    >>> qrels = {"q1": ["a"], "q2": ["b"], "q3": ["c"], "q4": ["d"]}
+    >>> runs = {"A": {"q1": ["a"], "q2": ["b"], "q3": ["x"], "q4": ["x"]}, "B": {q: ["x"] for q in qrels}}
+    >>> views = compare_by_group(compare(qrels, runs, ["rr"]), {"q1": "g1", "q2": "g1", "q3": "g2", "q4": "g2"})
+    >>> views["A"].means["rr"].to_dict(), views["A"].tests.empty, len(views["B"].tests)  # A is the baseline
+    ({'g1': 1.0, 'g2': 0.0}, True, 2)
+    """
+    from ..result import Result
+
+    s = cmp.settings
+    test = test or s.tests[0]
+    base = Result(queries=list(cmp.queries), values=cmp.scores[s.baseline], index_name=cmp.unit)
+    out: dict[str, GroupResult] = {}
+    for run in cmp.runs:
+        res = Result(queries=list(cmp.queries), values=cmp.scores[run], index_name=cmp.unit)
+        if run == s.baseline:
+            out[run] = by_group(res, groups, option=option)
+        else:
+            out[run] = by_group(res, groups, test=test, against=base, option=option,
+                                correction=s.correction, n_resamples=s.n_resamples, seed=s.seed)
+    return out
