@@ -128,7 +128,7 @@ register(
         summary="Average coverage of long tail: number of long-tail items in the top-k list.",
         formula=r"ACLT@k(u) = |L_u^k \cap \Gamma|,\quad \Gamma = \text{long tail}",
         citation=_HT_CITE,
-        convention=_HT_CONVENTION + " Averaged over users (not summed, as Elliot's ACLT). "
+        convention=_HT_CONVENTION + " Averaged over users (Abdollahpouri et al. 2019). "
                    f"Needs context['popularity'] and context['n_users'] (from {HELPER}).",
         kernel=aclt_kernel,
         reference=aclt_reference,
