@@ -148,3 +148,24 @@ def test_a_group_without_values_has_nan_gap() -> None:
     g = rankmeter.evaluate({"u2": ["b"]}, {"u2": ["x"]}, ["rr"]).by_group({"u2": "B"})
     assert math.isnan(g.gap.loc["rr", "min_over_max"])
     assert g.to_dict()["groups"] == {"B": {"size": 1, "mean": {"rr": 0.0}}}
+
+
+def test_activity_groups_are_equal_size_terciles_of_training_activity() -> None:
+    from rankmeter.compare.groups import activity_groups
+
+    d = movielens100k_like(0)
+    users = [str(u) for u in d.interactions.column("user").to_pylist()]
+    items = [str(i) for i in d.interactions.column("item").to_pylist()]
+    g = activity_groups(d.interactions)
+    distinct: dict[str, set[str]] = {}
+    for u, i in zip(users, items):
+        distinct.setdefault(u, set()).add(i)
+    order = sorted(distinct, key=lambda u: (len(distinct[u]), u.encode()))
+    assert set(g) == set(distinct)
+    sizes = pd.Series(g).value_counts().to_dict()
+    assert sorted(sizes.values()) == [314, 314, 315] and set(sizes) == {"low", "mid", "high"}
+    assert [g[u] for u in order[:315]] == ["low"] * 315 and [g[u] for u in order[-314:]] == ["high"] * 314
+    assert max(len(distinct[u]) for u in order if g[u] == "low") <= min(len(distinct[u]) for u in order
+                                                                        if g[u] == "mid")
+    with pytest.raises(ParameterError, match="'labels' parameter of activity_groups must give 2 labels"):
+        activity_groups(d.interactions, 2, ["a"])

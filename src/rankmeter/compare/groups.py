@@ -29,7 +29,7 @@ import numpy as np
 
 from .._errors import InputError, ParameterError
 
-__all__ = ["GroupResult", "by_group", "compare_by_group", "read_groups", "UNPAIRED_TESTS"]
+__all__ = ["GroupResult", "activity_groups", "by_group", "compare_by_group", "read_groups", "UNPAIRED_TESTS"]
 
 UNPAIRED_TESTS = ("welch", "mannwhitney", "permutation")
 _HEADER_NAMES = {"query", "user", "qid", "query_id", "user_id", "userid", "id"}
@@ -346,4 +346,36 @@ def compare_by_group(cmp: Any, groups: Any, *, test: str | None = None, option: 
         else:
             out[run] = by_group(res, groups, test=test, against=base, option=option,
                                 correction=s.correction, n_resamples=s.n_resamples, seed=s.seed)
+    return out
+
+
+def activity_groups(train: Any, n_groups: int = 3, labels: Sequence[str] | None = None, *, user: str | None = None,
+                    item: str | None = None) -> dict[str, str]:
+    """Users split into ``n_groups`` equal-size groups by activity: their number of distinct training items.
+
+    Users are ordered by that count ascending, ties by user id ascending (byte order), and cut
+    into consecutive groups whose sizes differ by at most one (``numpy.array_split``); labels
+    ``low``, ``mid``, ``high`` for three groups, else ``g1`` (least active) ... ``gN``.
+    ``train`` is anything :func:`rankmeter.metrics.beyond.train_items` reads.
+
+    >>> activity_groups({"user": ["a", "a", "a", "b", "b", "c", "d"], "item": [1, 2, 3, 1, 2, 1, 1]})
+    {'c': 'low', 'd': 'low', 'b': 'mid', 'a': 'high'}
+    """
+    from ..metrics.beyond import train_items
+
+    if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
+        raise ParameterError(f"The 'n_groups' parameter of activity_groups must be an int >= 1. Got {n_groups!r} "
+                             "instead.")
+    if labels is None:
+        labels = ["low", "mid", "high"] if n_groups == 3 else [f"g{i + 1}" for i in range(n_groups)]
+    if len(labels) != n_groups:
+        raise ParameterError(f"The 'labels' parameter of activity_groups must give {n_groups} labels. "
+                             f"Got {len(labels)} instead.")
+    users, _ = train_items(train, user=user, item=item)
+    ids, counts = np.unique(np.asarray(users.to_pylist(), dtype=object), return_counts=True)
+    order = sorted(range(len(ids)), key=lambda j: (int(counts[j]), str(ids[j]).encode("utf-8")))
+    out: dict[str, str] = {}
+    for lab, part in zip(labels, np.array_split(np.asarray(order, dtype=np.int64), n_groups)):
+        for j in part:
+            out[str(ids[j])] = str(lab)
     return out
