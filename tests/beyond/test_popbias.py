@@ -16,7 +16,7 @@ from rankmeter.metrics.beyond import train_items
 from rankmeter.recommenders import MostPopular, Random
 
 K = 10
-PER_USER = ["aplt@10", "aclt@10", "aplt(head_share=0.5)@10", "pop_lift@10", "miscalibration@10",
+PER_USER = ["aplt@10", "aclt@10", "aplt(head_share=0.5)@10", "pop_lift@10", "profile_popularity", "miscalibration@10",
             "miscalibration(weights=rank,alpha=0.05)@10"]
 CORPUS = ["pop_rsp@10", "pop_reo@10", "exposure_share@10", "exposure_share(groups=item_groups,group=g0)@10",
           "exposure_gap@10", "exposure_gap(groups=item_groups,target=relevant,weight=rbp,p=0.7)@10"]
@@ -87,6 +87,9 @@ def plain_user(metric: str, f: dict, cats: dict, u: str, lst: list[str]) -> floa
         _, tail = plain_head(f, 0.5 if "0.5" in metric else 0.8)
         n_tail = sum(1 for i in lst if i in tail)
         return n_tail / len(lst) if metric.startswith("aplt") else float(n_tail)
+    if metric == "profile_popularity":
+        prof = f["seen"].get(u, set())
+        return sum(phi[i] for i in prof) / len(prof) if prof else math.nan
     if metric.startswith("pop_lift"):
         prof = f["seen"].get(u, set())
         if not prof or not lst:

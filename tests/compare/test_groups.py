@@ -169,3 +169,20 @@ def test_activity_groups_are_equal_size_terciles_of_training_activity() -> None:
                                                                         if g[u] == "mid")
     with pytest.raises(ParameterError, match="'labels' parameter of activity_groups must give 2 labels"):
         activity_groups(d.interactions, 2, ["a"])
+
+
+def test_delta_gap_of_each_group() -> None:
+    ctx = {"popularity": {"a": .5, "b": .2, "c": .1, "d": .1, "e": .1}, "n_users": 10,
+           "train_items": {"u1": ["a", "b"], "u2": ["c", "d"], "u3": ["a"]}}
+    run = {"u1": ["a", "d"], "u2": ["b", "e"], "u3": ["c"]}
+    qrels = {"u1": ["a"], "u2": ["c"], "u3": ["c"]}
+    r = rankmeter.evaluate(qrels, run, ["arp(pop=share)@2", "profile_popularity", "pop_lift@2"], context=ctx)
+    g = r.by_group({"u1": "A", "u2": "A", "u3": "B"})
+    # group A: GAP_r = mean(.3, .15), GAP_p = mean(.35, .1); B: .1 vs .5
+    want_a = ((.3 + .15) / 2 - (.35 + .1) / 2) / ((.35 + .1) / 2)
+    assert g.delta_gap.loc["A", "arp(pop=share)@2"] == pytest.approx(want_a, abs=1e-12)
+    assert g.delta_gap.loc["B", "arp(pop=share)@2"] == pytest.approx((.1 - .5) / .5, abs=1e-12)
+    # not the group's mean of pop_lift
+    assert g.means.loc["A", "pop_lift@2"] != pytest.approx(want_a)
+    assert g.to_dict()["delta_gap"]["arp(pop=share)@2"]["B"] == pytest.approx(-0.8)
+    assert rankmeter.evaluate(qrels, run, ["arp@2"], context=ctx).by_group({"u1": "A"}).delta_gap is None

@@ -121,7 +121,10 @@ class GroupResult:
     highest mean is 0). ``left_out[metric][group]``: queries of the group without a value
     for the metric. ``ungrouped``: queries of the result that ``groups`` does not
     name (left out of every group, listed in ``ungrouped_ids``). ``tests``: pandas
-    DataFrame of the tests (empty without ``test=``).
+    DataFrame of the tests (empty without ``test=``). ``delta_gap`` (when the result has
+    ``profile_popularity`` and ``arp(pop=share)``): per group, (GAP_r - GAP_p) / GAP_p of
+    Abdollahpouri et al. (2019), GAP_r the group's mean of arp(pop=share), GAP_p its mean
+    of profile_popularity; one column per arp metric.
     """
 
     groups: tuple[str, ...]
@@ -134,6 +137,7 @@ class GroupResult:
     tests: Any
     notes: list[str] = field(default_factory=list)
     unit: str = "query"
+    delta_gap: Any = None
 
     def to_frame(self) -> Any:
         """A long table: group, size, metric, mean, left_out (one row per group and metric)."""
@@ -153,6 +157,8 @@ class GroupResult:
             "ungrouped": self.ungrouped,
             "tests": self.tests.to_dict(orient="records") if len(self.tests) else [],
             "notes": list(self.notes),
+            **({"delta_gap": {m: {g: float(v) for g, v in col.items()} for m, col in self.delta_gap.items()}}
+               if self.delta_gap is not None else {}),
         }
 
 
@@ -319,7 +325,27 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
         tests["p_adjusted"] = adj
     return GroupResult(groups=names, sizes=sizes, means=means, gap=_gap_rows(means, names), left_out=left_out,
                        ungrouped=len(ungrouped_ids), ungrouped_ids=ungrouped_ids, tests=tests, notes=notes,
-                       unit=unit)
+                       unit=unit, delta_gap=_delta_gap(means))
+
+
+def _delta_gap(means: Any) -> Any:
+    """(GAP_r - GAP_p) / GAP_p per group for each arp(pop=share) column, when profile_popularity is there."""
+    from ..metrics.registry import parse_metric
+
+    profile, lists = None, []
+    for m in means.columns:
+        try:
+            pm = parse_metric(m)
+        except Exception:  # a column that is not a metric string (precomputed results)
+            continue
+        if pm.spec.name == "profile_popularity":
+            profile = m
+        elif pm.spec.name == "arp" and pm.params.get("pop") == "share" and pm.params.get("norm") == "length":
+            lists.append(m)
+    if profile is None or not lists:
+        return None
+    gap_p = means[profile]
+    return (means[lists].sub(gap_p, axis=0)).div(gap_p, axis=0)
 
 
 def compare_by_group(cmp: Any, groups: Any, *, test: str | None = None, option: str = "groups") -> dict[str, GroupResult]:

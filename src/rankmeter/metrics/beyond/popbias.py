@@ -205,8 +205,8 @@ register(
             "Positive: the list is more popular than the user's taste. A user without training items or with an "
             "empty list has no value: nan in per_query, left out of the mean and counted (Result.by_group reports "
             "the count). Delta GAP of a user group (Abdollahpouri et al. 2019) is the same ratio computed on the "
-            "group's means of the two terms, which differs from the group's mean of pop_lift (Result.by_group "
-            "reports the latter). "
+            "group's means of the two terms (arp(pop=share) and profile_popularity: Result.by_group reports it as "
+            "delta_gap), which differs from the group's mean of pop_lift. "
             f"Needs context['popularity'] (from {HELPER}) and context['train_items'] (from {PAIRS_HELPER})."
         ),
         kernel=pop_lift_kernel,
@@ -220,6 +220,50 @@ register(
         ),
         higher_is_better=False,
         bounds=(-1.0, float("inf")),
+        properties=frozenset({"beyond", "needs_context", "judgment_free"}),
+    )
+)
+
+
+def profile_popularity_kernel(b: Batch) -> np.ndarray:
+    tr_sum, tr_n = train_popularity(b, "profile_popularity")
+    return np.divide(tr_sum, tr_n, out=np.full(len(tr_n), np.nan), where=tr_n > 0)
+
+
+def profile_popularity_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
+                                 context: Mapping[str, Any] | None = None, query: str = "") -> float:
+    pop = ref_values(context, "popularity", "profile_popularity")
+    train = ref_user_items(context, "train_items", query, "profile_popularity")
+    return sum(float(pop.get(i, 0.0)) for i in sorted(train)) / len(train) if train else math.nan
+
+
+register(
+    MetricSpec(
+        name="profile_popularity",
+        family="beyond",
+        summary="Mean popularity of the user's training items (the user's taste for popular items, GAP_p).",
+        formula=r"ar\phi(train(u)) = rac{1}{|train(u)|}\sum_{i \in train(u)} \phi(i)",
+        citation=("Abdollahpouri, Mansoury, Burke, Mobasher (2019), The unfairness of popularity bias in "
+                  "recommendation, arXiv:1907.13286 (GAP of a user group's profiles)."),
+        convention=(
+            "phi(i) is the share of training users who interacted with i; the user's distinct training items "
+            "(context['train_items']). It does not read the list (no cutoff): next to arp(pop=share) it gives "
+            "Delta GAP = (GAP_r - GAP_p) / GAP_p of each user group, which Result.by_group reports (delta_gap). "
+            "A user without training items: nan, left out and counted. "
+            f"Needs context['popularity'] (from {HELPER}) and context['train_items'] (from {PAIRS_HELPER})."
+        ),
+        kernel=profile_popularity_kernel,
+        reference=profile_popularity_reference,
+        cutoff=False,
+        aliases={"gap_p": {}},
+        examples=(
+            ContextExample("profile_popularity", _RUN, _QRELS, _CTX, ((.5 + .2) / 2 + (.1 + .1) / 2) / 2,
+                           note="u1 {a, b}, u2 {c, d}"),
+            ContextExample("profile_popularity", {"u1": []}, {"u1": ["a"], "u3": ["a"]}, _CTX, .35,
+                           note="u3 has no training items: nan, left out of the mean"),
+        ),
+        higher_is_better=False,
+        bounds=(0.0, 1.0),
         properties=frozenset({"beyond", "needs_context", "judgment_free"}),
     )
 )
