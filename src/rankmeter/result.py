@@ -97,6 +97,13 @@ class Coverage:
         }
 
 
+def _mean(v: np.ndarray) -> float:
+    """The mean; a query without a value (nan: e.g. a user without a training profile) is left out."""
+    v = np.asarray(v, dtype=np.float64)
+    has = ~np.isnan(v)
+    return float(np.mean(v)) if has.all() and len(v) else (float(np.mean(v[has])) if has.any() else float("nan"))
+
+
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
@@ -125,7 +132,7 @@ class Result:
     @property
     def mean(self) -> dict[str, float]:
         """Metric -> aggregate: the mean over queries, or the corpus-level value."""
-        out = {m: (float(np.mean(v)) if len(v) else float("nan")) for m, v in self.values.items()}
+        out = {m: _mean(v) for m, v in self.values.items()}
         out.update(self.corpus)
         if self.metrics:
             order = [m.text for m in self.metrics if m.text in out]
@@ -155,6 +162,12 @@ class Result:
         if self.coverage is not None:
             out["coverage"] = self.coverage.to_dict()
         return out
+
+    def by_group(self, groups: Any, **options: Any) -> Any:
+        """Means per query group, group sizes, gaps and tests: :func:`rankmeter.compare.groups.by_group`."""
+        from .compare.groups import by_group
+
+        return by_group(self, groups, **options)
 
     def __getitem__(self, metric: str) -> float:
         return self.mean[metric]

@@ -77,9 +77,9 @@ def _compare(got: rankmeter.Result, want: rankmeter.Result, texts: list[str], ex
     for t in texts:
         if t in want.values:
             a, b = np.asarray(got.values[t]), np.asarray(want.values[t])
-            if exact and not np.array_equal(a, b):
+            if exact and not np.array_equal(a, b, equal_nan=True):  # nan: a user left out (no profile)
                 problems.append(f"{t}: max difference {np.max(np.abs(a - b)):.3g} (expected bit-identical)")
-            elif not np.allclose(a, b, rtol=0, atol=1e-12):
+            elif not np.allclose(a, b, rtol=0, atol=1e-12, equal_nan=True):
                 problems.append(f"{t}: max difference {np.max(np.abs(a - b)):.3g}")
         else:
             a, b = got.corpus[t], want.corpus[t]
