@@ -35,7 +35,7 @@ class Coverage:
     judged: float | None = None  # mean share of the top judged_k that has a judgment (judged@k)
     depth: int | None = None  # rankings cut to their first `depth` items (trec_eval -M)
     judged_only: bool = False  # unjudged items removed from every ranking (trec_eval -J)
-    comment_lines: Mapping[str, int] = field(default_factory=dict)  # skipped by the readers, per input
+    comment_lines: Mapping[str, int] = field(default_factory=dict)  # skipped by the readers, per input (their notes say so)
 
     def notes(self) -> list[str]:
         """Human-readable lines for whatever was not plainly evaluated."""
@@ -73,10 +73,6 @@ class Coverage:
             at = f"top {self.judged_k}" if self.judged_k is not None else "whole rankings"
             out.append(f"judgment coverage: {100 * self.judged:.1f}% of the {at} have a judgment "
                        f"(mean judged@{self.judged_k if self.judged_k is not None else 'all'})")
-        for what, n in self.comment_lines.items():
-            if n:
-                out.append(f"{_count(n, 'comment line', 'comment lines')} (starting with '#') "
-                           f"{_verb(n, 'was', 'were')} skipped in the {what}")
         return out
 
     def to_dict(self) -> dict[str, Any]:

@@ -165,7 +165,7 @@ def test_non_ascii_ids_take_the_fast_path_and_stay_exact(tmp_path) -> None:
 def test_long_ids_with_equal_signatures_are_not_duplicates() -> None:
     # same length, first and last 8 bytes: equal 64-bit signatures, different ids
     a, b = "http://x.org/" + "a" * 10 + "/index.html", "http://x.org/" + "b" * 10 + "/index.html"
-    from rankmeter.data._ids import string_signature
+    from rankmeter.data.ids import string_signature
 
     assert string_signature(pa.array([a]))[0] == string_signature(pa.array([b]))[0]
     r = Run.from_columns(["q", "q"], [a, b], [2.0, 1.0])

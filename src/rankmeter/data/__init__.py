@@ -1,6 +1,6 @@
 """The nouns of the domain: judgments (:class:`Qrels`) and rankings (:class:`Run`)."""
 
-from ._table import RowError
+from .table import RowError
 from .qrels import Qrels
 from .run import Run
 

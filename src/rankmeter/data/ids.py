@@ -1,26 +1,266 @@
-"""Ids are text: the public face of the id coding helpers (:mod:`rankmeter.data._ids`).
+"""Integer coding of string ids: exact, never hashing values into numbers.
 
-Other packages import these names from here, never from the private module.
+Ids are kept as text; a code is the position of an id in a ``pyarrow`` string
+vocabulary. :func:`encode` sorts the vocabulary by the ids' UTF-8 bytes (codes then
+compare like ``strcmp``); :func:`encode_unsorted` keeps the order of first
+appearance, which is cheaper and is what runs use (their ties compare the ids
+themselves). Lookups between vocabularies are exact hash lookups.
 """
 
-from ._ids import (
-    as_string_array,
-    as_string_column,
-    bools,
-    encode,
-    encode_grouped,
-    encode_unsorted,
-    extend_vocab,
-    ints,
-    recode,
-    string_buffers,
-    string_signature,
-    take_rows,
-    to_numpy,
-    union_vocab,
-)
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from .. import _compute as C
 
 __all__ = [
     "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
     "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows", "string_buffers",
 ]
+
+
+def ints(values: np.ndarray) -> pa.Array:
+    """An int64 Arrow array over a numpy array's memory.
+
+    ``pa.array(ndarray)`` would first import pandas to look for pandas types (a
+    quarter of a second at the command line's cold start); this does not.
+    """
+    a = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(a), [None, pa.py_buffer(a)])
+
+
+_NP = {
+    pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+    pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
+    pa.float32(): np.float32, pa.float64(): np.float64,
+}
+
+
+def to_numpy(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numpy view of a numeric Arrow array without nulls (a copy otherwise).
+
+    ``Array.to_numpy`` imports pandas on its way (slow at cold start); a plain
+    buffer view does not.
+    """
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    dtype = _NP.get(arr.type)
+    if dtype is None or arr.null_count:
+        return arr.to_numpy(zero_copy_only=False)  # type: ignore[no-any-return]
+    buf = arr.buffers()[1]
+    return np.frombuffer(buf, dtype=dtype, count=len(arr), offset=arr.offset * np.dtype(dtype).itemsize)
+
+
+def positions_or_minus1(idx: pa.Array) -> np.ndarray:
+    """An int index array (as from ``pc.index_in``) as int64 with -1 for nulls (no pandas)."""
+    if isinstance(idx, pa.ChunkedArray):
+        idx = idx.combine_chunks()
+    if idx.null_count == 0:
+        return to_numpy(idx).astype(np.int64)
+    dtype = _NP[idx.type]
+    values = np.frombuffer(idx.buffers()[1], dtype=dtype, count=len(idx) + idx.offset)[idx.offset:]
+    return np.where(_bitmap(idx.buffers()[0], idx.offset, len(idx)), values, -1).astype(np.int64)
+
+
+def _bitmap(buf: pa.Buffer, offset: int, n: int) -> np.ndarray:
+    """Bits ``offset .. offset + n`` of an Arrow bitmap (validity or boolean values) as numpy booleans."""
+    bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+    return bits[offset : offset + n].astype(bool)
+
+
+def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (of this slice: ``len(arr) + 1`` of them) and the data bytes of a string array."""
+    bufs = arr.buffers()
+    odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=odt, count=len(arr) + 1 + arr.offset)[arr.offset:]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
+
+
+def as_string_array(values: object) -> pa.Array:
+    """Any id column (strings, integers, a chunked array) as one string array."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(values)
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_large_string(values.type) or pa.types.is_string_view(values.type):
+        values = C.cast(values, pa.string())
+    elif not pa.types.is_string(values.type):
+        values = C.cast(values, pa.string())
+    return values
+
+
+def as_string_column(values: object) -> pa.Array | pa.ChunkedArray:
+    """Like :func:`as_string_array`, but a chunked array stays chunked (no copy of its data)."""
+    if isinstance(values, pa.ChunkedArray) and values.num_chunks > 1:
+        if pa.types.is_string(values.type):
+            return values
+        return pa.chunked_array([as_string_array(c) for c in values.chunks], type=pa.string())
+    return as_string_array(values)
+
+
+def take_rows(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """``values.take(rows)`` that reads only the chunks the rows are in.
+
+    Arrow's take on a chunked array first concatenates all its chunks (a copy of the
+    whole column, tens of milliseconds for a million ids read from a file); this
+    takes from each chunk and joins the pieces.
+    """
+    if not isinstance(values, pa.ChunkedArray):
+        return C.take(values, ints(rows))
+    if values.num_chunks == 0:
+        return pa.nulls(0, type=values.type)
+    if values.num_chunks == 1:
+        return C.take(values.chunk(0), ints(rows))
+    rows = np.asarray(rows, dtype=np.int64)
+    order = None if bool((rows[1:] >= rows[:-1]).all()) else np.argsort(rows, kind="stable")
+    ordered = rows if order is None else rows[order]
+    bounds = np.cumsum([0] + [len(c) for c in values.chunks])
+    cuts = np.searchsorted(ordered, bounds)
+    parts = [C.take(values.chunk(k), ints(ordered[cuts[k]:cuts[k + 1]] - bounds[k]))
+             for k in range(values.num_chunks) if cuts[k + 1] > cuts[k]]
+    out = pa.concat_arrays(parts) if parts else values.chunk(0).slice(0, 0)
+    if order is not None:
+        back = np.empty(len(order), dtype=np.int64)
+        back[order] = np.arange(len(order))
+        out = C.take(out, ints(back))
+    return out
+
+
+def bools(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A boolean Arrow array without nulls as numpy booleans (no pandas)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if len(arr) == 0:
+        return np.zeros(0, dtype=bool)
+    return _bitmap(arr.buffers()[1], arr.offset, len(arr))
+
+
+def encode_grouped(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """:func:`encode_unsorted` for a column whose equal values mostly come in runs.
+
+    Only the first value of each run is hashed (a file grouped by query has one run
+    per query), so a million rows of ten thousand queries cost ten thousand lookups.
+
+    >>> codes, vocab = encode_grouped(pa.array(["b", "b", "a", "b"]))
+    >>> codes.tolist(), vocab.to_pylist()
+    ([0, 0, 1, 0], ['b', 'a'])
+    """
+    n = len(values)
+    if n < 2:
+        return encode_unsorted(values)
+    starts = np.concatenate(([0], np.flatnonzero(bools(C.not_equal(values[1:], values[:-1]))) + 1))
+    codes, vocab = encode_unsorted(take_rows(values, starts))
+    return np.repeat(codes, np.diff(np.append(starts, n))), vocab
+
+
+def encode(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Codes (int64) and the sorted vocabulary of a string array.
+
+    >>> codes, vocab = encode(pa.array(["b", "a", "b", "c"]))
+    >>> codes.tolist(), vocab.to_pylist()
+    ([1, 0, 1, 2], ['a', 'b', 'c'])
+    """
+    encoded = C.dictionary_encode(values)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    dictionary = encoded.dictionary
+    order = to_numpy(C.sort_indices(dictionary))
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order), dtype=np.int64)
+    indices = to_numpy(encoded.indices).astype(np.int64, copy=False)
+    return position[indices], C.take(dictionary, ints(order))
+
+
+def union_vocab(*vocabs: pa.Array) -> pa.Array:
+    """The sorted union of sorted vocabularies."""
+    joined = pa.concat_arrays([C.cast(v, pa.string()) for v in vocabs])
+    unique = C.unique(joined)
+    return C.take(unique, C.sort_indices(unique))
+
+
+def recode(vocab: pa.Array, into: pa.Array) -> np.ndarray:
+    """Position of every id of ``vocab`` in the larger sorted vocabulary ``into``.
+
+    Monotonic when both are sorted, so sorted codes stay sorted.
+    """
+    if len(vocab) == 0:
+        return np.zeros(0, dtype=np.int64)
+    idx = C.index_in(vocab, into)
+    return positions_or_minus1(idx)  # -1: not in ``into``
+
+
+def encode_unsorted(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Codes (int64) and the vocabulary in order of first appearance (no sort: fast).
+
+    >>> codes, vocab = encode_unsorted(pa.array(["b", "a", "b"]))
+    >>> codes.tolist(), vocab.to_pylist()
+    ([0, 1, 0], ['b', 'a'])
+    """
+    encoded = C.dictionary_encode(values)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    indices = to_numpy(encoded.indices).astype(np.int64, copy=False)
+    return indices, encoded.dictionary
+
+
+def extend_vocab(vocab: pa.Array, other: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """``vocab`` followed by the ids of ``other`` it lacks, and the code of every id of ``other``.
+
+    Exact hash lookup; nothing is sorted, so it stays cheap for large vocabularies.
+    """
+    if len(other) == 0:
+        return vocab, np.zeros(0, dtype=np.int64)
+    pos = positions_or_minus1(C.index_in(other, vocab))
+    missing = pos < 0
+    codes = pos.copy()
+    if missing.any():
+        idx = np.flatnonzero(missing)
+        codes[idx] = len(vocab) + np.arange(len(idx))
+        vocab = pa.concat_arrays([C.cast(vocab, pa.string()), C.cast(C.take(other, ints(idx)), pa.string())])
+    return vocab, codes
+
+
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def string_signature(arr: pa.Array | pa.ChunkedArray, block: int = 1 << 17) -> np.ndarray:
+    """A 64-bit signature of every string: equal strings get equal signatures.
+
+    Made of the length and two 8-byte words of the UTF-8 bytes (head and tail), so
+    it is injective for ids up to 16 bytes and a filter beyond; callers confirm every
+    collision by comparing the strings themselves. Computed ``block`` strings at a
+    time, so the temporaries stay small.
+    """
+    out = np.empty(len(arr), dtype=np.uint64)
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    at = 0
+    for chunk in chunks:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            chunk = as_string_array(chunk)
+        for lo in range(0, len(chunk), block):
+            part = chunk.slice(lo, block)
+            out[at : at + len(part)] = _signature_block(part)
+            at += len(part)
+    return out
+
+
+def _signature_block(arr: pa.Array) -> np.ndarray:
+    offsets, raw = string_buffers(arr)
+    o = offsets.astype(np.int64)
+    a, b = int(o[0]), int(o[-1])
+    data = np.zeros(b - a + 16, dtype=np.uint8)
+    data[: b - a] = raw[a:b]
+    # unaligned little-endian 8-byte words starting at every byte
+    words = np.ndarray((b - a + 9,), dtype="<u8", buffer=data, strides=(1,))
+    starts = o[:-1] - a
+    lengths = np.diff(o)
+    mask = _MASKS[np.minimum(lengths, 8)]
+    with np.errstate(over="ignore"):
+        h = (words[starts] & mask) * np.uint64(0x9E3779B97F4A7C15)
+        h += (words[starts + np.maximum(lengths - 8, 0)] & mask) * np.uint64(0xC2B2AE3D27D4EB4F)
+        h += lengths.astype(np.uint64) * np.uint64(0x27D4EB2F165667C5)
+    return h

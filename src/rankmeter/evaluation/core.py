@@ -36,8 +36,8 @@ from .. import _compute as C
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
-from ..data._ids import as_string_array, ints, positions_or_minus1, string_signature, to_numpy
-from ..data._table import RowError, lookup_keys, may_repeat
+from ..data.ids import as_string_array, ints, positions_or_minus1, string_signature, to_numpy
+from ..data.table import RowError, lookup_keys, may_repeat
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
 from ..metrics.batch import Batch
@@ -218,7 +218,7 @@ class Engine:
 
         Rows of a query need not be contiguous nor in rank order. ``row_index`` (or
         ``first_row``) gives each row's position in the whole run, for error messages
-        (raised as :class:`~rankmeter.data._table.RowError` with that position).
+        (raised as :class:`~rankmeter.data.table.RowError` with that position).
         """
         n = table.num_rows
         if row_index is None:

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from .. import _compute as C
 from ..data import Qrels, Run
-from ..data._ids import (
+from ..data.ids import (
     as_string_array,
     bools,
     extend_vocab,
@@ -26,7 +26,7 @@ from ..data._ids import (
     string_signature,
     union_vocab,
 )
-from ..data._table import lookup_keys
+from ..data.table import lookup_keys
 from ..metrics.batch import Batch
 from ..result import Coverage
 from .selection import QueryPolicy, check_queries

@@ -258,7 +258,7 @@ def number_column(col: pa.Array | pa.ChunkedArray, what: str, name: str | None, 
     >>> number_column(pa.array(["1", "1_000"]), "score", "s", "<t>")
     Traceback (most recent call last):
     ...
-    rankmeter.data._table.RowError: score is not a number ('1_000')
+    rankmeter.data.table.RowError: score is not a number ('1_000')
     """
     from ..data.ids import to_numpy
 

@@ -438,34 +438,3 @@ def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **option
         return _qrels_from(parsed, options)
     data, name = _bytes(inp)
     return parse_trec_qrels_bytes(data, name, comments=comments, **options)
-
-
-# --------------------------------------------------------------------------- for stream.py, until it reads io.blocks
-# (the lead switches ``stream._TrecSource`` to :mod:`rankmeter.io.blocks`; these keep it working meanwhile, through
-# the one parser above)
-
-
-def _normalise(data: bytes) -> bytes:
-    return _normalise_counted(data, True)[0]
-
-
-def _fast_table(data: bytes, names: list[str], types: dict[str, pa.DataType], keep: list[str]) -> pa.Table | None:
-    kind = "run" if "score" in keep else "qrels"
-    try:
-        return parse_trec(data, kind, "<block>", rank="rank" in keep, empty_ok=True).table
-    except InputError:
-        return None
-
-
-def _slow_columns(data: bytes, source: str, kind: str) -> dict[str, list]:  # type: ignore[type-arg]
-    table = parse_trec(data, kind, source).table  # raises the error with its line
-    return {c: table.column(c).to_pylist() for c in table.column_names}
-
-
-def _lines(data: bytes) -> list[tuple[int, str, list[str]]]:
-    norm, _ = _normalise_counted(data, True)
-    out = []
-    for n, line in enumerate(norm.split(b"\n"), start=1):
-        if line:
-            out.append((n, line_text(data, n), line.decode("utf-8", "replace").split(" ")))
-    return out

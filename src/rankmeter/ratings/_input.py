@@ -495,7 +495,7 @@ def _dedupe(keys: np.ndarray, policy: str) -> np.ndarray:
 
 def _dup_error(side: _Side, keys: np.ndarray, uvocab: pa.Array, ivocab: pa.Array, ucodes: np.ndarray,
                icodes: np.ndarray) -> InputError:
-    from ..data._table import duplicate_rows
+    from ..data.table import duplicate_rows
 
     rows = duplicate_rows(keys)
     r = int(rows[0])

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..data import Qrels
-from ..data._ids import as_string_array, encode, union_vocab
+from ..data.ids import as_string_array, encode, union_vocab
 
 __all__ = ["context_from_train", "user_item_ids", "CONTEXT_KEYS"]
 

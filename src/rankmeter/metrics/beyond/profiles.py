@@ -58,7 +58,7 @@ def train_items(data: Any, *, user: str | None = None, item: str | None = None) 
     (['1', '2'], ['y', 'x'])
     """
     from ...data import Qrels
-    from ...data._ids import as_string_array
+    from ...data.ids import as_string_array
 
     if isinstance(data, Qrels):
         users = data.query_ids.take(pa.array(data.row_queries()))
