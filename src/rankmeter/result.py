@@ -160,8 +160,8 @@ class Result:
         return out
 
     def by_group(self, groups: Any, **options: Any) -> Any:
-        """Means per query group, group sizes, gaps and tests: :func:`rankmeter.compare.groups.by_group`."""
-        from .compare.groups import by_group
+        """Means per query group, group sizes, gaps and tests: :func:`rankmeter.stats.groups.by_group`."""
+        from .stats.groups import by_group
 
         return by_group(self, groups, **options)
 

@@ -34,6 +34,7 @@ between batches when a run is streamed or spread over Spark partitions), merged 
 id and finalised against the context.
 """
 
+from ._context import item_matrix
 from .profiles import train_items
 
-__all__ = ["train_items"]
+__all__ = ["item_matrix", "train_items"]
