@@ -33,6 +33,7 @@ EXTRA_10 = [
     ("out.test", ["qrels.test.with-comments", "results.test"]),
     ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
     ("generated/302__v10.0__q_all_trec.txt", ["-q", "-m", "all_trec", "qrels-302.test", "results-302.test"]),
+    ("out.test.qrels_jg", ["-q", "-R", "qrels_jg", "-m", "qrels_jg", "qrels.123", "results.test"]),
 ]
 EXTRA_908 = [
     ("generated/302__v9.0.8__q_all_trec.txt", ["-q", "-m", "all_trec", "qrels-302.test", "results-302.test"]),
@@ -81,3 +82,12 @@ def test_908_reads_comment_lines_as_data() -> None:
     assert got.returncode == 2
     err = got.stderr.decode().strip().splitlines()
     assert len(err) == 1 and "qrels.test.with-comments:1:" in err[0] and "expected 4 columns" in err[0]
+
+
+def test_measure_needs_its_judgment_format() -> None:
+    shared_file("data", "trec_eval", "qrels.123")
+    got = run_trec_eval(["-m", "map_avgjg", "qrels.123", "results.test"], cwd=TREC_DATA)
+    assert got.returncode == 2
+    assert "map_avgjg cannot be computed from -R qrels" in got.stderr.decode()
+    got = run_trec_eval(["-R", "qrels_jg", "-m", "map", "qrels.123", "results.test"], cwd=TREC_DATA)
+    assert got.returncode == 2 and "-R qrels_jg" in got.stderr.decode()

@@ -36,7 +36,7 @@ _HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Evaluate only the top NUM documents of each query.")
 @click.option("-J", "--Judged_docs_only", "judged_only", is_flag=True,
               help="Drop unjudged documents from the rankings before evaluating.")
-@click.option("-R", "--Rel_info_format", "rel_format", type=click.Choice(["qrels"]), default="qrels",
+@click.option("-R", "--Rel_info_format", "rel_format", type=click.Choice(["qrels", "qrels_jg"]), default="qrels",
               show_default=True, help="Format of QRELS.")
 @click.option("-T", "--Results_format", "results_format", type=click.Choice(["trec_results"]),
               default="trec_results", show_default=True, help="Format of RUN.")
@@ -63,7 +63,7 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
         raise ParameterError("QRELS and RUN cannot both be '-' (stdin)")
     comments = compat == "10.0"
     text, src = read_text(qrels)
-    q = parse_qrels_text(text, src, comments=comments)
+    q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
     text, src = read_text(run)
     r = parse_results_text(text, src, comments=comments)
     del text
@@ -72,10 +72,16 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
         ztext, zsrc = read_text(zscore_file)
         zscores = parse_zscores_text(ztext, zsrc)
     selected, params = expand_selection(list(measures) or ["official"], compat)
+    wanted = {"qrels": "qrels", "qrels_jg": "jg"}[rel_format]
+    wrong = [m.name for m in selected if m.rel_format not in ("", wanted)]
+    if wrong:
+        raise ParameterError(f"measure {wrong[0]} cannot be computed from -R {rel_format} judgments"
+                             f" (it needs -R {'qrels_jg' if wanted == 'qrels' else 'qrels'})")
     opts = Options(level=level, num_docs_in_coll=num_docs, judged_only=judged_only, max_docs=max_docs,
                    compat=compat)
     lines = evaluate_lines(q.judgments, r, selected, params, opts, query_flag=query_flag, complete=complete,
-                           summary=not no_summary, zscores=zscores, bug_compatible=bug_compatible)
+                           summary=not no_summary, zscores=zscores, bug_compatible=bug_compatible,
+                           grouped=rel_format == "qrels_jg")
     out = click.get_text_stream("stdout")
     out.write("".join(lines))
     out.flush()
@@ -88,11 +94,14 @@ def _fmt(value: float) -> str:
     return f"{value:6.4f}"
 
 
-def evaluate_lines(judgments: dict[str, dict[str, int]], results: Any, selected: list[Any], params: dict[str, str],
+def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any], params: dict[str, str],
                    opts: Any, *, query_flag: bool = False, complete: bool = False, summary: bool = True,
                    zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
-                   bug_compatible: bool = False) -> list[str]:
-    """trec_eval's output lines for judgments and results (see :func:`command`)."""
+                   bug_compatible: bool = False, grouped: bool = False) -> list[str]:
+    """trec_eval's output lines for judgments and results (see :func:`command`).
+
+    ``grouped``: judgments are ``{qid: {group: {docno: grade}}}`` (-R qrels_jg).
+    """
     from .._errors import InputError
     from ..metrics.trec.engine import MIN_GEO_MEAN, form_res_rels
 
@@ -121,7 +130,11 @@ def evaluate_lines(judgments: dict[str, dict[str, int]], results: Any, selected:
         else:
             continue
         try:
-            rr = form_res_rels(docnos, sims, judgments[qid], opts)
+            if grouped:
+                groups = judgments[qid]
+                rr: Any = [form_res_rels(docnos, sims, groups[g], opts) for g in sorted(groups, key=str.encode)]
+            else:
+                rr = form_res_rels(docnos, sims, judgments[qid], opts)
         except InputError as e:
             raise InputError(f"query {qid}: {e.message}") from None
         runid = this_runid
@@ -209,8 +222,12 @@ def _num_rel_all(judgments: dict[str, dict[str, int]], opts: Any, bug_compatible
     counts grades >= the level, the sum of the per-query values.
     """
     if bug_compatible:
-        return float(sum(1 for q in judgments.values() for g in q.values() if g > 0))
+        return float(sum(1 for q in judgments.values() for g in _grades(q) if g > 0))
     if opts.compat == "10.0":
         return total  # every judged query was evaluated
     missing = [q for q in judgments if q not in results.docnos]
     return total + sum(1 for q in missing for g in judgments[q].values() if g >= opts.level)
+
+
+def _grades(q: dict[str, Any]) -> list[int]:
+    return [g for v in q.values() for g in (v.values() if isinstance(v, dict) else [v])]

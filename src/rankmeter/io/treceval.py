@@ -18,6 +18,7 @@ import gzip
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .._errors import InputError
 
@@ -35,7 +36,7 @@ __all__ = [
 class TrecEvalQrels:
     """Judgments per query: ``{qid: {docno: grade}}`` in file order."""
 
-    judgments: dict[str, dict[str, int]]
+    judgments: dict[str, Any]
     comment_lines: int = 0
 
 
@@ -67,11 +68,16 @@ def read_text(path: str) -> tuple[str, str]:
 
 
 
-def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True) -> TrecEvalQrels:
-    """Judgments from trec_eval's qrels text (4 columns; a docno judged twice is an error)."""
+def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True,
+                     groups: bool = False) -> TrecEvalQrels:
+    """Judgments from trec_eval's qrels text (4 columns; a docno judged twice is an error).
+
+    ``groups``: the second column names a judgment group (trec_eval ``-R qrels_jg``):
+    judgments become ``{qid: {group: {docno: grade}}}``.
+    """
     from ..metrics.trec.engine import atol
 
-    out: dict[str, dict[str, int]] = {}
+    out: dict[str, Any] = {}
     skipped = 0
     for n, raw in enumerate(text.splitlines(), start=1):
         f = raw.split()
@@ -84,6 +90,8 @@ def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True) 
             raise InputError(f"expected 4 columns (qid iter docno rel), found {len(f)}", source=source, line=n,
                              text=raw)
         q = out.setdefault(f[0], {})
+        if groups:
+            q = q.setdefault(f[1], {})
         if f[2] in q:
             raise InputError(f"item {f[2]!r} is judged twice for query {f[0]!r} (trec_eval refuses duplicates)",
                              source=source, line=n, text=raw)

@@ -637,6 +637,7 @@ class TrecMeasure:
     calc: Calc
     default: tuple[Any, ...] = ()
     param_style: str = ""  # how -m name.params parses: long_cut, double_cut, double, pairs
+    rel_format: str = "qrels"  # the judgments it reads: qrels, jg (qrels_jg) or prefs; "" = any
 
     def parse_params(self, text: str) -> tuple[Any, ...]:
         """The parameters of ``-m name.<text>``, checked as trec_eval checks them."""
@@ -762,6 +763,18 @@ def _set_f(rr: ResRels, p: Sequence[float], o: Options) -> list[float]:
     return [_div((x + 1.0) * P * R, x * P + R)]
 
 
+def _avg_jg(values: Sequence[float]) -> float:
+    """Sum over the judgment groups, divided by their number when more than one (trec_eval)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values) if len(values) > 1 else total
+
+
+def _avg_jg_cut(rows: Sequence[Sequence[float]]) -> list[float]:
+    return [_avg_jg([r[i] for r in rows]) for i in range(len(rows[0]))] if rows else []
+
+
 def _pair_p(pairs: Sequence[tuple[str, float]], default: float) -> float:
     p = default
     for name, value in pairs:
@@ -771,8 +784,8 @@ def _pair_p(pairs: Sequence[tuple[str, float]], default: float) -> float:
 
 
 MEASURES: tuple[TrecMeasure, ...] = (
-    TrecMeasure("runid", "runid", lambda rr, p, o: []),
-    TrecMeasure("num_q", "num_q", lambda rr, p, o: [1]),
+    TrecMeasure("runid", "runid", lambda rr, p, o: [], rel_format=""),
+    TrecMeasure("num_q", "num_q", lambda rr, p, o: [1], rel_format=""),
     TrecMeasure("num_ret", "long", lambda rr, p, o: [rr.num_ret]),
     TrecMeasure("num_rel", "long", lambda rr, p, o: [rr.num_rel]),
     TrecMeasure("num_rel_ret", "long", lambda rr, p, o: [rr.num_rel_ret]),
@@ -813,6 +826,13 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_F", "param", _set_f, (1.0,), "double"),
     TrecMeasure("num_nonrel_judged_ret", "long",
                 lambda rr, p, o: [int(np.count_nonzero((rr.rel >= 0) & (rr.rel < rr.level)))]),
+    # judgment-group measures (-R qrels_jg): ``rr`` is then the list of one ResRels per group
+    TrecMeasure("map_avgjg", "float", lambda rrs, p, o: [_avg_jg([trec_ap(rr) for rr in rrs])], (), "", "jg"),
+    TrecMeasure("P_avgjg", "cut_long", lambda rrs, p, o: _avg_jg_cut([_cut_p(rr, p, o) for rr in rrs]),
+                (5, 10, 15, 20, 30, 100, 200, 500, 1000), "long_cut", "jg"),
+    TrecMeasure("Rprec_mult_avgjg", "cut_double",
+                lambda rrs, p, o: _avg_jg_cut([trec_rprec_mult(rr, p) for rr in rrs]),
+                (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), "double_cut", "jg"),
     TrecMeasure("rbp", "pairs", lambda rr, p, o: [trec_rbp(rr, _pair_p(p, 0.9), p)], (), "pairs"),
     TrecMeasure("rbp_resid", "pairs", lambda rr, p, o: [trec_rbp_resid(rr, _pair_p(p, 0.9))], (), "pairs"),
     TrecMeasure("unj", "cut_long", _cut_unj, (5, 10, 20), "long_cut"),
@@ -833,12 +853,14 @@ NICKNAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "all_trec": _ALL_TREC_908 + ("unj", "rbp", "rbp_resid"),
         "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
                 "set_relative_P", "set_map", "set_F"),
+        "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
     },
     "9.0.8": {
         "official": _OFFICIAL,
         "all_trec": _ALL_TREC_908,
         "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
                 "set_relative_P", "set_map", "set_F"),
+        "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
     },
 }
 
