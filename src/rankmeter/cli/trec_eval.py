@@ -61,6 +61,12 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
 
     if qrels == "-" and run == "-":
         raise ParameterError("QRELS and RUN cannot both be '-' (stdin)")
+    selected, params = expand_selection(list(measures) or ["official"], compat)
+    wanted = {"qrels": "qrels", "qrels_jg": "jg"}[rel_format]
+    wrong = [m.name for m in selected if m.rel_format not in ("", wanted)]
+    if wrong:
+        raise ParameterError(f"measure {wrong[0]} cannot be computed from -R {rel_format} judgments"
+                             f" (it needs -R {'qrels_jg' if wanted == 'qrels' else 'qrels'})")
     comments = compat == "10.0"
     text, src = read_text(qrels)
     q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
@@ -71,12 +77,6 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
     if zscore_file is not None:
         ztext, zsrc = read_text(zscore_file)
         zscores = parse_zscores_text(ztext, zsrc)
-    selected, params = expand_selection(list(measures) or ["official"], compat)
-    wanted = {"qrels": "qrels", "qrels_jg": "jg"}[rel_format]
-    wrong = [m.name for m in selected if m.rel_format not in ("", wanted)]
-    if wrong:
-        raise ParameterError(f"measure {wrong[0]} cannot be computed from -R {rel_format} judgments"
-                             f" (it needs -R {'qrels_jg' if wanted == 'qrels' else 'qrels'})")
     opts = Options(level=level, num_docs_in_coll=num_docs, judged_only=judged_only, max_docs=max_docs,
                    compat=compat)
     lines = evaluate_lines(q.judgments, r, selected, params, opts, query_flag=query_flag, complete=complete,
