@@ -34,6 +34,10 @@ EXTRA_10 = [
     ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
     ("generated/302__v10.0__q_all_trec.txt", ["-q", "-m", "all_trec", "qrels-302.test", "results-302.test"]),
     ("out.test.qrels_jg", ["-q", "-R", "qrels_jg", "-m", "qrels_jg", "qrels.123", "results.test"]),
+    ("out.test.qrels_jg", ["-q", "-R", "qrels_jg", "-m", "qrels_jg", "qrels.comments.123", "results.test"]),
+    ("out.test.prefs", ["-q", "-R", "prefs", "-m", "all_prefs", "prefs.test", "prefs.results.test"]),
+    ("out.test.prefs", ["-q", "-R", "prefs", "-m", "all_prefs", "prefs.comment.test", "prefs.results.test"]),
+    ("out.test.qrels_prefs", ["-q", "-R", "qrels_prefs", "-m", "all_prefs", "qrels.test", "results.test"]),
 ]
 EXTRA_908 = [
     ("generated/302__v9.0.8__q_all_trec.txt", ["-q", "-m", "all_trec", "qrels-302.test", "results-302.test"]),
@@ -57,7 +61,7 @@ def _check(expected: str, args: list[str], compat: str) -> None:
     assert got.stdout.decode() == want.read_text()
 
 
-@pytest.mark.parametrize("expected,args", COMMANDS + EXTRA_10, ids=[c[0] + ":" + c[1][0] for c in COMMANDS + EXTRA_10])
+@pytest.mark.parametrize("expected,args", COMMANDS + EXTRA_10, ids=[f"{c[0]}:{c[1][-2]}" for c in COMMANDS + EXTRA_10])
 def test_trec_eval_10(expected: str, args: list[str]) -> None:
     _check(expected, args, "10.0")
 

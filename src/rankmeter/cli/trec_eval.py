@@ -36,7 +36,8 @@ _HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Evaluate only the top NUM documents of each query.")
 @click.option("-J", "--Judged_docs_only", "judged_only", is_flag=True,
               help="Drop unjudged documents from the rankings before evaluating.")
-@click.option("-R", "--Rel_info_format", "rel_format", type=click.Choice(["qrels", "qrels_jg"]), default="qrels",
+@click.option("-R", "--Rel_info_format", "rel_format", type=click.Choice(["qrels", "qrels_jg", "prefs", "qrels_prefs"]),
+              default="qrels",
               show_default=True, help="Format of QRELS.")
 @click.option("-T", "--Results_format", "results_format", type=click.Choice(["trec_results"]),
               default="trec_results", show_default=True, help="Format of RUN.")
@@ -56,20 +57,24 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
         click.echo(f"trec_eval version {compat} (rankmeter)", err=True)
         return
     from .._errors import ParameterError
-    from ..io.treceval import parse_qrels_text, parse_results_text, parse_zscores_text, read_text
+    from ..io.treceval import parse_prefs_text, parse_qrels_text, parse_results_text, parse_zscores_text, read_text
     from ..metrics.trec.engine import Options, expand_selection
 
     if qrels == "-" and run == "-":
         raise ParameterError("QRELS and RUN cannot both be '-' (stdin)")
     selected, params = expand_selection(list(measures) or ["official"], compat)
-    wanted = {"qrels": "qrels", "qrels_jg": "jg"}[rel_format]
-    wrong = [m.name for m in selected if m.rel_format not in ("", wanted)]
+    wanted = {"qrels": "qrels", "qrels_jg": "jg", "prefs": "prefs", "qrels_prefs": "prefs"}[rel_format]
+    wrong = [m for m in selected if m.rel_format not in ("", wanted)]
     if wrong:
-        raise ParameterError(f"measure {wrong[0]} cannot be computed from -R {rel_format} judgments"
-                             f" (it needs -R {'qrels_jg' if wanted == 'qrels' else 'qrels'})")
+        needs = {"qrels": "qrels", "jg": "qrels_jg", "prefs": "prefs or -R qrels_prefs"}[wrong[0].rel_format]
+        raise ParameterError(f"measure {wrong[0].name} cannot be computed from -R {rel_format} judgments"
+                             f" (it needs -R {needs})")
     comments = compat == "10.0"
     text, src = read_text(qrels)
-    q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
+    if rel_format in ("prefs", "qrels_prefs"):
+        q = parse_prefs_text(text, src, comments=comments, from_qrels=rel_format == "qrels_prefs")
+    else:
+        q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
     text, src = read_text(run)
     r = parse_results_text(text, src, comments=comments)
     del text
@@ -81,7 +86,7 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
                    compat=compat)
     lines = evaluate_lines(q.judgments, r, selected, params, opts, query_flag=query_flag, complete=complete,
                            summary=not no_summary, zscores=zscores, bug_compatible=bug_compatible,
-                           grouped=rel_format == "qrels_jg")
+                           grouped=rel_format == "qrels_jg", prefs=wanted == "prefs")
     out = click.get_text_stream("stdout")
     out.write("".join(lines))
     out.flush()
@@ -97,7 +102,7 @@ def _fmt(value: float) -> str:
 def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any], params: dict[str, str],
                    opts: Any, *, query_flag: bool = False, complete: bool = False, summary: bool = True,
                    zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
-                   bug_compatible: bool = False, grouped: bool = False) -> list[str]:
+                   bug_compatible: bool = False, grouped: bool = False, prefs: bool = False) -> list[str]:
     """trec_eval's output lines for judgments and results (see :func:`command`).
 
     ``grouped``: judgments are ``{qid: {group: {docno: grade}}}`` (-R qrels_jg).
@@ -130,7 +135,11 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
         else:
             continue
         try:
-            if grouped:
+            if prefs:
+                from ..metrics.trec.prefs import form_prefs_counts
+
+                rr = form_prefs_counts(docnos, sims, judgments[qid], opts.max_docs)
+            elif grouped:
                 groups = judgments[qid]
                 rr: Any = [form_res_rels(docnos, sims, groups[g], opts) for g in sorted(groups, key=str.encode)]
             else:
@@ -229,5 +238,7 @@ def _num_rel_all(judgments: dict[str, dict[str, int]], opts: Any, bug_compatible
     return total + sum(1 for q in missing for g in judgments[q].values() if g >= opts.level)
 
 
-def _grades(q: dict[str, Any]) -> list[int]:
+def _grades(q: Any) -> list[float]:
+    if isinstance(q, list):  # preferences: (jg, jsg, rel_level, docno)
+        return [t[2] for t in q]
     return [g for v in q.values() for g in (v.values() if isinstance(v, dict) else [v])]

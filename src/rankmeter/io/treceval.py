@@ -27,6 +27,7 @@ __all__ = [
     "TrecEvalResults",
     "read_text",
     "parse_qrels_text",
+    "parse_prefs_text",
     "parse_results_text",
     "parse_zscores_text",
 ]
@@ -96,6 +97,35 @@ def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True,
             raise InputError(f"item {f[2]!r} is judged twice for query {f[0]!r} (trec_eval refuses duplicates)",
                              source=source, line=n, text=raw)
         q[f[2]] = atol(f[3])
+    return TrecEvalQrels(out, skipped)
+
+
+def parse_prefs_text(text: str, source: str = "<prefs>", comments: bool = True,
+                     from_qrels: bool = False) -> TrecEvalQrels:
+    """Preferences ``{qid: [(jg, jsg, rel_level, docno), ...]}`` from trec_eval's prefs text.
+
+    ``qid jg jsg docno rel_level`` (-R prefs); with ``from_qrels``, a qrels file read as
+    preferences (-R qrels_prefs): ``qid jg docno rel_level``, one sub-group per group.
+    """
+    from ..metrics.trec.engine import atof
+
+    out: dict[str, Any] = {}
+    skipped = 0
+    want = 4 if from_qrels else 5
+    for n, raw in enumerate(text.splitlines(), start=1):
+        f = raw.split()
+        if not f:
+            continue
+        if comments and raw.startswith("#"):
+            skipped += 1
+            continue
+        if len(f) != want:
+            cols = "qid jg docno rel_level" if from_qrels else "qid jg jsg docno rel_level"
+            raise InputError(f"expected {want} columns ({cols}), found {len(f)}", source=source, line=n, text=raw)
+        if from_qrels:
+            out.setdefault(f[0], []).append((f[1], "0", atof(f[3]), f[2]))
+        else:
+            out.setdefault(f[0], []).append((f[1], f[2], atof(f[4]), f[3]))
     return TrecEvalQrels(out, skipped)
 
 

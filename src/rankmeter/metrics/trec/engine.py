@@ -775,6 +775,15 @@ def _avg_jg_cut(rows: Sequence[Sequence[float]]) -> list[float]:
     return [_avg_jg([r[i] for r in rows]) for i in range(len(rows[0]))] if rows else []
 
 
+def _prefs_calc(name: str) -> Calc:
+    def calc(rp: Any, p: Any, o: Options) -> list[Any]:
+        from .prefs import PREFS_MEASURES
+
+        return [PREFS_MEASURES[name][1](rp)]
+
+    return calc
+
+
 def _pair_p(pairs: Sequence[tuple[str, float]], default: float) -> float:
     p = default
     for name, value in pairs:
@@ -826,6 +835,14 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_F", "param", _set_f, (1.0,), "double"),
     TrecMeasure("num_nonrel_judged_ret", "long",
                 lambda rr, p, o: [int(np.count_nonzero((rr.rel >= 0) & (rr.rel < rr.level)))]),
+    # preference measures (-R prefs, -R qrels_prefs): ``rr`` is then a prefs.ResultsPrefs
+    *(TrecMeasure(name, kind, _prefs_calc(name), rel_format="prefs")
+      for name, kind in (("prefs_num_prefs_poss", "long"), ("prefs_num_prefs_ful", "long"),
+                         ("prefs_num_prefs_ful_ret", "long"), ("prefs_simp", "float"), ("prefs_pair", "float"),
+                         ("prefs_avgjg", "float"), ("prefs_avgjg_Rnonrel", "float"), ("prefs_simp_ret", "float"),
+                         ("prefs_pair_ret", "float"), ("prefs_avgjg_ret", "float"),
+                         ("prefs_avgjg_Rnonrel_ret", "float"), ("prefs_simp_imp", "float"),
+                         ("prefs_pair_imp", "float"), ("prefs_avgjg_imp", "float"))),
     # judgment-group measures (-R qrels_jg): ``rr`` is then the list of one ResRels per group
     TrecMeasure("map_avgjg", "float", lambda rrs, p, o: [_avg_jg([trec_ap(rr) for rr in rrs])], (), "", "jg"),
     TrecMeasure("P_avgjg", "cut_long", lambda rrs, p, o: _avg_jg_cut([_cut_p(rr, p, o) for rr in rrs]),
@@ -847,6 +864,12 @@ _ALL_TREC_908 = _OFFICIAL + ("relstring", "recall", "infAP", "gm_bpref", "utilit
                              "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
                              "set_F", "num_nonrel_judged_ret")
 
+_ALL_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+              "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
+_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+          "prefs_pair", "prefs_avgjg")
+
 NICKNAMES: dict[str, dict[str, tuple[str, ...]]] = {
     "10.0": {
         "official": _OFFICIAL,
@@ -854,6 +877,8 @@ NICKNAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
                 "set_relative_P", "set_map", "set_F"),
         "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+        "all_prefs": _ALL_PREFS,
+        "prefs": _PREFS,
     },
     "9.0.8": {
         "official": _OFFICIAL,
@@ -861,6 +886,8 @@ NICKNAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
                 "set_relative_P", "set_map", "set_F"),
         "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+        "all_prefs": _ALL_PREFS,
+        "prefs": _PREFS,
     },
 }
 
