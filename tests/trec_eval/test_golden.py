@@ -95,3 +95,23 @@ def test_measure_needs_its_judgment_format() -> None:
     assert "map_avgjg cannot be computed from -R qrels" in got.stderr.decode()
     got = run_trec_eval(["-R", "qrels_jg", "-m", "map", "qrels.123", "results.test"], cwd=TREC_DATA)
     assert got.returncode == 2 and "-R qrels_jg" in got.stderr.decode()
+
+
+def test_table_files_give_the_same_output(tmp_path: Path) -> None:
+    import pandas as pd
+
+    want = shared_file("data", "trec_eval", "out.test.aq").read_text()
+    q = pd.read_csv(TREC_DATA / "qrels.test", sep=r"\s+", header=None, names=["query", "iter", "item", "grade"])
+    r = pd.read_csv(TREC_DATA / "results.test", sep=r"\s+", header=None,
+                    names=["query", "q0", "item", "rank", "score", "tag"], dtype={"score": str})
+    r["score"] = r["score"].astype(float)
+    q[["query", "item", "grade"]].astype({"query": str}).to_csv(tmp_path / "qrels.csv", index=False)
+    r[["query", "item", "score"]].astype({"query": str}).to_parquet(tmp_path / "STANDARD.parquet")
+    got = run_trec_eval(["-q", "-m", "all_trec", "qrels.csv", "STANDARD.parquet"], cwd=tmp_path)
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stdout.decode() == want
+    q = q.astype({"grade": float})
+    q.loc[0, "grade"] = 1.5
+    q[["query", "item", "grade"]].to_csv(tmp_path / "bad.csv", index=False)
+    got = run_trec_eval(["bad.csv", "STANDARD.parquet"], cwd=tmp_path)
+    assert got.returncode == 2 and "not a whole number" in got.stderr.decode()

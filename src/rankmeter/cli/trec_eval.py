@@ -70,14 +70,20 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
         raise ParameterError(f"measure {wrong[0].name} cannot be computed from -R {rel_format} judgments"
                              f" (it needs -R {needs})")
     comments = compat == "10.0"
-    text, src = read_text(qrels)
-    if rel_format in ("prefs", "qrels_prefs"):
-        q = parse_prefs_text(text, src, comments=comments, from_qrels=rel_format == "qrels_prefs")
+    if rel_format == "qrels" and _tabular(qrels):
+        q = _tabular_qrels(qrels)
     else:
-        q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
-    text, src = read_text(run)
-    r = parse_results_text(text, src, comments=comments)
-    del text
+        text, src = read_text(qrels)
+        if rel_format in ("prefs", "qrels_prefs"):
+            q = parse_prefs_text(text, src, comments=comments, from_qrels=rel_format == "qrels_prefs")
+        else:
+            q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
+    if _tabular(run):
+        r = _tabular_run(run)
+    else:
+        text, src = read_text(run)
+        r = parse_results_text(text, src, comments=comments)
+        del text
     zscores = None
     if zscore_file is not None:
         ztext, zsrc = read_text(zscore_file)
@@ -242,3 +248,45 @@ def _grades(q: Any) -> list[float]:
     if isinstance(q, list):  # preferences: (jg, jsg, rel_level, docno)
         return [t[2] for t in q]
     return [g for v in q.values() for g in (v.values() if isinstance(v, dict) else [v])]
+
+
+def _tabular(path: str) -> bool:
+    """A CSV / TSV-with-header / Parquet file (read by rankmeter's readers, not as TREC text)."""
+    if path == "-":
+        return False
+    from ..io import detect_format
+
+    return detect_format(path) != "trec"
+
+
+def _tabular_qrels(path: str) -> Any:
+    """Judgments from a table file; grades must be whole numbers (trec_eval's grades are integers)."""
+    from .._errors import InputError
+    from ..io import read_qrels
+    from ..io.treceval import TrecEvalQrels
+
+    judgments: dict[str, dict[str, int]] = {}
+    for q, docs in read_qrels(path).to_dict().items():
+        out = judgments[q] = {}
+        for d, g in docs.items():
+            if g != int(g):
+                raise InputError(f"grade {g:g} of item {d!r} for query {q!r} is not a whole number "
+                                 f"(trec_eval's grades are integers)", source=path)
+            out[d] = int(g)
+    return TrecEvalQrels(judgments)
+
+
+def _tabular_run(path: str) -> Any:
+    """Results from a table file; the run id is the file's name without its suffix."""
+    from pathlib import Path
+
+    from ..io import read_run
+    from ..io.treceval import TrecEvalResults
+
+    res = TrecEvalResults()
+    tag = Path(path).stem
+    for q, docs in read_run(path).to_dict().items():
+        res.docnos[q] = list(docs)
+        res.sims[q] = list(docs.values())
+        res.run_ids[q] = tag
+    return res
