@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from functools import cmp_to_key
+from functools import cached_property, cmp_to_key
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -63,6 +63,7 @@ __all__ = [
 NONPOOL = -1  # the item is not in the judgments
 UNJUDGED = -2  # the item is in the judgments with a negative grade ("in the pool, unjudged")
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor for geometric means
+_MISSING = -(1 << 62)  # placeholder grade of an item not in the judgments
 INFAP_EPSILON = 0.00001
 
 
@@ -91,6 +92,16 @@ class ResRels:
     def num_ret(self) -> int:
         return len(self.rel)
 
+    @cached_property
+    def isrel(self) -> np.ndarray:
+        """Row flags: judged with grade >= level."""
+        return self.rel >= self.level
+
+    @cached_property
+    def cum(self) -> np.ndarray:
+        """Relevant rows so far, this one included."""
+        return np.cumsum(self.isrel)
+
     @property
     def num_rel_levels(self) -> int:
         nz = np.flatnonzero(self.rel_levels)
@@ -117,18 +128,22 @@ def form_res_rels(
     """
     opts = opts or Options()
     lvl = opts.level if level is None else level
-    order = sorted(range(len(docnos)), key=lambda i: (sims[i], docnos[i].encode()), reverse=True)
-    if opts.max_docs is not None and len(order) > opts.max_docs:
-        order = order[: max(opts.max_docs, 0)]
-    seen: set[str] = set()
-    rel = np.empty(len(order), dtype=np.int64)
-    for n, i in enumerate(order):
-        d = docnos[i]
-        if d in seen:
-            raise InputError(f"item {d!r} is listed twice for one query (trec_eval refuses duplicate docs)")
-        seen.add(d)
-        g = judgments.get(d)
-        rel[n] = NONPOOL if g is None else (UNJUDGED if g < 0 else g)
+    n = len(docnos)
+    if n:
+        # score descending, then docno descending: numpy compares str by code point (= UTF-8 byte order)
+        order = np.lexsort((np.asarray(docnos, dtype=str), np.asarray(sims, dtype=np.float64)))[::-1]
+        if opts.max_docs is not None and n > opts.max_docs:
+            order = order[: max(opts.max_docs, 0)]
+        ranked = [docnos[i] for i in order.tolist()]
+    else:
+        ranked = []
+    if len(set(ranked)) != len(ranked):
+        seen: set[str] = set()
+        dup = next(d for d in ranked if d in seen or seen.add(d))  # type: ignore[func-returns-value]
+        raise InputError(f"item {dup!r} is listed twice for one query (trec_eval refuses duplicate docs)")
+    get = judgments.get
+    raw = np.array([get(d, _MISSING) for d in ranked], dtype=np.int64)
+    rel = np.where(raw == _MISSING, NONPOOL, np.where(raw < 0, UNJUDGED, raw))
     if opts.judged_only:
         rel = rel[rel >= 0]
     grades = np.fromiter((g for g in judgments.values() if g >= 0), dtype=np.int64)
@@ -261,10 +276,10 @@ def _setup_gains(pairs: Sequence[tuple[str, float]], rr: ResRels) -> _Gains:
 
 def trec_ap(rr: ResRels) -> float:
     """Average precision: sum of precision at each relevant rank, over num_rel."""
-    isrel = rr.rel >= rr.level
+    isrel = rr.isrel
     if not rr.num_rel or not isrel.any():
         return 0.0
-    cum = np.cumsum(isrel)
+    cum = rr.cum
     ranks = np.flatnonzero(isrel) + 1
     return _seqsum(cum[isrel] / ranks.astype(np.float64)) / rr.num_rel
 
@@ -309,7 +324,7 @@ def trec_infap(rr: ResRels) -> float:
 
 def trec_bing(rr: ResRels) -> float:
     """binG: mean over relevant items of 1 / log2(2 + non-relevant items above)."""
-    isrel = rr.rel >= rr.level
+    isrel = rr.isrel
     if not isrel.any():
         return 0.0
     pos = np.flatnonzero(isrel)
@@ -503,12 +518,12 @@ def _recall_cut(x: float, num_rel: int, compat: str) -> int:
 
 def _interp(rr: ResRels) -> tuple[np.ndarray, np.ndarray, float]:
     """Relevant positions, interpolated precision at each, and precision at the end of the list."""
-    isrel = rr.rel >= rr.level
+    isrel = rr.isrel
     n = len(rr.rel)
     init = _div(float(rr.num_rel_ret), float(n))
     if not isrel.any():
         return np.zeros(0, dtype=np.int64), np.zeros(0), init
-    cum = np.cumsum(isrel)
+    cum = rr.cum
     prec = cum / np.arange(1, n + 1, dtype=np.float64)
     first = int(np.flatnonzero(isrel)[0])
     suf = np.maximum.accumulate(prec[::-1])[::-1]
@@ -573,8 +588,8 @@ def trec_11pt_avg(rr: ResRels, levels: Sequence[float], compat: str = "10.0") ->
 
 def trec_rprec_mult(rr: ResRels, mults: Sequence[float]) -> list[float]:
     """Precision at multiples of R: cutoff (long)(x * R + 0.9) (trec_eval's Rprec_mult)."""
-    isrel = rr.rel >= rr.level
-    cum = np.cumsum(isrel)
+    isrel = rr.isrel
+    cum = rr.cum
     n = len(rr.rel)
     out = []
     for x in mults:
@@ -594,7 +609,7 @@ def trec_relative_p(rr: ResRels, cutoffs: Sequence[int]) -> list[float]:
     """Precision at k over the best possible precision at k: hits / min(k, R)."""
     if rr.num_rel == 0:
         return [0.0] * len(cutoffs)
-    cum = np.cumsum(rr.rel >= rr.level)
+    cum = rr.cum
     return [_cum_at(cum, k) / float(min(k, rr.num_rel)) for k in cutoffs]
 
 
@@ -681,19 +696,19 @@ class TrecMeasure:
 
 
 def _cut_p(rr: ResRels, ks: Sequence[int], o: Options) -> list[float]:
-    cum = np.cumsum(rr.rel >= rr.level)
+    cum = rr.cum
     return [_cum_at(cum, k) / float(k) for k in ks]
 
 
 def _cut_recall(rr: ResRels, ks: Sequence[int], o: Options) -> list[float]:
     if rr.num_rel == 0:
         return [0.0] * len(ks)
-    cum = np.cumsum(rr.rel >= rr.level)
+    cum = rr.cum
     return [_cum_at(cum, k) / float(rr.num_rel) for k in ks]
 
 
 def _cut_map(rr: ResRels, ks: Sequence[int], o: Options) -> list[float]:
-    isrel = rr.rel >= rr.level
+    isrel = rr.isrel
     if rr.num_rel == 0 or not isrel.any():
         return [0.0] * len(ks)
     pos = np.flatnonzero(isrel)
@@ -707,7 +722,7 @@ def _cut_map(rr: ResRels, ks: Sequence[int], o: Options) -> list[float]:
 
 
 def _cut_success(rr: ResRels, ks: Sequence[int], o: Options) -> list[float]:
-    cum = np.cumsum(rr.rel >= rr.level)
+    cum = rr.cum
     return [1.0 if _cum_at(cum, k) > 0 else 0.0 for k in ks]
 
 
@@ -719,7 +734,7 @@ def _cut_unj(rr: ResRels, ks: Sequence[int], o: Options) -> list[float]:
 def _rprec(rr: ResRels, _: Any, o: Options) -> list[float]:
     if not rr.num_rel:
         return [0.0]
-    cum = np.cumsum(rr.rel >= rr.level)
+    cum = rr.cum
     return [_cum_at(cum, rr.num_rel) / float(rr.num_rel)]
 
 
