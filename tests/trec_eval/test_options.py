@@ -70,3 +70,15 @@ def test_errors_are_one_line_exit_2(tmp_path: Path) -> None:
 def test_version(tmp_path: Path) -> None:
     got = te(tmp_path, "-v")
     assert got.returncode == 0 and "10.0" in got.stderr
+
+
+def test_what_trec_eval_skips_is_said_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("# judged by hand\n" + QRELS)
+    (tmp_path / "run").write_text(RUN + "q9 Q0 a 1 1.0 sysA\n")
+    got = subprocess.run([sys.executable, "-m", "rankmeter", "trec_eval", "-m", "map", "qrels", "run"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0 and got.stdout.startswith("map")
+    err = got.stderr.splitlines()
+    assert "rankmeter trec_eval: note: qrels: 1 comment line skipped" in err
+    assert "rankmeter trec_eval: note: run: 1 query without judgments is not evaluated (q9)" in err
+    assert "rankmeter trec_eval: note: qrels: 1 judged query without results is not evaluated (q3); -c counts it" in err

@@ -96,6 +96,45 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
     out = click.get_text_stream("stdout")
     out.write("".join(lines))
     out.flush()
+    for note in coverage_notes(qrels, q, run, r, complete=complete, compat=compat):
+        click.echo(f"rankmeter trec_eval: note: {note}", err=True)
+
+
+def coverage_notes(qrels_name: str, q: Any, run_name: str, r: Any, *, complete: bool, compat: str) -> list[str]:
+    """What trec_eval skips without a word, said on stderr (stdout stays trec_eval's).
+
+    >>> from rankmeter.io.treceval import parse_qrels_text, parse_results_text
+    >>> q = parse_qrels_text("# c\\n1 0 a 1\\n2 0 b 1\\n")
+    >>> r = parse_results_text("1 Q0 a 1 1.0 x\\n3 Q0 c 1 1.0 x\\n")
+    >>> coverage_notes("q", q, "r", r, complete=False, compat="10.0")  # doctest: +NORMALIZE_WHITESPACE
+    ['q: 1 comment line skipped', 'r: 1 query without judgments is not evaluated (3)',
+     'q: 1 judged query without results is not evaluated (2); -c counts it']
+    """
+    notes = []
+    for name, obj in ((qrels_name, q), (run_name, r)):
+        n = getattr(obj, "comment_lines", 0)
+        if n:
+            notes.append(f"{name}: {n} comment line{'s' if n > 1 else ''} skipped")
+    unjudged = sorted(set(r.docnos) - set(q.judgments))
+    if unjudged:
+        notes.append(f"{run_name}: {len(unjudged)} quer{'ies' if len(unjudged) > 1 else 'y'} without judgments "
+                     f"{'are' if len(unjudged) > 1 else 'is'} not evaluated ({_some(unjudged)})")
+    missing = sorted(set(q.judgments) - set(r.docnos))
+    if missing:
+        if complete:
+            how = ("scored on an empty result (-c)" if compat == "10.0"
+                   else "counted with 0 in the averages (-c)")
+            notes.append(f"{qrels_name}: {len(missing)} judged quer{'ies' if len(missing) > 1 else 'y'} without "
+                         f"results {how} ({_some(missing)})")
+        else:
+            notes.append(f"{qrels_name}: {len(missing)} judged quer{'ies' if len(missing) > 1 else 'y'} without "
+                         f"results {'are' if len(missing) > 1 else 'is'} not evaluated ({_some(missing)}); "
+                         f"-c counts {'them' if len(missing) > 1 else 'it'}")
+    return notes
+
+
+def _some(ids: list[str], n: int = 5) -> str:
+    return ", ".join(ids[:n]) + (f", ... ({len(ids) - n} more)" if len(ids) > n else "")
 
 
 def _fmt(value: float) -> str:
