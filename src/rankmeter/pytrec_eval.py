@@ -103,7 +103,9 @@ class RelevanceEvaluator:
         for q, docs in query_relevance.items():
             if len(docs) == 0:
                 continue  # as pytrec_eval: a query without judgments is not evaluated
-            self._qrels[str(q)] = {str(d): _grade(g, q, d) for d, g in docs.items()}
+            if not isinstance(q, str) or not all(isinstance(d, str) for d in docs):
+                raise InputError(f"query and document ids must be strings (as pytrec_eval); query {q!r}")
+            self._qrels[q] = {d: _grade(g, q, d) for d, g in docs.items()}
         self._opts = Options(level=int(relevance_level), judged_only=bool(judged_docs_only_flag), compat=_VERSION)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
@@ -113,7 +115,11 @@ class RelevanceEvaluator:
             judged = self._qrels.get(q)
             if judged is None:
                 continue
-            rr = form_res_rels(list(docs.keys()), [float(s) for s in docs.values()], judged, self._opts)
+            names = list(docs.keys())
+            if not all(type(d) is str for d in names):
+                bad = next(d for d in names if type(d) is not str)
+                raise InputError(f"document ids must be strings (as pytrec_eval); query {q!r} has {bad!r}")
+            rr = form_res_rels(names, [float(s) for s in docs.values()], judged, self._opts)
             values: dict[str, float] = {}
             for m, p, names in self._plan:
                 if m.kind == "runid":

@@ -94,3 +94,13 @@ def test_query_with_an_empty_ranking_is_evaluated() -> None:
                                                              "11pt_avg"}).evaluate({"q": {}})["q"]
     assert (got["num_ret"], got["map"], got["P_5"]) == (0.0, 0.0, 0.0)
     assert math.isnan(got["iprec_at_recall_0.00"]) and math.isnan(got["11pt_avg"])
+
+
+def test_ids_must_be_strings() -> None:
+    with pytest.raises(ValueError, match="must be strings"):
+        ours.RelevanceEvaluator({"q": {1: 1}}, {"map"})
+    ev = ours.RelevanceEvaluator({"q": {"1": 1}}, {"map"})
+    with pytest.raises(ValueError, match="must be strings"):
+        ev.evaluate({"q": {1: 1.0}})
+    with pytest.raises(ValueError, match="must be an int"):
+        ours.RelevanceEvaluator({"q": {"d": 1.5}}, {"map"})
