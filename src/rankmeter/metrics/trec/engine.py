@@ -209,7 +209,7 @@ def _div(a: float, b: float) -> float:
     """C's double division: inf / nan instead of an exception."""
     if b == 0:
         if a == 0 or math.isnan(a):
-            return math.nan
+            return -math.nan  # x86-64's default NaN (0.0 / 0.0) has its sign bit set: printf shows -nan
         return math.copysign(math.inf, a)
     return a / b
 

@@ -178,7 +178,7 @@ def _form_pa(group: Sequence[tuple[str, str, float, int, str]], nj: int, njr: in
 
 def _div(a: float, b: float) -> float:
     if b == 0:
-        return math.nan if a == 0 else math.copysign(math.inf, a)
+        return -math.nan if a == 0 else math.copysign(math.inf, a)  # 0/0: x86-64's -nan
     return a / b
 
 
