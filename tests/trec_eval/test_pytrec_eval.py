@@ -44,12 +44,15 @@ def _same(a: float, b: float) -> bool:
 
 def _compare(qrels: dict, run: dict, measures: Any, **kw: Any) -> None:
     want = real.RelevanceEvaluator(qrels, measures, **kw).evaluate(run)
-    got = ours.RelevanceEvaluator(qrels, measures, **kw).evaluate(run)
-    assert set(got) == set(want)
-    for q in want:
-        assert set(got[q]) == set(want[q]), q
-        for name, v in want[q].items():
-            assert _same(got[q][name], v), f"{name} query {q}: rankmeter {got[q][name]} vs pytrec_eval {v}"
+    for path in ("auto", "engine"):  # the registry's vectorised kernels, and trec_eval's walk
+        ev = ours.RelevanceEvaluator(qrels, measures, **kw)
+        ev._path = path
+        got = ev.evaluate(run)
+        assert set(got) == set(want)
+        for q in want:
+            assert list(got[q]) == list(want[q]), q
+            for name, v in want[q].items():
+                assert _same(got[q][name], v), f"{path}: {name} query {q}: rankmeter {got[q][name]} vs {v}"
 
 
 @settings(max_examples=150)
@@ -104,3 +107,10 @@ def test_ids_must_be_strings() -> None:
         ev.evaluate({"q": {1: 1.0}})
     with pytest.raises(ValueError, match="must be an int"):
         ours.RelevanceEvaluator({"q": {"d": 1.5}}, {"map"})
+
+
+def test_the_vectorised_path_is_taken() -> None:
+    ev = ours.RelevanceEvaluator({"q": {"a": 1, "b": 0}}, {"map", "P.5", "ndcg_cut.10", "num_nonrel_judged_ret"})
+    got = ev.evaluate({"q": {"a": 1.0, "b": 2.0}})
+    assert ev._texts is not None and [m.name for m, _, _ in ev._walk] == ["num_nonrel_judged_ret"]
+    assert got == {"q": {"map": 0.5, "P_5": 0.2, "ndcg_cut_10": 1 / math.log2(3), "num_nonrel_judged_ret": 1.0}}
