@@ -82,3 +82,9 @@ def test_what_trec_eval_skips_is_said_on_stderr(tmp_path: Path) -> None:
     assert "rankmeter trec_eval: note: qrels: 1 comment line skipped" in err
     assert "rankmeter trec_eval: note: run: 1 query without judgments is not evaluated (q9)" in err
     assert "rankmeter trec_eval: note: qrels: 1 judged query without results is not evaluated (q3); -c counts it" in err
+
+
+def test_zero_over_zero_prints_as_trec_eval(tmp_path: Path) -> None:
+    # -M0 leaves nothing retrieved: trec_eval's 0.0/0.0 (x86-64's default NaN, printed -nan)
+    got = values(te(tmp_path, "-M0", "-m", "iprec_at_recall.0", "-m", "P.5").stdout)
+    assert got[("iprec_at_recall_0.00", "all")] == "  -nan" and got[("P_5", "all")] == "0.0000"
