@@ -46,7 +46,6 @@ supported_measures: frozenset[str] = frozenset(_ALL)
 #: Nicknames and the measures they stand for.
 supported_nicknames: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in NICKNAMES[_VERSION].items()}
 
-_BY_NAME = {m.name: m for m in MEASURES if m.name in supported_measures}
 _PARAMS = re.compile(r"([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)$")
 
 

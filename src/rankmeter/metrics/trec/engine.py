@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
 from typing import Any, Callable, Mapping, Sequence
 
@@ -525,11 +525,9 @@ def _interp(rr: ResRels) -> tuple[np.ndarray, np.ndarray, float]:
         return np.zeros(0, dtype=np.int64), np.zeros(0), init
     cum = rr.cum
     prec = cum / np.arange(1, n + 1, dtype=np.float64)
-    first = int(np.flatnonzero(isrel)[0])
     suf = np.maximum.accumulate(prec[::-1])[::-1]
     suf = np.maximum(suf, init)
     pos = np.flatnonzero(isrel)
-    del first
     return pos, suf[pos], init
 
 
