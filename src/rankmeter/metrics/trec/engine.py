@@ -298,25 +298,28 @@ def trec_bpref(rr: ResRels) -> float:
 
 
 def trec_infap(rr: ResRels) -> float:
-    """Inferred AP (Yilmaz & Aslam 2006), trec_eval's estimator."""
-    total = 0.0
-    nonrel = rel_so_far = unjudged = 0
-    for j, r in enumerate(rr.rel.tolist()):
-        if r == NONPOOL:
-            continue
-        if r == UNJUDGED:
-            unjudged += 1
-            continue
-        if 0 <= r < rr.level:
-            nonrel += 1
-            continue
-        rel_so_far += 1
-        if j == 0:
-            total += 1.0
-        else:
-            fj = float(j)
-            total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((rel_so_far - 1 + nonrel + unjudged) / fj) * (
-                (rel_so_far - 1 + INFAP_EPSILON) / (rel_so_far - 1 + nonrel + 2 * INFAP_EPSILON))
+    """Inferred AP (Yilmaz & Aslam 2006), trec_eval's estimator.
+
+    Items not in the judgments are skipped; items judged negative are "in the pool,
+    unjudged"; each relevant item at 0-based rank j > 0 adds
+    1/(j+1) + j/(j+1) * (above in pool)/j * (rel above + e)/(rel above + nonrel above + 2e).
+    """
+    rel = rr.rel
+    isrel = (rel >= rr.level)
+    nonrel = (rel >= 0) & (rel < rr.level)
+    if not isrel.any():
+        return 0.0
+    pos = np.flatnonzero(isrel)
+    r1 = np.arange(len(pos), dtype=np.int64)  # relevant items above (rel_so_far - 1)
+    n_non = np.cumsum(nonrel)[pos]  # nonrel above (the row itself is relevant)
+    n_unj = np.cumsum(rel == UNJUDGED)[pos]
+    fj = pos.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # the same operations, in the same order, as trec_eval's C expression
+        terms = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((r1 + n_non + n_unj) / fj) * (
+            (r1 + INFAP_EPSILON) / ((r1 + n_non) + 2 * INFAP_EPSILON))
+    terms = np.where(pos == 0, 1.0, terms)
+    total = _seqsum(terms)
     if rr.num_rel:
         total /= rr.num_rel
     return total
