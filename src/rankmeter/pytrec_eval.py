@@ -162,22 +162,24 @@ class RelevanceEvaluator:
             return None
         L = f"rel={self._opts.level}"
         plan: list[tuple[str, str, str]] = []
+        from ._errors import RankmeterError
+        from .metrics.registry import parse_metric
+
         self._walk = []
         for m, p, names in self._plan:
             texts = _registry_texts(m.name, p, m.default, L)
+            try:
+                for text, how in texts or []:
+                    if how in ("value", "log"):
+                        parse_metric(text)
+            except RankmeterError:  # a parameter (or metric) the registry does not take
+                texts = None
             if texts is None:  # no registry twin: trec_eval's walk computes this one
                 self._walk.append((m, p, names))
                 continue
             for name, (text, how) in zip(names, texts):
                 plan.append((name, text, how))
         if not plan:
-            self._no_registry = True
-            return None
-        try:
-            from .metrics.registry import parse_metrics
-
-            parse_metrics(sorted({t for _, t, how in plan if how in ("value", "log")}) or ["num_ret"])
-        except Exception:  # a parameter the registry does not take: trec_eval's walk computes it
             self._no_registry = True
             return None
         self._texts = plan
@@ -243,6 +245,7 @@ def _registry_texts(name: str, p: tuple[Any, ...], default: tuple[Any, ...], L: 
         "binG": f"bing({L})", "G": "g", "ndcg": "ndcg", "ndcg_rel": "ndcg_rel", "Rndcg": f"rndcg({L})",
         "set_P": f"p({L},norm=retrieved)", "set_relative_P": f"relative_p({L})", "set_recall": f"r({L})",
         "set_map": f"set_map({L})",
+        "num_nonrel_judged_ret": f"num_nonrel_judged_ret({L})",  # from the registry helper; else the walk
     }
     if name in one:
         return [(one[name], "value")]
