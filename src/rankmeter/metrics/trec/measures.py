@@ -763,3 +763,30 @@ register(MetricSpec(
     properties=frozenset({"ranking", "graded"}),
     trec_name="rbp",
 ))
+
+
+# ------------------------------------------------------------------------------ trec_eval's printed names
+
+def trec_display_name(name: str, params: Mapping[str, object], k: int | None) -> str | None:
+    """The name trec_eval prints for a metric of this family (None when it is not one).
+
+    For ``--format trec``: recall levels and multiples print with two decimals, cutoffs
+    after an underscore, the residual of RBP as ``rbp_resid``.
+
+    >>> trec_display_name("iprec_at_recall", {"recall": 0.1}, None), trec_display_name("relative_p", {}, 5)
+    ('iprec_at_recall_0.10', 'relative_P_5')
+    >>> trec_display_name("relative_p", {}, None), trec_display_name("trec_rbp", {"residual": True}, None)
+    ('set_relative_P', 'rbp_resid')
+    """
+    if name == "iprec_at_recall":
+        return f"iprec_at_recall_{float(params.get('recall', 0.0)):3.2f}"  # type: ignore[arg-type]
+    if name == "rprec_mult":
+        return f"Rprec_mult_{float(params.get('mult', 1.0)):3.2f}"  # type: ignore[arg-type]
+    if name == "relative_p":
+        return f"relative_P_{k}" if k is not None else "set_relative_P"
+    if name == "trec_rbp":
+        return "rbp_resid" if params.get("residual") else "rbp"
+    fixed = {"num_q": "num_q", "gm_ap": "gm_map", "gm_bpref": "gm_bpref", "iprec_avg": "11pt_avg", "infap": "infAP",
+             "bing": "binG", "g": "G", "ndcg_rel": "ndcg_rel", "rndcg": "Rndcg", "set_map": "set_map",
+             "utility": "utility"}
+    return fixed.get(name)
