@@ -100,7 +100,7 @@ def bench_kendall_per_user(n: int, n_users: int) -> dict:
     """Tau-b of predicted against true ratings for every user: one call against a scipy loop."""
     from scipy import stats
 
-    from rankmeter.metrics import _rankstats as RS
+    from rankmeter.metrics import rankstats as RS
 
     rng = np.random.default_rng(11)
     user = np.sort(rng.integers(0, n_users, n))

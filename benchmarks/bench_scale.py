@@ -232,7 +232,7 @@ def prime_class_cache() -> None:
     (Parquet read by Spark, a Python RDD job, mapInArrow) records those the measured
     sessions need, as a user's first evaluation would.
     """
-    from rankmeter.spark import session
+    from rankmeter.engines.spark import session
 
     if session._java() is None:
         return

@@ -32,7 +32,7 @@ __version__ = "0.1.0"
 # name -> (module, attribute or None for the module itself)
 _LAZY: dict[str, tuple[str, str | None]] = {
     "evaluate_ratings": ("rankmeter.ratings", "evaluate_ratings"),
-    "evaluate_stream": ("rankmeter.stream", "evaluate_stream"),
+    "evaluate_stream": ("rankmeter.engines.stream", "evaluate_stream"),
     "read_interactions": ("rankmeter.io.interactions", "read_interactions"),
     "Interactions": ("rankmeter.io.interactions", "Interactions"),
     "context_from_train": ("rankmeter.beyond", "context_from_train"),

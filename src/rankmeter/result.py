@@ -31,6 +31,11 @@ class Coverage:
     run_rows: int = 0
     run_rows_used: int = 0
     examples: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    judged_k: int | None = None  # the cutoff of the judgment coverage below (None: whole rankings)
+    judged: float | None = None  # mean share of the top judged_k that has a judgment (judged@k)
+    depth: int | None = None  # rankings cut to their first `depth` items (trec_eval -M)
+    judged_only: bool = False  # unjudged items removed from every ranking (trec_eval -J)
+    comment_lines: Mapping[str, int] = field(default_factory=dict)  # skipped by the readers, per input
 
     def notes(self) -> list[str]:
         """Human-readable lines for whatever was not plainly evaluated."""
@@ -41,18 +46,37 @@ class Coverage:
             return f" (e.g. {', '.join(map(str, ids[:3]))})" if ids else ""
 
         if self.missing_from_run:
-            out.append(f"{self.missing_from_run} judged queries have no ranking in the run and score as an "
-                       f"empty ranking{ex('missing_from_run')}")
+            out.append(f"{_count(self.missing_from_run, 'judged query', 'judged queries')} "
+                       f"{_verb(self.missing_from_run, 'has', 'have')} no ranking in the run and score"
+                       f"{'s' if self.missing_from_run == 1 else ''} as an empty ranking{ex('missing_from_run')}")
         if self.without_judgments:
-            out.append(f"{self.without_judgments} run queries have no judgments and are left out"
-                       f"{ex('without_judgments')}")
+            out.append(f"{_count(self.without_judgments, 'run query', 'run queries')} "
+                       f"{_verb(self.without_judgments, 'has', 'have')} no judgments and "
+                       f"{_verb(self.without_judgments, 'is', 'are')} left out{ex('without_judgments')}")
         if self.without_relevant:
-            verb = "are evaluated" if self.without_relevant_kept else "are left out"
-            out.append(f"{self.without_relevant} judged queries have no relevant item and {verb}"
-                       f"{ex('without_relevant')}")
+            verb = "evaluated" if self.without_relevant_kept else "left out"
+            out.append(f"{_count(self.without_relevant, 'judged query', 'judged queries')} "
+                       f"{_verb(self.without_relevant, 'has', 'have')} no relevant item and "
+                       f"{_verb(self.without_relevant, 'is', 'are')} {verb}{ex('without_relevant')}")
         if self.not_in_run_left_out:
-            out.append(f"{self.not_in_run_left_out} judged queries are not in the run and are left out "
-                       f"(queries='run'){ex('not_in_run')}")
+            out.append(f"{_count(self.not_in_run_left_out, 'judged query', 'judged queries')} "
+                       f"{_verb(self.not_in_run_left_out, 'is', 'are')} not in the run and "
+                       f"{_verb(self.not_in_run_left_out, 'is', 'are')} left out (queries='run'){ex('not_in_run')}")
+        if self.depth is not None:
+            out.append(f"depth {self.depth}: every ranking was cut to its first {self.depth} items before every "
+                       "metric (trec_eval -M); judgments and ideal rankings are whole")
+        if self.judged_only:
+            out.append("judged only: unjudged items (and items with a negative grade) were removed from every "
+                       "ranking before every metric (trec_eval -J); these numbers are not comparable with "
+                       "evaluations of the full rankings")
+        if self.judged is not None and self.evaluated:
+            at = f"top {self.judged_k}" if self.judged_k is not None else "whole rankings"
+            out.append(f"judgment coverage: {100 * self.judged:.1f}% of the {at} have a judgment "
+                       f"(mean judged@{self.judged_k if self.judged_k is not None else 'all'})")
+        for what, n in self.comment_lines.items():
+            if n:
+                out.append(f"{_count(n, 'comment line', 'comment lines')} (starting with '#') "
+                           f"{_verb(n, 'was', 'were')} skipped in the {what}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,7 +89,20 @@ class Coverage:
             "not_in_run_left_out": self.not_in_run_left_out,
             "run_rows": self.run_rows,
             "run_rows_used": self.run_rows_used,
+            "judged_k": self.judged_k,
+            "judged": self.judged,
+            "depth": self.depth,
+            "judged_only": self.judged_only,
+            "comment_lines": dict(self.comment_lines),
         }
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _verb(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,4 +161,5 @@ class Result:
 
     def __repr__(self) -> str:
         means = ", ".join(f"{m}={v:.4f}" for m, v in self.mean.items())
-        return f"Result({self.n_queries} {self.index_name}s: {means})"
+        plural = {"query": "queries"}.get(self.index_name, self.index_name + "s")
+        return f"Result({_count(self.n_queries, self.index_name, plural)}: {means})"

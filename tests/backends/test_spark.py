@@ -170,7 +170,7 @@ def test_a_plain_parquet_scan_is_read_by_the_executors(spark, tmp_path, monkeypa
     import pyspark.sql.functions as F
 
     import rankmeter.spark as rsp
-    from rankmeter.spark import evaluation
+    from rankmeter.engines.spark import evaluation
 
     from ._data import grouped
 
@@ -227,7 +227,7 @@ def test_a_plain_parquet_scan_is_read_by_the_executors(spark, tmp_path, monkeypa
 
 
 def test_plan_tasks_makes_equal_consecutive_shares() -> None:
-    from rankmeter.spark.evaluation import _plan_tasks
+    from rankmeter.engines.spark.evaluation import _plan_tasks
 
     groups = [("a", g, 10) for g in range(7)] + [("b", g, 10) for g in range(5)]
     for parallel, tasks, want in ((2, None, 2), (3, None, 3), (2, 5, 5), (2, 40, 12)):
@@ -245,7 +245,7 @@ def test_the_files_path_takes_only_types_both_paths_read_alike(tmp_path) -> None
     """Integer or text ids and a numeric score; anything else keeps Spark's casts on the general path."""
     import pyarrow.parquet as pq
 
-    from rankmeter.spark.evaluation import _row_groups
+    from rankmeter.engines.spark.evaluation import _row_groups
 
     given = {"query": None, "item": None, "score": None}
     base = {"query": pa.array([1, 1], pa.int32()), "item": pa.array(["a", "b"]), "score": pa.array([1.0, 2.0])}

@@ -22,7 +22,7 @@ def java() -> str:
     problem = _java_problem()
     if problem:
         pytest.skip(problem)
-    from rankmeter.spark import session
+    from rankmeter.engines.spark import session
 
     found = session._java()
     assert found is not None
@@ -42,7 +42,7 @@ def _age(path: Path, seconds: float) -> None:
 
 
 def test_archive_lifecycle(java: str, tmp_path: Path) -> None:
-    from rankmeter.spark.session import _SETTLED_S, _class_cache_options
+    from rankmeter.engines.spark.session import _SETTLED_S, _class_cache_options
 
     opts = _class_cache_options(tmp_path)  # nothing yet: record one at exit
     assert opts[0].startswith("-XX:ArchiveClassesAtExit=") and opts[1].startswith("-Xlog:cds=off")
@@ -65,7 +65,7 @@ def test_archive_lifecycle(java: str, tmp_path: Path) -> None:
 
 def test_a_cut_archive_is_never_used(java: str, tmp_path: Path) -> None:
     """A JVM that died while writing leaves a cut archive, which would crash the next JVM: it is deleted."""
-    from rankmeter.spark.session import _SETTLED_S, _class_cache_options, _maps_cleanly
+    from rankmeter.engines.spark.session import _SETTLED_S, _class_cache_options, _maps_cleanly
 
     pending = Path(_class_cache_options(tmp_path)[0].split("=", 1)[1])
     whole = tmp_path / "whole.jsa"
@@ -83,7 +83,7 @@ def test_a_cut_archive_is_never_used(java: str, tmp_path: Path) -> None:
 
 
 def test_no_java_or_no_cache_means_no_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rankmeter.spark import session
+    from rankmeter.engines.spark import session
 
     monkeypatch.setattr(session, "_java", lambda: None)
     assert session._class_cache_options(tmp_path) == []
@@ -98,7 +98,7 @@ def test_local_session_records_then_maps_the_archive(java: str, tmp_path: Path) 
     """Two real sessions in fresh processes: the first records the archive at exit, the second maps it."""
     script = (
         "import sys\n"
-        "from rankmeter.spark import session\n"
+        "from rankmeter.engines.spark import session\n"
         "session._SETTLED_S = float(sys.argv[2])\n"
         "spark = session.local_session(1, memory='512m', class_cache=sys.argv[1])\n"
         "print('OPTS', spark.sparkContext.getConf().get('spark.driver.extraJavaOptions'))\n"

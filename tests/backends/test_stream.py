@@ -11,7 +11,8 @@ import pytest
 
 import rankmeter
 from rankmeter import InputError, ParameterError
-from rankmeter._engine import Engine, string_signature
+from rankmeter.data._ids import string_signature
+from rankmeter.evaluation import Engine
 from rankmeter.data import Qrels
 from rankmeter.io import as_qrels, as_run
 from rankmeter.stream import evaluate_stream

@@ -65,7 +65,7 @@ def test_json_shape_and_values(files, capsys):
     assert {t["test"] for t in j["tests"]} == {"randomization"} and {t["correction"] for t in j["tests"]} == {"holm"}
     ref = rankmeter.evaluate(str(d / "qrels.txt"), str(paths["sys1"]), ["ndcg@10"])
     assert j["means"]["best"]["ndcg@10"] == ref.mean["ndcg@10"]
-    assert "sys2.run" in err and "1 of the 25 queries have no ranking" in err  # notes on stderr
+    assert "sys2.run" in err and "1 of the 25 queries has no ranking" in err  # notes on stderr
 
 
 def test_same_as_library(files, capsys):

@@ -65,7 +65,7 @@ def test_tests_equal_reference_functions(cmp):
 
 def test_randomisation_p_matches_standalone_with_same_stream(cmp):
     """The engine's p-value equals a slow per-comparison reference on the same sign patterns."""
-    from rankmeter.stats import _resample as R
+    from rankmeter.stats import resampling as R
 
     gen = R.streams(3, 2)[0]
     n = cmp.n_queries
@@ -303,7 +303,7 @@ def test_bad_inputs(data):
 
 # ------------------------------------------------------------------ real data (trec_eval's test files)
 
-TREC = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "data" / "trec_eval"
+from ..conftest import TREC_DATA as TREC  # noqa: E402  (../shared, or $RANKMETER_SHARED)
 
 
 @pytest.mark.skipif(not (TREC / "qrels.test").exists(), reason="../shared/data/trec_eval is absent")

@@ -23,10 +23,16 @@ from ..strategies import qrels_and_run
 # defaults to p=0.9 and min-max-normalises graded gains; rankmeter follows Moffat & Zobel (binary).
 SUPPORTED = re.compile(
     r"^(P_\d+|recall_\d+|map|map_cut_\d+|ndcg|ndcg_cut_\d+|Rprec|bpref|recip_rank|success_\d+|"
-    r"num_ret|num_rel|num_rel_ret|set_P|set_recall)$"
+    r"num_ret|num_rel|num_rel_ret|num_nonrel_judged_ret|set_P|set_recall)$"
 )
-COUNTS = {"num_ret", "num_rel", "num_rel_ret"}
-BINARY = re.compile(r"^(P_|recall_|map|Rprec|bpref|recip_rank|success_|num_rel|set_|rbp)")
+BINARY = re.compile(r"^(P_|recall_|map|Rprec|bpref|recip_rank|success_|num_rel|num_nonrel|set_|rbp)")
+
+
+def is_count(name: str) -> bool:
+    """Counts are summed on trec_eval's 'all' line: the registry says which metrics are counts."""
+    from rankmeter.metrics.registry import is_count as registry_is_count
+
+    return registry_is_count(name)
 
 GOLDEN = [
     # expected output, qrels, run, rankmeter options, trec_eval's -l level
@@ -71,7 +77,7 @@ def test_golden_outputs(out, qrels, run, opts, level) -> None:
     for (name, q), want in expected.items():
         values = res.values[metrics[name]]
         if q == "all":
-            got = float(values.sum()) if name in COUNTS else float(values.mean())
+            got = float(values.sum()) if is_count(name) else float(values.mean())
         else:
             got = float(values[per_query[q]])
         assert abs(got - want) <= 0.5e-4 + 1e-9, f"{name} query {q}: rankmeter {got} vs trec_eval {want}"
@@ -87,7 +93,7 @@ def test_comment_files(trec_data) -> None:
     assert res.n_queries == 31
     for (name, q), want in expected.items():
         values = res.values[name]
-        got = float(values.sum()) if name in COUNTS else float(values.mean())
+        got = float(values.sum()) if is_count(name) else float(values.mean())
         assert abs(got - want) <= 0.5e-4 + 1e-9, name
 
 
@@ -101,7 +107,8 @@ def test_with_comments_equals_without(trec_data) -> None:
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 TREC_MEASURES = {"map", "P.1,3,5,10", "recall.1,3,10", "ndcg", "ndcg_cut.1,3,10", "recip_rank", "Rprec", "bpref",
-                 "success.1,3,10", "num_rel_ret", "num_ret", "num_rel", "map_cut.3,10", "set_P", "set_recall"}
+                 "success.1,3,10", "num_rel_ret", "num_ret", "num_rel", "map_cut.3,10", "set_P", "set_recall",
+                 "num_nonrel_judged_ret"}
 
 
 def _ours_for(pytrec_name: str) -> str:
@@ -159,3 +166,17 @@ def test_ir_measures_compat(trec_data) -> None:
     d = shared_file("data", "ir_measures", "compat.qrels").parent
     res = rankmeter.evaluate(d / "compat.qrels", d / "compat.run", ["P@1", "ndcg", "map"], queries="run")
     assert res.n_queries >= 1 and np.isfinite(res.values["ndcg"]).all()
+
+
+@pytest.mark.parametrize("out,qrels,run,opts,level", GOLDEN[:3], ids=[g[0] for g in GOLDEN[:3]])
+def test_num_nonrel_judged_ret_golden(out, qrels, run, opts, level) -> None:
+    """The count added in one file (metrics/ranking/precision.py) equals trec_eval's, query by query and summed."""
+    expected = {q: v for (n, q), v in parse_out(shared_file("data", "trec_eval", out)).items()
+                if n == "num_nonrel_judged_ret"}
+    assert expected, "the golden file lists num_nonrel_judged_ret"
+    text = "num_nonrel_judged_ret" + (f"(rel={level})" if level else "")
+    res = rankmeter.evaluate(shared_file("data", "trec_eval", qrels), shared_file("data", "trec_eval", run),
+                             [text], **opts)
+    values = dict(zip(res.queries, res.values[text]))
+    got = {q: values[q] for q in expected if q != "all"} | {"all": float(res.values[text].sum())}
+    assert got == expected

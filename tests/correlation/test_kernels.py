@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rankmeter.metrics import _rankstats as RS
+from rankmeter.metrics import rankstats as RS
 from rankmeter.metrics import functions as F
 from rankmeter.metrics.ratings.correlation import _pair_counts
 

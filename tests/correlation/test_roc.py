@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from rankmeter.metrics import _rankstats as RS
+from rankmeter.metrics import rankstats as RS
 from rankmeter.metrics import functions as F
 from rankmeter.ratings import evaluate_ratings, roc_curves
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rankmeter.metrics import _rankstats as RS
+from rankmeter.metrics import rankstats as RS
 
 from .test_kernels import slow_counts
 

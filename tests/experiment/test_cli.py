@@ -122,7 +122,8 @@ def test_report_opens_in_headless_chromium(tmp_path) -> None:
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     dom = proc.stdout
-    assert "All metrics" in dom and "Checks of the recommendations" in dom and "ndcg@5" in dom
+    assert "<h2>Means</h2>" in dom and "Checks of the recommendations" in dom and "ndcg@5" in dom
+    assert "Metric@k curves" in dom and "No metric@k curves" not in dom
     assert dom.count("<img") >= 2  # the comparison's figures are embedded
     shot = tmp_path / "shot.png"
     proc = subprocess.run(

@@ -29,8 +29,8 @@ import pyarrow.parquet as pq
 
 import rankmeter.ratings as R
 from rankmeter.metrics.registry import MetricSpec
-from rankmeter.ratings._cost import SEED_004_COSTS
-from rankmeter.ratings._scale import Scale
+from rankmeter.metrics.rating_costs import SEED_004_COSTS
+from rankmeter.metrics.rating_scale import Scale
 
 TOL = 1e-9
 

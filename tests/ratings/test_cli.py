@@ -62,7 +62,7 @@ def test_two_files_missing_policies(files) -> None:
     assert proc.returncode == 0
     rows = list(csv.reader(io.StringIO(proc.stdout)))
     assert rows[0] == ["metric", "mean"] and rows[1][0] == "mae" and float(rows[1][1]) == pytest.approx(0.7)
-    assert "left out (missing='skip')" in proc.stderr and "absent from the truth" in proc.stderr
+    assert "left out (--missing skip)" in proc.stderr and "absent from the truth" in proc.stderr
     proc = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate-ratings", str(files["udata"]),
                            str(files["preds"]), "-m", "mae", "--missing", "fill=3", "--format", "csv",
                            "--per-query"], capture_output=True, text=True)

@@ -11,7 +11,7 @@ from rankmeter.metrics import functions as F
 from rankmeter.metrics.ratings._common import RatingsExample
 from rankmeter.metrics.registry import all_specs
 from rankmeter.ratings import evaluate_ratings
-from rankmeter.ratings._cost import SEED_004_COSTS
+from rankmeter.metrics.rating_costs import SEED_004_COSTS
 
 CASES = [
     pytest.param(spec, ex, id=f"{spec.name}-{i}-{ex.note or ex.metric}")
@@ -86,7 +86,7 @@ def test_seed_002_variants_named() -> None:
     assert F.kendall_tau(g, t, variant="a") == pytest.approx(1 / 3)
     assert F.kendall_tau(GROUND_TRUTH, TEST, variant="a") == pytest.approx(0.8)
     assert F.kendall_tau(g, t, variant="c") == pytest.approx(0.375)
-    from rankmeter.metrics._rankstats import average_ranks
+    from rankmeter.metrics.rankstats import average_ranks
 
     rg, rt = average_ranks(np.array([0, 4]), np.array(g)), average_ranks(np.array([0, 4]), np.array(t))
     shortcut = 1 - 6 * float(((rg - rt) ** 2).sum()) / (4 * (16 - 1))

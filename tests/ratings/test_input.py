@@ -13,7 +13,7 @@ import pytest
 from rankmeter import InputError, MetricNameError, ParameterError, RankmeterError
 from rankmeter.metrics import functions as F
 from rankmeter.ratings import evaluate_ratings
-from rankmeter.ratings._cost import SEED_004_COSTS, CostMatrix
+from rankmeter.metrics.rating_costs import SEED_004_COSTS, CostMatrix
 
 TRUTH = pd.DataFrame({"user": ["u1", "u1", "u2", "u2", "u3"], "item": ["a", "b", "a", "c", "b"],
                       "rating": [4.0, 2.0, 5.0, 3.0, 1.0]})

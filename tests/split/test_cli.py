@@ -135,12 +135,12 @@ def test_csv_input_keeps_every_column(tmp_path: Path, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--method", "holdout", "--test-fraction", "1.5"], "The 'test_fraction' parameter of holdout"),
-        (["--method", "leave-k-out", "--k", "1000"], "The 'k' parameter of leave_k_out"),
-        (["--method", "kfold", "--folds", "100000"], "'folds' parameter of kfold"),
-        (["--method", "temporal", "--cutoff", "1998-01-01"], "time_unit"),
+        (["--method", "holdout", "--test-fraction", "1.5"], "The --test-fraction option"),
+        (["--method", "leave-k-out", "--k", "1000"], "The --k option"),
+        (["--method", "kfold", "--folds", "100000"], "The --folds option"),
+        (["--method", "temporal", "--cutoff", "1998-01-01"], "--time-unit s"),
         (["--method", "holdout", "--user", "nope"], "no column 'nope'"),
-        (["--method", "leave-k-out", "--k", "12", "--small-users", "error"], "choose small_users"),
+        (["--method", "leave-k-out", "--k", "12", "--small-users", "error"], "choose --small-users train"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(udata: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
@@ -195,3 +195,72 @@ def test_empty_test_part_still_writes_a_readable_file(tmp_path: Path, capsys: py
     assert code == 0, err
     assert pq.read_table(tmp_path / "o" / "test.parquet").num_rows == 0
     assert pq.read_table(tmp_path / "o" / "train.parquet").num_rows == 3
+
+
+# --------------------------------------------------------------------------- output folder, empty input
+
+def _split_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "rankmeter", "split", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+    assert "internal error" not in proc.stderr + proc.stdout
+    return proc
+
+
+def _small_csv(path: Path) -> Path:
+    path.write_text("user,item,timestamp\n1,a,1\n1,b,2\n1,c,3\n2,a,1\n2,c,5\n2,d,6\n3,a,2\n3,b,4\n", encoding="utf-8")
+    return path
+
+
+def test_uncreatable_out_is_an_error_before_the_work(tmp_path: Path) -> None:
+    data = _small_csv(tmp_path / "d.csv")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for out in ("/proc/nope/x", str(blocker / "sub")):
+        proc = _split_cli(str(data), "--method", "holdout", "--out", out)
+        assert proc.returncode == 2 and "--out" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    proc = _split_cli(str(data), "--method", "holdout", "--out", str(blocker))
+    assert proc.returncode == 2 and "file" in proc.stderr
+
+
+def test_non_empty_out_needs_overwrite_which_removes_only_own_files(tmp_path: Path) -> None:
+    data = _small_csv(tmp_path / "d.csv")
+    out = tmp_path / "out"
+    assert _split_cli(str(data), "--method", "kfold", "--folds", "2", "--out", str(out)).returncode == 0
+    assert (out / "fold-2" / "test.parquet").exists()
+    proc = _split_cli(str(data), "--method", "holdout", "--out", str(out))
+    assert proc.returncode == 2 and "not empty" in proc.stderr and "--overwrite" in proc.stderr
+    (out / "notes.txt").write_text("mine")
+    proc = _split_cli(str(data), "--method", "holdout", "--format", "csv", "--out", str(out), "--overwrite")
+    assert proc.returncode == 0, proc.stderr
+    # the k-fold files are gone (no stale folds next to the new split), the user's file stays
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "summary.json", "test.csv", "train.csv"]
+    assert json.loads((out / "summary.json").read_text())["method"] == "holdout"
+
+
+def test_overwrite_refuses_to_replace_a_file_rankmeter_did_not_write(tmp_path: Path) -> None:
+    data = _small_csv(tmp_path / "d.csv")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "train.parquet").write_text("someone else's")
+    proc = _split_cli(str(data), "--method", "holdout", "--out", str(out), "--overwrite")
+    assert proc.returncode == 2 and "train.parquet" in proc.stderr
+    assert (out / "train.parquet").read_text() == "someone else's"
+
+
+@pytest.mark.parametrize("method", ["holdout", "temporal", "leave-k-out", "kfold"])
+@pytest.mark.parametrize("header", ["user,item,rating,timestamp\n", "user,item\n"])
+def test_header_only_input_is_one_no_rows_error(tmp_path: Path, method: str, header: str) -> None:
+    data = tmp_path / "empty.csv"
+    data.write_text(header, encoding="utf-8")
+    extra = ["--per-user"] if method == "holdout" else []
+    proc = _split_cli(str(data), "--method", method, "--out", str(tmp_path / "out"), *extra)
+    assert proc.returncode == 2, proc.stderr
+    assert "no rows" in proc.stderr and "type null" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_empty_table_is_a_no_rows_error_in_the_api() -> None:
+    from rankmeter import InputError
+
+    with pytest.raises(InputError, match="no rows"):
+        holdout({"user": [], "item": []}, per_user=True)

@@ -10,7 +10,7 @@ from scipy import stats
 
 from rankmeter import ParameterError
 from rankmeter.stats import bootstrap_interval, bootstrap_test, randomization_test
-from rankmeter.stats import _resample as R
+from rankmeter.stats import resampling as R
 
 
 def exact_flip_reference(d):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from typing import Any
 
 import click
@@ -21,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("rankmeter.cli.evaluate", "Evaluate a run against judgments (ranking metrics)."),
     "evaluate-ratings": ("rankmeter.cli.evaluate_ratings", "Evaluate predicted ratings against true ratings."),
     "compare": ("rankmeter.cli.compare", "Compare runs with significance tests and reports."),
+    "overlap": ("rankmeter.cli.overlap", "How similar two runs' rankings are, per query (RBO, tau_AP, Kendall)."),
     "split": ("rankmeter.cli.split", "Split interactions into train and test (hold-out, temporal, leave-k-out, k-fold)."),
     "run-experiment": ("rankmeter.cli.experiment", "Run a whole recommender evaluation experiment."),
     "demo": ("rankmeter.cli.demo", "Generate sample data and run the main experiment on it."),
@@ -38,6 +40,7 @@ class LazyGroup(click.Group):
             return None
         module = importlib.import_module(COMMANDS[cmd_name][0])
         command: click.Command = module.command
+        _running(command)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -45,6 +48,58 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+_CURRENT: dict[str, Any] = {"command": None}
+
+
+def _running(command: click.Command) -> None:
+    """Remember the command being run: its options word the messages (``--duplicates max``)."""
+    from . import _output
+    from ._options import option_names
+
+    _CURRENT["command"] = command
+    _output.OPTIONS.clear()
+    _output.OPTIONS.update(option_names(command))
+
+
+def _error_text(exc: BaseException) -> str:
+    """An error message the way the user wrote the command, safe for the terminal."""
+    from ..report.terminal import terminal_text
+    from ._options import cli_spelling, option_names
+
+    return terminal_text(cli_spelling(str(exc), option_names(_CURRENT["command"])))
+
+
+_NUMPY_WORDS = {
+    "overflow encountered": "a number overflowed (too large for a float)",
+    "invalid value encountered": "a computation gave an undefined value (NaN)",
+    "divide by zero encountered": "a division by zero",
+    "underflow encountered": "a number underflowed (too small for a float)",
+    "Mean of empty slice": "a mean over no value",
+    "Degrees of freedom <= 0": "a variance over fewer than two values",
+}
+
+
+def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """One ``rankmeter: warning:`` line per distinct warning, counted; never a raw warning with source lines."""
+    from ..report.terminal import terminal_text
+
+    counts: dict[str, int] = {}
+    for w in caught:
+        text = str(w.message).strip().splitlines()[0] if str(w.message).strip() else type(w.message).__name__
+        origin = (w.filename or "").replace("\\", "/")
+        lib = "numpy" if "/numpy/" in origin else "scipy" if "/scipy/" in origin else \
+            "pandas" if "/pandas/" in origin else "pyarrow" if "/pyarrow/" in origin else ""
+        words = next((v for k, v in _NUMPY_WORDS.items() if text.startswith(k)), None)
+        if words is not None:
+            line = f"{words} ({lib + ': ' if lib else ''}{text}); the affected values may be inf or NaN"
+        else:
+            line = f"{lib + ': ' if lib else ''}{text}"
+        counts[line] = counts.get(line, 0) + 1
+    for line, n in counts.items():
+        times = "" if n == 1 else f" ({n} times)"
+        click.echo(f"rankmeter: warning: {terminal_text(line)}{times}", err=True)
 
 
 def _available(module: str) -> bool:
@@ -60,7 +115,22 @@ def group() -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Entry point: run the group, turning rankmeter's errors into exit code 2."""
+    """Entry point: run the group, turning rankmeter's errors into exit code 2.
+
+    Warnings raised while a command runs (numpy's ``RuntimeWarning`` and the like)
+    are collected and said once each, counted, as ``rankmeter: warning: ...`` lines.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", category)
+        try:
+            return _main(argv)
+        finally:
+            _report_warnings(caught)
+
+
+def _main(argv: list[str] | None) -> Any:
     try:
         return group.main(args=argv, prog_name="rankmeter", standalone_mode=False)
     except click.exceptions.Abort:
@@ -72,7 +142,7 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except RankmeterError as exc:
-        click.echo(f"rankmeter: error: {exc}", err=True)
+        click.echo(f"rankmeter: error: {_error_text(exc)}", err=True)
         sys.exit(2)
     except BrokenPipeError:
         sys.exit(0)
@@ -84,7 +154,7 @@ def main(argv: list[str] | None = None) -> Any:
 
         if os.environ.get("RANKMETER_DEBUG"):
             raise
-        click.echo(f"rankmeter: internal error: {type(exc).__name__}: {exc} "
+        click.echo(f"rankmeter: internal error: {type(exc).__name__}: {_error_text(exc)} "
                    "(set RANKMETER_DEBUG=1 for the traceback, and please report it)", err=True)
         sys.exit(1)
 

@@ -1,55 +1,120 @@
-"""Output helpers shared by the commands: tables, JSON, CSV, trec_eval lines, notes on stderr."""
+"""Output helpers shared by the commands: tables, JSON, CSV, trec_eval lines, notes on stderr.
+
+Everything that comes from the data is made safe for where it goes: control
+characters shown escaped on a terminal and in line-based outputs (trec, CSV ids),
+spreadsheet formulas neutralised in CSV text cells, NaN written as JSON null.
+"""
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 from typing import Any, Mapping, Sequence
 
 import click
 
+from ..report.terminal import terminal_text
+
+# the running command's options (set by the app): notes say parameters the way the user wrote them
+OPTIONS: dict[str, str] = {}
+
 
 def note(message: str) -> None:
-    """A line on stderr that does not disturb machine-readable stdout."""
-    click.echo(f"rankmeter: note: {message}", err=True)
+    """A line on stderr that does not disturb machine-readable stdout (control characters escaped)."""
+    from ._options import cli_spelling
+
+    click.echo(f"rankmeter: note: {terminal_text(cli_spelling(message, OPTIONS))}", err=True)
+
+
+def json_safe(value: Any) -> Any:
+    """NaN and infinities as JSON null, recursively (JSON has no NaN)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+_UNDEFINED = {"json": "written as null", "csv": "written as an empty cell", "trec": "written as nan"}
+
+
+def undefined_means(means: Mapping[str, float], unit: str = "query", fmt: str = "json") -> list[str]:
+    """Notes for the metrics whose mean is undefined (no query qualifies), saying how ``fmt`` writes it."""
+    bad = [m for m, v in means.items() if isinstance(v, float) and math.isnan(v)]
+    units = "queries" if unit == "query" else unit + "s"
+    how = _UNDEFINED.get(fmt, "shown as nan" if fmt == "table" else "shown as n/a")
+    return [f"{m}: no {unit} has a value (0 {units} qualify), so its mean is undefined: {how}" for m in bad]
 
 
 def write_json(payload: Mapping[str, Any]) -> None:
-    sys.stdout.write(json.dumps(payload, indent=2, allow_nan=True) + "\n")
+    sys.stdout.write(json.dumps(json_safe(payload), indent=2, allow_nan=False) + "\n")
 
 
-def write_csv(index_name: str, rows: Sequence[tuple[str, Sequence[float]]], columns: Sequence[str]) -> None:
+def csv_text(value: Any) -> str:
+    """A text cell safe for spreadsheets and line-based readers (:func:`rankmeter.report.tabular.safe_text`)."""
+    from ..report.tabular import safe_text
+
+    return safe_text(value)
+
+
+def csv_number(v: Any) -> str:
+    """A number as we write it (never quoted as text): ``repr`` of the float, ``nan`` as empty."""
+    f = float(v)
+    if math.isnan(f):
+        return ""
+    return repr(f)
+
+
+def write_csv(index_names: Sequence[str], rows: Sequence[tuple[Sequence[str], Sequence[float]]],
+              columns: Sequence[str]) -> None:
+    """Rows of (text keys, numbers): keys and headers made spreadsheet-safe, numbers as numbers."""
     w = csv.writer(sys.stdout, lineterminator="\n")
-    w.writerow([index_name, *columns])
-    for key, values in rows:
-        w.writerow([key, *[repr(float(v)) for v in values]])
+    w.writerow([csv_text(c) for c in [*index_names, *columns]])
+    for keys, values in rows:
+        w.writerow([*[csv_text(k) for k in keys], *[csv_number(v) for v in values]])
 
 
 def is_count(metric_name: str) -> bool:
-    return metric_name in ("num_ret", "num_rel", "num_rel_ret", "hits")
+    """Whether the metric is a per-query count (integer output, summed on trec_eval's ``all`` line).
+
+    Read from the registry (``MetricSpec.count``); kept here for the commands that import it.
+    """
+    from ..metrics.registry import is_count as registry_is_count
+
+    return registry_is_count(metric_name)
+
+
+def line_safe(text: Any) -> str:
+    """An id for a line-based output (trec_eval lines): control characters (newline, tab) escaped,
+    so an id can never start a line of its own or add a column."""
+    return terminal_text(text)
 
 
 def trec_line(metric: str, query: str, value: float, count: bool) -> str:
-    shown = f"{int(round(value))}" if count else f"{value:.4f}"
-    return f"{metric:<22}\t{query}\t{shown}"
+    if value != value:
+        shown = "nan"
+    else:
+        shown = f"{int(round(value))}" if count else f"{value:.4f}"
+    return f"{line_safe(metric):<22}\t{line_safe(query)}\t{shown}"
 
 
-def write_table(title: str, index_name: str, rows: Sequence[tuple[str, Sequence[float]]], columns: Sequence[str],
-                caption: str | None = None) -> None:
+def write_table(title: str, index_names: Sequence[str], rows: Sequence[tuple[Sequence[str], Sequence[float]]],
+                columns: Sequence[str], caption: str | None = None) -> None:
+    """A terminal table (never cut, data-derived text escaped) of numbers keyed by text."""
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(title=title or None, caption=caption, show_lines=False)
-    table.add_column(index_name, style="bold")
-    for c in columns:
-        table.add_column(c, justify="right")
-    for key, values in rows:
-        table.add_row(str(key), *[_fmt(v) for v in values])
-    Console(soft_wrap=False).print(table)
+    from ..report.terminal import Grid, print_grid
+
+    grid = Grid([*index_names, *columns], [[*keys, *[fmt_number(v) for v in values]] for keys, values in rows],
+                title=title or None, caption=caption, keep=len(index_names))
+    print_grid(grid, Console())
 
 
-def _fmt(v: float) -> str:
+def fmt_number(v: float) -> str:
     if v != v:
         return "nan"
     if float(v).is_integer() and abs(v) > 1:

@@ -2,60 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+from ._options import COLUMN_OPTIONS, column_options
 
+TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
 
-def _split_metrics(values: tuple[str, ...]) -> list[str]:
-    """Each -m value may hold several metrics separated by commas outside parentheses."""
-    out: list[str] = []
-    for v in values:
-        depth, cur = 0, ""
-        for ch in v:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-            if ch == "," and depth == 0:
-                if cur.strip():
-                    out.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        if cur.strip():
-            out.append(cur.strip())
-    return out
-
-
-def _named_runs(args: tuple[str, ...]) -> list[tuple[str, str]]:
-    """``NAME=PATH`` or ``PATH`` (named by the file name without extension)."""
-    from .._errors import ParameterError
-
-    out: list[tuple[str, str]] = []
-    for a in args:
-        if "=" in a and not os.path.exists(a):
-            name, path = a.split("=", 1)
-            if not name or not path:
-                raise ParameterError(f"a run is PATH or NAME=PATH. Got {a!r} instead.")
-        else:
-            path = a
-            name = Path(a).name
-            for suffix in (".gz", ".bz2", ".xz", ".zst"):
-                if name.endswith(suffix):
-                    name = name[: -len(suffix)]
-            name = Path(name).stem or name
-        out.append((name, path))
-    names = [n for n, _ in out]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ParameterError(f"two runs are named {dup[0]!r}; name them with NAME=PATH")
-    return out
+# library keywords -> this command's options, for messages (see _options.cli_spelling)
+PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "n_resamples": "--resamples", "test": "--test", "metrics": "-m/--metric",
+                     "k_max": "--k-max"}
 
 
 class _Bar:
@@ -90,16 +48,19 @@ class _Bar:
         "  rankmeter compare qrels.txt bm25.run dense.run -m ndcg@10 -m P@10\n\n"
         "  rankmeter compare qrels.txt base=runs/a.txt new=runs/b.txt -m map --test randomization "
         "--format latex\n\n"
-        "  rankmeter compare qrels.txt runs/*.txt -m ndcg@10 --pairs all --correction bh --html report.html"
+        "  rankmeter compare qrels.txt runs/*.txt -m ndcg@10 --pairs all --correction bh --html report.html\n\n"
+        "  rankmeter compare qrels.txt runs/ -m ndcg@10,P.5,10"
     ),
 )
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
 @click.option("-m", "--metric", "metrics", multiple=True, required=True,
-              help="Metric, repeatable (or comma-separated): ndcg@10, P_10, 'ap(norm=min)@5'.")
+              help="Metric, repeatable or comma-separated: ndcg@10, P_10, 'ap(norm=min)@5', -m ndcg@10,map, "
+                   "trec_eval's -m P.5,10.")
 @click.option("--baseline", default=None, help="Run the others are tested against (default: the first).")
 @click.option("--test", "tests", multiple=True, type=click.Choice(TESTS), default=("t",), show_default=True,
-              help="Paired test, repeatable; the first gives the table markers.")
+              help="Paired test, repeatable; the first gives the table markers. tukey-hsd: randomised Tukey HSD "
+                   "over all the runs, blocked on topics (familywise p-values, not corrected again).")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Multiple-testing correction.")
 @click.option("--family", type=click.Choice(["metric", "all"]), default="metric", show_default=True,
@@ -116,9 +77,15 @@ class _Bar:
 @click.option("--queries", type=click.Choice(["judged", "qrels", "common"]), default="judged", show_default=True,
               help="Judged queries with a relevant item (missing from a run: scores 0), every judged query, or "
                    "judged queries present in every run.")
+@click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
+              help="Cut every ranking to its first N items before every metric (trec_eval -M).")
+@click.option("--judged-only", "-J", is_flag=True,
+              help="Remove unjudged items (and negative grades) from every ranking first (trec_eval -J).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "json", "csv"]), default="table",
               show_default=True, help="Output on stdout.")
 @click.option("--details", is_flag=True, help="json: add effect sizes, methods, settings and notes.")
+@click.option("--overlap", "overlap", is_flag=True,
+              help="Also report the mean rank-biased overlap (p = 0.9) of each compared pair of runs' rankings.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               help="Also write a self-contained HTML report (needs matplotlib).")
 @click.option("--k-max", type=click.IntRange(min=1), default=100, show_default=True,
@@ -129,13 +96,18 @@ class _Bar:
               help="Rank by score (ties: item id descending) or by the files' rank column.")
 @click.option("--duplicates", type=click.Choice(["error", "max", "first", "last"]), default="error",
               show_default=True, help="What to do with a repeated (query, item) row.")
+@column_options("query", "item", "score", "grade", "rank")
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None,
             tests: tuple[str, ...], correction: str, family: str, pairs: str, alpha: float, confidence: float,
-            interval: str, resamples: int, seed: int, queries: str, fmt: str, details: bool,
-            html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str) -> None:
+            interval: str, resamples: int, seed: int, queries: str, depth: int | None, judged_only: bool,
+            fmt: str, details: bool, overlap: bool,
+            html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str,
+            query_column: str | None, item_column: str | None, score_column: str | None,
+            grade_column: str | None, rank_column: str | None) -> None:
     """Compare RUNs on the judgments QRELS: means, bootstrap intervals, paired tests.
 
-    A RUN is PATH (named by its file name without extension) or NAME=PATH. Every
+    A RUN is PATH (named by its file name without extension), NAME=PATH, or a folder
+    (its files, sorted, each named by its file name without extension). Every
     run is evaluated on the same queries; a judged query missing from a run scores
     0 there (counted on stderr).
     """
@@ -143,23 +115,41 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
 
     from ..compare import compare
     from ..io import read_qrels, read_run
-    from ..metrics.registry import parse_metrics
+    from ..report.terminal import print_comparison
+    from ..stats.resampling import check_memory
+    from ._options import check_output_path, named_runs, parse_metric_list
     from ._output import note
 
-    named = _named_runs(runs)
-    parsed = parse_metrics(_split_metrics(metrics))
+    if html_path is not None:
+        check_output_path(html_path, "--html")
+    notes: list[str] = []
+    named = named_runs(runs, notes)
+    if len(named) < 2:
+        from .._errors import ParameterError
+
+        raise ParameterError(f"compare needs at least 2 runs. Got {len(named)} ({', '.join(p for _, p in named)}); "
+                             "give more RUN arguments, or a folder of runs")
+    parsed, metric_notes = parse_metric_list(metrics)
+    notes += metric_notes
+    # the bootstrap's memory, before any file is read
+    n_pairs = (len(named) - 1 if pairs == "baseline" else len(named) * (len(named) - 1) // 2) * len(parsed)
+    check_memory(resamples, len(named) * len(parsed), n_pairs, name="compare")
+    for line in notes:
+        note(line)
     show = sys.stderr.isatty() if progress is None else progress
     bar = _Bar() if show else None
     with bar if bar is not None else nullcontext():
-        q = read_qrels(qrels, duplicates=duplicates)
+        q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
         loaded = {}
         for i, (name, path) in enumerate(named):
-            loaded[name] = read_run(path, order=order, duplicates=duplicates)
+            loaded[name] = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
+                                    score=score_column, rank=rank_column)
             if bar is not None:
                 bar("reading runs", i + 1, len(named))
         cmp = compare(q, loaded, parsed, baseline=baseline, test=list(tests), correction=correction,
                       alpha=alpha, confidence=confidence, n_resamples=resamples, seed=seed, pairs=pairs,
-                      queries=queries, family=family, interval=interval, progress=bar)
+                      queries=queries, family=family, interval=interval, progress=bar, depth=depth,
+                      judged_only=judged_only, overlap=overlap)
         if html_path is not None:
             cmp.to_html(html_path, k_max=k_max, progress=bar)
     for line in cmp.notes:
@@ -167,10 +157,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
     if fmt == "table":
         from rich.console import Console
 
-        console = Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False)
-        console.print(cmp.to_table())
-        console.print(cmp.to_tests_table(compact=console.width < 120))
-        console.print(cmp.describe(), style="dim")
+        print_comparison(cmp, Console(), notes=False)
     elif fmt == "markdown":
         sys.stdout.write(cmp.to_markdown())
     elif fmt == "latex":

@@ -34,7 +34,18 @@ dir = "."
 """
 
 
-@click.command(name="demo", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    name="demo",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=(
+        "Examples:\n\n"
+        "  rankmeter demo                                  (generated data, report in demo-output/)\n\n"
+        "  rankmeter demo --users 500 --items 800 --seed 3 --out small-demo/\n\n"
+        "  rankmeter demo -i ml-100k/u.data -k 20           (your MovieLens file instead)\n\n"
+        "  rankmeter demo --sampled 100                     (sampled evaluation, labelled as inflating scores)\n\n"
+        "Then rerun or edit the experiment: rankmeter run-experiment demo-output/experiment.toml"
+    ),
+)
 @click.option("--interactions", "-i", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Run on this file instead of generated data (e.g. MovieLens u.data: user, item, rating, "
                    "timestamp, tab-separated).")
@@ -60,19 +71,21 @@ def command(interactions: str | None, out: str, users: int, items: int, seed: in
     split, random / most-popular / item-kNN recommenders, accuracy and beyond-accuracy
     metrics, paired tests against the best baseline, OUT/report.html.
     """
+    from ..recsys.output import check_output_folder, record_files
     from .experiment import run
     from ._output import note
 
-    out_dir = Path(out)
+    out_dir = check_output_folder(Path(out), "--out")
     overrides = {"k": k, "sampled": sampled, "seed": seed,
                  "recommenders": {"random": {"seed": seed}, "popular": {}, "itemknn": {"neighbors": 50}}}
     if interactions is None:
-        from ..datasets import synthetic
+        from ..recsys.datasets import synthetic
 
         data = synthetic(n_users=users, n_items=items, seed=seed)
         paths = data.write(out_dir / "data")
         config = out_dir / "experiment.toml"
         config.write_text(_CONFIG.format(config=config, seed=seed, k=k), encoding="utf-8")
+        record_files(out_dir, [p.relative_to(out_dir).as_posix() for p in paths.values()] + [config.name])
         note(f"generated {len(data)} interactions of {data.n_users} users x {data.n_items} items "
              f"(seed {seed}) in {paths['interactions']}; rerun with: rankmeter run-experiment {config}")
         overrides.update(split="temporal", item_features=data.item_features, categories=data.categories)

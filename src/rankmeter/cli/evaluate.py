@@ -1,24 +1,42 @@
-"""``rankmeter evaluate QRELS RUN -m METRIC ...``"""
+"""``rankmeter evaluate QRELS RUN [RUN ...] -m METRIC ...``"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
+
+from ._options import COLUMN_OPTIONS, column_options
+
+# library keywords -> this command's options, for messages (see _options.cli_spelling)
+PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "metrics": "-m/--metric"}
 
 
 def _metric_help() -> str:
     return (
-        "Metric, repeatable: name(param=value,...)@k, e.g. ndcg@10, 'ap(norm=min)@5', P_10, "
-        "'RBP(p=0.8)'. `rankmeter metrics` lists them all."
+        "Metric, repeatable or comma-separated: name(param=value,...)@k, e.g. ndcg@10, 'ap(norm=min)@5', "
+        "P_10, 'RBP(p=0.8)', -m ndcg@10,map, trec_eval's -m P.5,10. `rankmeter metrics` lists them all."
     )
 
 
-@click.command(name="evaluate", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    name="evaluate",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=(
+        "Examples:\n\n"
+        "  rankmeter evaluate qrels.txt run.txt -m ndcg@10,map -m P.5,10\n\n"
+        "  rankmeter evaluate qrels.txt runs/ -m ndcg@10 --format markdown\n\n"
+        "  rankmeter evaluate test.csv recs.csv -m ndcg@10 --query-column user --item-column movie"
+    ),
+)
 @click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("run", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
 @click.option("-m", "--metric", "metrics", multiple=True, required=True, help=_metric_help())
 @click.option("--per-query", "-q", is_flag=True, help="Also print each query's values.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "trec"]), default="table",
-              show_default=True, help="Output format; trec prints trec_eval's three-column lines.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "trec", "markdown", "latex", "html"]),
+              default="table", show_default=True,
+              help="Output format; trec prints trec_eval's three-column lines; markdown, latex and html print "
+                   "the table a paper needs (one row per run).")
 @click.option("--queries", type=click.Choice(["judged", "run", "qrels"]), default="judged", show_default=True,
               help="Which queries count: judged queries with a relevant item (a query missing from the run "
                    "scores 0), queries in both inputs (trec_eval's default), or every judged query (trec_eval -c).")
@@ -26,61 +44,181 @@ def _metric_help() -> str:
               help="Rank by score (ties: item id descending, as trec_eval) or by the file's rank column.")
 @click.option("--duplicates", type=click.Choice(["error", "max", "first", "last"]), default="error",
               show_default=True, help="What to do with a repeated (query, item) row.")
+@click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
+              help="Cut every ranking to its first N items before every metric (trec_eval -M; not a cutoff: "
+                   "recall and nDCG still count every judgment).")
+@click.option("--judged-only", "-J", is_flag=True,
+              help="Remove unjudged items (and items judged with a negative grade) from every ranking first "
+                   "(trec_eval -J); labelled in the output.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
               help="Stream the run in query-grouped chunks of about this many rows (bounded memory).")
-def command(qrels: str, run: str, metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
-            order: str, duplicates: str, chunk_rows: int | None) -> None:
-    """Evaluate RUN against the judgments QRELS.
+@column_options("query", "item", "score", "grade", "rank")
+def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
+            order: str, duplicates: str, depth: int | None, judged_only: bool, chunk_rows: int | None,
+            query_column: str | None,
+            item_column: str | None, score_column: str | None, grade_column: str | None,
+            rank_column: str | None) -> None:
+    """Evaluate each RUN against the judgments QRELS.
 
     Files may be TREC text (qrels: query iter item grade; run: query Q0 item rank
     score tag), CSV/TSV with a header, or Parquet; the format is picked from the file.
+    A RUN is PATH (named by its file name without extension), NAME=PATH, or a folder
+    (its files, sorted, each named by its file name). Several runs give one table
+    with a column per run.
     """
     from ..io import read_qrels, read_run
-    from ..metrics.registry import parse_metrics
-    from ._output import is_count, note, trec_line, write_csv, write_json, write_table
+    from ._options import named_runs, parse_metric_list
+    from ._output import note
 
-    parsed = parse_metrics(list(metrics))
-    q = read_qrels(qrels, duplicates=duplicates)
-    if chunk_rows is not None:
-        from ..stream import evaluate_stream
-
-        result = evaluate_stream(q, run, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
-                                 duplicates=duplicates)
-    else:
-        from ..evaluate import check_ranking_metrics, evaluate
-
-        check_ranking_metrics(parsed)
-        r = read_run(run, order=order, duplicates=duplicates)
-        result = evaluate(q, r, parsed, queries=queries)
-    for line in result.notes:
+    notes: list[str] = []
+    named = named_runs(runs, notes)
+    parsed, metric_notes = parse_metric_list(metrics)
+    notes += metric_notes
+    for line in notes:
         note(line)
-    names = list(result.values) + [m for m in result.corpus if m not in result.values]
-    means = result.mean
+    q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
+    results: dict[str, Any] = {}
+    for name, path in named:
+        if chunk_rows is not None:
+            from ..engines.stream import evaluate_stream
+
+            res = evaluate_stream(q, path, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
+                                  duplicates=duplicates, query=query_column, item=item_column, score=score_column,
+                                  rank=rank_column, depth=depth, judged_only=judged_only)
+        else:
+            from ..evaluate import check_ranking_metrics, evaluate
+
+            check_ranking_metrics(parsed)
+            r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
+                         score=score_column, rank=rank_column)
+            res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only)
+        prefix = f"{name}: " if len(named) > 1 else ""
+        for line in res.notes:
+            note(prefix + line)
+        results[name] = res
+    _print(results, parsed, per_query, fmt)
+
+
+def _names(result: Any) -> list[str]:
+    return list(result.values) + [m for m in result.corpus if m not in result.values]
+
+
+def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str) -> None:
+    import click as _click
+
+    from ._output import is_count, line_safe, note, trec_line, undefined_means, write_csv, write_json, write_table
+
+    single = len(results) == 1
+    first = next(iter(results.values()))
+    names = _names(first)
+    # a mean no query qualifies for is undefined: said on stderr, and in the JSON's notes
+    undefined = {run: undefined_means(res.mean, fmt=fmt) for run, res in results.items()}
+    for run, lines in undefined.items():
+        for line in lines:
+            note(line if single else f"{run}: {line}")
     if fmt == "json":
-        write_json(result.to_dict(per_query=per_query))
+        payloads = {}
+        for run, res in results.items():
+            payload = res.to_dict(per_query=per_query)
+            if undefined[run]:
+                payload["notes"] = list(payload.get("notes", [])) + undefined[run]
+            payloads[run] = payload
+        write_json(next(iter(payloads.values())) if single else {"runs": payloads})
         return
-    per_rows = []
-    if per_query:
-        cols = [result.values[m] for m in result.values]
-        per_rows = [(qid, [c[i] for c in cols]) for i, qid in enumerate(result.queries)]
     if fmt == "csv":
         if per_query:
-            write_csv("query", per_rows + [("all", [means[m] for m in result.values])], list(result.values))
+            write_csv(["query"] if single else ["run", "query"], _per_query_rows(results, totals=True),
+                      list(first.values))
         else:
-            write_csv("metric", [(m, [means[m]]) for m in names], ["mean"])
+            write_csv(["metric"], [([m], [res.mean[m] for res in results.values()]) for m in names],
+                      ["mean"] if single else list(results))
         return
     if fmt == "trec":
+        from ..metrics.registry import trec_output_name
+
         out = []
         specs = {m.text: m.spec.name for m in parsed}
-        if per_query:
-            for qid, vals in per_rows:
-                out += [trec_line(m, qid, v, is_count(specs[m])) for m, v in zip(result.values, vals)]
-        # like trec_eval, the "all" line of a count (num_ret, num_rel, ...) is the total
-        out += [trec_line(m, "all", float(result.values[m].sum()) if (is_count(specs[m]) and m in result.values)
-                          else means[m], is_count(specs[m])) for m in names]
-        click.echo("\n".join(out))
+        # trec_eval's own names where it has the measure (P_10, ndcg_cut_10, map), else ours
+        trec_names = {m.text: trec_output_name(m) or m.text for m in parsed}
+        for run, res in results.items():
+            if not single:
+                out.append(f"{'runid':<22}\tall\t{line_safe(run)}")  # trec_eval's own run-id line
+            if per_query:
+                cols = [res.values[m] for m in res.values]
+                for i, qid in enumerate(res.queries):
+                    out += [trec_line(trec_names.get(m, m), qid, c[i], is_count(specs.get(m, m)))
+                            for m, c in zip(res.values, cols)]
+            # like trec_eval, the "all" line of a count (num_ret, num_rel, ...) is the total
+            out += [trec_line(trec_names.get(m, m), "all", float(res.values[m].sum())
+                              if (is_count(specs.get(m, m)) and m in res.values) else res.mean[m],
+                              is_count(specs.get(m, m))) for m in _names(res)]
+        _click.echo("\n".join(out))
         return
-    caption = f"{result.n_queries} queries ({result.coverage.policy if result.coverage else 'judged'})"
+    if fmt in ("markdown", "latex", "html"):
+        _paper(results, names, per_query, fmt)
+        return
     if per_query:
-        write_table("per query", "query", per_rows, list(result.values))
-    write_table("", "metric", [(m, [means[m]]) for m in names], ["mean"], caption=caption)
+        write_table("per query", ["query"] if single else ["run", "query"], _per_query_rows(results),
+                    list(first.values))
+    if single:
+        res = first
+        caption = f"{res.n_queries} {_plural_queries(res.n_queries)} ({_policy(res)})"
+        write_table("", ["metric"], [([m], [res.mean[m]]) for m in names], ["mean"], caption=caption)
+    else:
+        counts = {res.n_queries for res in results.values()}
+        if len(counts) == 1:
+            n = counts.pop()
+            caption = f"{n} {_plural_queries(n)} each ({_policy(first)})"
+        else:
+            caption = "; ".join(f"{run}: {res.n_queries} {_plural_queries(res.n_queries)}"
+                                for run, res in results.items()) + f" ({_policy(first)})"
+        write_table("", ["metric"], [([m], [res.mean[m] for res in results.values()]) for m in names],
+                    list(results), caption=caption)
+
+
+def _per_query_rows(results: dict[str, Any], totals: bool = False) -> list[tuple[list[str], list[float]]]:
+    """One row per (run, query) in run order (the run column only with several runs); ``totals``
+    adds each run's ``all`` row of means."""
+    rows: list[tuple[list[str], list[float]]] = []
+    single = len(results) == 1
+    for run, res in results.items():
+        cols = [res.values[m] for m in res.values]
+        key = [] if single else [run]
+        rows += [([*key, qid], [c[i] for c in cols]) for i, qid in enumerate(res.queries)]
+        if totals:
+            rows.append(([*key, "all"], [res.mean[m] for m in res.values]))
+    return rows
+
+
+def _plural_queries(n: int) -> str:
+    return "query" if n == 1 else "queries"
+
+
+def _policy(res: Any) -> str:
+    return res.coverage.policy if res.coverage else "judged"
+
+
+def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str) -> None:
+    import sys
+
+    from ..report.tables import Table, to_html, to_latex, to_markdown
+
+    first = next(iter(results.values()))
+    policy = _policy(first)
+    counts = {res.n_queries for res in results.values()}
+    caption = (f"Mean over {counts.pop()} queries ({policy})." if len(counts) == 1
+               else f"Mean over each run's queries ({policy}).")
+    means = Table("", ["run", "queries"], [([run, str(res.n_queries)], [res.mean[m] for m in names])
+                                           for run, res in results.items()], names, caption)
+    tables = [means]
+    if per_query:
+        tables.append(Table("Per query", ["query"] if len(results) == 1 else ["run", "query"],
+                            _per_query_rows(results), list(first.values)))
+    if fmt == "markdown":
+        sys.stdout.write("\n".join(to_markdown(t) for t in tables))
+    elif fmt == "latex":
+        sys.stdout.write("\n".join(to_latex(t, label="tab:results" if i == 0 else f"tab:per-query-{i}")
+                                   for i, t in enumerate(tables)))
+    else:
+        sys.stdout.write(to_html(tables, title=f"rankmeter evaluate: {len(results)} "
+                                                f"run{'s' if len(results) != 1 else ''}"))

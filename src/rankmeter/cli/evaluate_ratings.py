@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import click
 
 
-def _clean(value: Any) -> Any:
-    """NaN and infinities as JSON null (a metric undefined for a user)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    return value
+# library keywords -> this command's options, for messages (see _options.cli_spelling)
+PARAMETER_OPTIONS = {"user": "--user-column", "item": "--item-column", "rating": "--rating-column",
+                     "prediction": "--prediction-column", "metrics": "-m/--metric"}
 
 
 @click.command(name="evaluate-ratings", context_settings={"help_option_names": ["-h", "--help"]})
@@ -56,7 +47,7 @@ def command(truth: str, predictions: str | None, metrics: tuple[str, ...], scale
     files; columns are detected or named with the --*-column options.
     """
     from ..ratings.evaluate import evaluate_ratings
-    from ._output import note, write_csv, write_json, write_table
+    from ._output import note, undefined_means, write_csv, write_json, write_table
 
     result = evaluate_ratings(
         truth, predictions, list(metrics) or ["mae", "rmse"], scale=scale, missing=missing, cost=cost, clip=clip,
@@ -71,22 +62,30 @@ def command(truth: str, predictions: str | None, metrics: tuple[str, ...], scale
              f"{result.scale.min:g}:{result.scale.max:g}")
     names = list(result.mean)
     means = result.mean
+    undefined = undefined_means(means, unit="user", fmt=fmt)
+    for line in undefined:
+        note(line)
     if fmt == "json":
-        write_json(_clean(result.to_dict(per_query=per_query)))
+        payload = result.to_dict(per_query=per_query)
+        if undefined:
+            payload["notes"] = list(payload.get("notes", [])) + undefined
+        write_json(payload)
         return
     per_rows = []
     if per_query:
         cols = [result.values[m] for m in names]
-        per_rows = [(uid, [float(c[i]) for c in cols]) for i, uid in enumerate(result.queries)]
+        per_rows = [([uid], [float(c[i]) for c in cols]) for i, uid in enumerate(result.queries)]
     if fmt == "csv":
         if per_query:
-            write_csv("user", per_rows + [("all", [means[m] for m in names])], names)
+            write_csv(["user"], per_rows + [(["all"], [means[m] for m in names])], names)
         else:
-            write_csv("metric", [(m, [means[m]]) for m in names], ["mean"])
+            write_csv(["metric"], [([m], [means[m]]) for m in names], ["mean"])
         return
     cov = result.coverage
-    caption = f"{result.n_queries} users, {getattr(cov, 'pairs', '?')} pairs"
+    pairs = getattr(cov, "pairs", None)
+    caption = (f"{result.n_queries} user{'s' if result.n_queries != 1 else ''}, "
+               + (f"{pairs} pair{'s' if pairs != 1 else ''}" if pairs is not None else "? pairs"))
     if per_query:
-        write_table("per user", "user", per_rows, names)
-    write_table("rankmeter evaluate-ratings", "metric", [(m, [means[m]]) for m in names], ["value"],
+        write_table("per user", ["user"], per_rows, names)
+    write_table("rankmeter evaluate-ratings", ["metric"], [([m], [means[m]]) for m in names], ["value"],
                 caption=caption)

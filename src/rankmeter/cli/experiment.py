@@ -18,9 +18,9 @@ def _parse_recommender(text: str) -> tuple[str, Any]:
         spec = spec.strip()
         if not name or not spec:
             raise ParameterError(f"cannot read the recommender {text!r}: expected NAME=FILE or NAME=module:function")
-        from ..recommenders import _is_callable_ref
+        from ..recsys.recommenders import is_callable_ref
 
-        if _is_callable_ref(spec) and not Path(spec).exists():
+        if is_callable_ref(spec) and not Path(spec).exists():
             return name, {"callable": spec}
         return name, {"lists": spec}
     kind, _, params = text.partition(":")
@@ -45,7 +45,7 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
     """Shared by run-experiment and demo: build the arguments, run, print, write the report."""
     import sys
 
-    from ..experiment import config_to_arguments, experiment, read_config
+    from ..recsys.experiment import config_to_arguments, experiment, read_config
     from ._output import note, write_json
 
     if config is not None:
@@ -70,6 +70,11 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
     if interactions is None:
         raise ParameterError("no interactions: give --interactions FILE or [data] interactions = ... in the config "
                              "(or run `rankmeter demo` for generated data)")
+    target = out or cfg_out or default_out
+    if report:
+        from ..recsys.output import check_output_folder
+
+        check_output_folder(target, "--out" if out or not cfg_out else f"[output] dir of {config}")
     res = experiment(interactions, progress=progress and sys.stderr.isatty(), **kwargs)
     for name, v in res.validation.items():
         for line in v.problems():
@@ -84,7 +89,6 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
         from rich.console import Console
 
         Console(soft_wrap=False).print(res.table())
-    target = out or cfg_out or default_out
     if report:
         paths = res.save(target)
         note(f"report written to {paths['report']} (also {paths['json'].name}, {paths['csv'].name}); "
@@ -92,7 +96,19 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
     return res
 
 
-@click.command(name="run-experiment", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    name="run-experiment",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=(
+        "Examples:\n\n"
+        "  rankmeter run-experiment experiment.toml\n\n"
+        "  rankmeter run-experiment -i u.data --split temporal --test-fraction 0.2 -k 10 --out results/\n\n"
+        "  rankmeter run-experiment -i u.data -r popular -r itemknn:neighbors=20 -r mine=my_lists.tsv\n\n"
+        "  rankmeter run-experiment -i ratings.csv -r mine=mypkg.recs:top_k --relevance 4 --sampled 100\n\n"
+        "  rankmeter run-experiment experiment.toml --format json --no-report > results.json\n\n"
+        "A config can run code (callable = ..., .py recommenders) and name any path: run only configs you trust."
+    ),
+)
 @click.argument("config", required=False, type=click.Path(dir_okay=False, exists=True))
 @click.option("--interactions", "-i", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Interaction file (CSV/TSV with header, Parquet, MovieLens u.data or ratings.dat).")
@@ -121,7 +137,9 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
 @click.option("--test", "test", default=None, help="Significance test: t, wilcoxon, randomization, bootstrap.")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=None)
 @click.option("--seed", type=int, default=None, help="Seed of the split and of the tests.")
-@click.option("--out", "-o", default=None, help="Output directory [default: experiment-output].")
+@click.option("--out", "-o", default=None,
+              help="Output directory [default: experiment-output]; new, empty, or holding only rankmeter's own "
+                   "earlier output.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @click.option("--no-report", is_flag=True, help="Do not write report.html / results.json / means.csv.")
@@ -139,6 +157,9 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
     config file. See docs/recsys.md for the config format.
     """
     split_params: dict[str, Any] = {}
+    if test_fraction is not None and split in ("leave_k_out", "leave_one_out"):
+        raise click.UsageError(f"--test-fraction does not apply to --split {split} (it holds out k interactions "
+                               "per user)")
     if test_fraction is not None:
         split_params["test_fraction"] = test_fraction
     overrides = {

@@ -38,7 +38,8 @@ _APPLIES = {
         "  rankmeter split u.data --method holdout --per-user --test-fraction 0.2 --out out/\n\n"
         "  rankmeter split ratings.parquet --method temporal --cutoff 2024-06-01 --out out/\n\n"
         "  rankmeter split u.data --method leave-k-out --k 1 --by time --out out/\n\n"
-        "  rankmeter split u.data --method kfold --folds 5 --per-user --seed 7 --out out/"
+        "  rankmeter split u.data --method kfold --folds 5 --per-user --seed 7 --out out/\n\n"
+        "  rankmeter split u.data --method holdout --seed 1 --out out/ --overwrite   (replace the earlier split)"
     ),
 )
 @click.argument("interactions", metavar="INTERACTIONS")
@@ -72,13 +73,16 @@ _APPLIES = {
 @click.option("--header/--no-header", default=None, help="Whether a text file has a header line (default: guessed).")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True,
               help="Output file format.")
-def command(interactions: str, method: str, out_dir: str, fmt: str, **options: Any) -> None:
+@click.option("--overwrite", is_flag=True,
+              help="Replace the split rankmeter wrote in --out before (the files its summary.json lists); "
+                   "other files there are left alone.")
+def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: bool, **options: Any) -> None:
     """Split INTERACTIONS into train and test files (hold-out, temporal, leave-k-out, k-fold).
 
     INTERACTIONS is a CSV/TSV file with a header, a Parquet file, a MovieLens u.data
     (user item rating timestamp, tab-separated) or ratings.dat ('::') file.
     """
-    from ..io.interactions import read_interactions
+    from ..split import read_input
 
     given = {name: options[name] for name in _APPLIES if options.get(name) is not None}
     for name in given:
@@ -88,11 +92,12 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, **options: A
                 f"{flag} does not apply to --method {method} (it applies to "
                 f"{', '.join(_APPLIES[name])})"
             )
+    out = _prepare_out(Path(out_dir), overwrite, fmt, method, options.get("folds"))
     needs_time = method == "temporal" or (method == "leave-k-out" and (options["by"] or "time") == "time")
     if options["by"] == "random" and method == "leave-k-out" and options["seed"] is None:
         options["seed"] = 0
     timestamp_col = options["timestamp_col"]
-    data = read_interactions(
+    data = read_input(
         interactions,
         user=options["user_col"],
         item=options["item_col"],
@@ -111,7 +116,6 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, **options: A
     )
     seed = options["seed"] if options["seed"] is not None else 0
     per_user = bool(options["per_user"])
-    out = Path(out_dir)
     if method == "holdout":
         from ..split import holdout
 
@@ -150,6 +154,47 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, **options: A
             **common,
         )
     _write_all(result, data, out, fmt, interactions)
+
+
+def _prepare_out(out: Path, overwrite: bool, fmt: str, method: str, folds: int | None) -> Path:
+    """Check --out before any work: writable, and empty unless --overwrite (which removes only
+    the files of the split rankmeter wrote there before)."""
+    from .._errors import InputError
+    from ..split.output import check_writable_folder, folder_entries, own_split_files
+
+    check_writable_folder(out, "--out")
+    entries = folder_entries(out)
+    if not entries:
+        return out
+    if not overwrite:
+        shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+        raise InputError(f"--out is not empty (it holds {shown}): choose an empty or new folder, or pass "
+                         "--overwrite to replace the split rankmeter wrote there", source=str(out))
+    own = own_split_files(out)
+    ext = "parquet" if fmt == "parquet" else "csv"
+    if method == "kfold":
+        planned = [out / f"fold-{i + 1}" / f"{part}.{ext}" for i in range(folds or 5) for part in ("train", "test")]
+    else:
+        planned = [out / f"train.{ext}", out / f"test.{ext}"]
+    planned.append(out / "summary.json")
+    own_set = {p.resolve() for p in own}
+    clash = [p for p in planned if p.exists() and p.resolve() not in own_set]
+    if clash:
+        raise InputError(f"--overwrite: {clash[0]} exists and is not a file of the split rankmeter wrote there "
+                         "(its summary.json does not list it); move it away or choose another folder", source=str(out))
+    for p in own:
+        p.unlink()
+    for p in sorted({p.parent for p in own} - {out}):
+        if p.is_dir() and not any(p.iterdir()):
+            p.rmdir()
+    if own:
+        click.echo(f"rankmeter split: --overwrite removed the {len(own)} files of the previous split in {out}",
+                   err=True)
+    left = folder_entries(out)
+    if left:
+        click.echo(f"rankmeter split: kept {len(left)} entries of {out} that rankmeter did not write: "
+                   + ", ".join(left[:5]) + (", ..." if len(left) > 5 else ""), err=True)
+    return out
 
 
 def _parse_cutoff(text: str | None) -> Any:

@@ -1,11 +1,9 @@
 """Rankings: (query, item, score) rows in columnar form, each query's rows in rank order.
 
-The tie rule
-------------
-A scored run is ranked by score descending; equal scores are broken by item id
-descending, comparing the ids' bytes (``strcmp``), which is trec_eval's rule. The
-rank column of a TREC file is ignored unless ``order="rank"`` is asked for. An
-explicit order (ordered lists, ``order="given"``) is used exactly as given.
+The tie rule is :mod:`rankmeter.data.order`'s (score descending, ties by item id
+descending, comparing bytes, as trec_eval). The rank column of a TREC file is ignored
+unless ``order="rank"`` is asked for. An explicit order (ordered lists,
+``order="given"``) is used exactly as given.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ from ._ids import (
     to_numpy,
 )
 from ._table import Grouped, RowError, duplicate_rows, may_repeat
+from .order import rank_order
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
 __all__ = ["Run"]
@@ -131,9 +130,9 @@ class Run(Grouped):
         qcodes, qvocab = encode_grouped(qarr)
         moved = None  # when only tied rows were reordered: their positions
         if order == "score":
-            perm, moved = _rank_order(qcodes, scores, iarr)
+            perm, moved = rank_order(qcodes, scores, iarr)
         elif order == "rank":
-            perm, moved = _rank_order(qcodes, -ranks, iarr)
+            perm, moved = rank_order(qcodes, -ranks, iarr)
         else:
             perm = None if bool((np.diff(qcodes) >= 0).all()) else np.argsort(qcodes, kind="stable")
         offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
@@ -239,48 +238,3 @@ def _duplicates(keys: np.ndarray) -> np.ndarray:
     if not bool((sk[1:] == sk[:-1]).any()):
         return np.zeros(0, dtype=np.int64)
     return duplicate_rows(keys)
-
-
-def _rank_order(qcodes: np.ndarray, value: np.ndarray,
-                items: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
-
-    Also returns, when the rows were in order but for some ties, the positions of the
-    tied rows (the only ones the permutation may move), else None.
-
-    Sorting numbers is cheap; comparing ids is not. So rows are ordered by (query,
-    value) with numpy, and only the rows inside groups of equal (query, value), the
-    ties, are ordered by their ids, with pyarrow's string sort.
-    """
-    n = len(qcodes)
-    if n < 2:
-        return None, None
-    dq = np.diff(qcodes)
-    dv = np.diff(value)
-    same_q = dq == 0
-    if bool(((dq > 0) | (same_q & (dv <= 0))).all()):
-        perm = None
-        same = same_q & (dv == 0)
-    else:
-        perm = np.lexsort((-value, qcodes))
-        q, v = qcodes[perm], value[perm]
-        same = (q[1:] == q[:-1]) & (v[1:] == v[:-1])
-    starts = np.flatnonzero(same)  # row i + 1 ties with row i
-    if not len(starts):
-        return perm, None
-    rows = np.concatenate((starts, starts + 1))  # positions (in the current order) of tied rows
-    rows.sort()
-    rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
-    group = np.cumsum(~((rows > 0) & same[np.maximum(rows - 1, 0)]))  # a new group unless tied to the row above
-    src = rows if perm is None else perm[rows]
-    sub = pa.table({"g": ints(group), "item": take_rows(items, src)})
-    # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order
-    within = to_numpy(C.sort_indices(sub, [("g", "ascending"), ("item", "descending")]))
-    if perm is None:
-        if bool((within == np.arange(len(rows))).all()):
-            return None, None  # the ties are in order already
-        new = np.arange(n)
-        new[rows] = src[within]
-        return new, rows
-    perm[rows] = src[within]
-    return perm, None

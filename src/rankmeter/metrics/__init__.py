@@ -57,10 +57,22 @@ __all__ = [
     "ranking_spearman",
     "ranking_kendall",
     "metric",
+    # agreement between two rankings
+    "rbo",
+    "RBOResult",
+    "tau_ap",
+    "kendall_tau_rankings",
+    "tie_groups",
 ]
+
+_AGREEMENT = ("rbo", "RBOResult", "tau_ap", "kendall_tau_rankings", "tie_groups")
 
 
 def __getattr__(name: str) -> Any:
+    if name in _AGREEMENT:
+        from . import agreement
+
+        return getattr(agreement, name)
     if name in __all__:
         from . import functions
 

@@ -53,6 +53,12 @@ class Batch:
         return S.positions(self.offsets)
 
     @cached_property
+    def matched(self) -> np.ndarray:
+        """Row flags: the item has a judgment of any grade, negative ones included (only a
+        judged row can carry a negative grade, so this is ``judged | (grade < 0)``)."""
+        return self.judged | (self.grade < 0)
+
+    @cached_property
     def gain(self) -> np.ndarray:
         """Grade clipped at 0: negative and unjudged rows gain nothing."""
         return np.maximum(self.grade, 0.0)
@@ -113,6 +119,60 @@ class Batch:
             sub._cache.update({key: v for key, v in self._cache.items() if key[0] in ("n_rel", "n_nonrel")})
             self._cuts[k] = sub
         return self._cuts[k]
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        offsets: np.ndarray,
+        grade: np.ndarray,
+        matched: np.ndarray,
+        score: np.ndarray,
+        item: np.ndarray,
+        qrel_offsets: np.ndarray,
+        qrel_grade: np.ndarray,
+        context: Mapping[str, Any],
+        qrel_sorted: bool = False,
+    ) -> "Batch":
+        """The one way a batch is made from joined rows: ``judged`` is a judgment of grade
+        >= 0 (a negative grade is pooled but unjudged, as in trec_eval), and each query's
+        judged grades are sorted descending unless ``qrel_sorted``.
+
+        >>> b = Batch.build(offsets=np.array([0, 2]), grade=np.array([2.0, -1.0]), matched=np.array([True, True]),
+        ...                 score=np.array([2.0, 1.0]), item=np.zeros(2, dtype=np.int64),
+        ...                 qrel_offsets=np.array([0, 3]), qrel_grade=np.array([-1.0, 2.0, 1.0]), context={})
+        >>> b.judged.tolist(), b.qrel_grade.tolist()
+        ([True, False], [2.0, 1.0, -1.0])
+        """
+        grade = np.ascontiguousarray(grade, dtype=np.float64)
+        qrel_grade = np.ascontiguousarray(qrel_grade, dtype=np.float64)
+        if not qrel_sorted and len(qrel_grade) > 1:
+            seg = np.repeat(np.arange(len(qrel_offsets) - 1, dtype=np.int64), np.diff(qrel_offsets))
+            qrel_grade = qrel_grade[np.lexsort((-qrel_grade, seg))]
+        return cls(offsets=offsets, grade=grade, judged=matched & (grade >= 0), score=score, item=item,
+                   qrel_offsets=qrel_offsets, qrel_grade=qrel_grade, context=context)
+
+    def restrict(self, depth: int | None = None, judged_only: bool = False) -> "Batch":
+        """Each ranking cut to its first ``depth`` rows, then (``judged_only``) stripped of the
+        rows without a judgment of grade >= 0: trec_eval's ``-M`` and ``-J``, in its order
+        (``form_res_rels.c``). Judgments, and so the number of relevant items and ideal
+        rankings, are untouched.
+
+        >>> b = Batch.from_lists([["a", "x", "b"]], [{"a": 1, "b": 0}])
+        >>> b.restrict(depth=2).offsets.tolist(), b.restrict(judged_only=True).grade.tolist()
+        ([0, 2], [1.0, 0.0])
+        """
+        if depth is None and not judged_only:
+            return self
+        keep = np.ones(len(self.grade), dtype=bool) if not judged_only else self.judged.copy()
+        if depth is not None:
+            keep &= self.pos <= depth
+        if bool(keep.all()):
+            return self
+        counts = S.seg_sum(keep, self.offsets).astype(np.int64)
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        return replace(self, _cuts={}, _cache={}, offsets=offsets, grade=self.grade[keep], judged=self.judged[keep],
+                       score=self.score[keep], item=self.item[keep])
 
     def seg_sum(self, values: np.ndarray) -> np.ndarray:
         return S.seg_sum(values, self.offsets)

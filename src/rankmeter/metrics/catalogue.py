@@ -8,7 +8,22 @@ from __future__ import annotations
 
 from .registry import Example, MetricSpec, all_specs
 
-__all__ = ["render_markdown"]
+__all__ = ["render_markdown", "SOURCES"]
+
+# The sources of the worked examples, by the short name the examples' notes use.
+SOURCES: tuple[tuple[str, str], ...] = (
+    ("Hivemall", "Apache Hivemall's documentation of its ranking measures (precision, recall, MAP, MRR, AUC, "
+                 "nDCG on recommended and truth lists, graded nDCG)"),
+    ("NDCG article", "\"予測ランキング評価指標: NDCGの2つの定義と特徴の比較\", a blog article comparing the two "
+                     "definitions of nDCG (Järvelin & Kekäläinen 2002, Burges et al. 2005) on one worked example"),
+    ("python-recsys", "the evaluation documentation of python-recsys (MAE, RMSE, precision, recall, F, Spearman, "
+                      "Kendall, reciprocal rank, average precision)"),
+    ("ranking-metrics guide", "a guide to ranking evaluation metrics after Ilya Markov's lecture on offline "
+                              "evaluation (precision, recall, AP, RR, nDCG, RBP, ERR)"),
+    ("evaluation notes", "notes on evaluating recommender systems (2015) after Gunawardana & Shani (JMLR 2009), "
+                         "Herlocker et al. (TOIS 2004) and Ge et al. (RecSys 2010): MAE variants, costs, "
+                         "half-life utility, coverage, serendipity"),
+)
 
 
 def _params(spec: MetricSpec) -> str:
@@ -16,10 +31,7 @@ def _params(spec: MetricSpec) -> str:
         return "none"
     out = []
     for p in spec.params:
-        sep = " \\| "
-        choices = f" ({sep.join(map(str, p.choices))})" if p.choices else ""
-        rule = f" {p.rule}" if p.rule and not p.rule.startswith("(") else ""
-        out.append(f"`{p.name}={p.default}`{choices}{rule}: {p.doc}")
+        out.append(f"`{p.name}={p.default}` ({p.expected.replace('|', chr(92) + '|')}): {p.doc}")
     return "<br>".join(out)
 
 
@@ -48,6 +60,9 @@ def render_markdown() -> str:
         "Names follow `name(param=value,...)@k`, case-insensitive; aliases and trec_eval,",
         "ir_measures and ranx spellings are accepted (see the README).",
         "",
+        "Worked examples name the source they reproduce: "
+        + "; ".join(f"*{short}*: {text}" for short, text in SOURCES) + ".",
+        "",
         "| metric | family | reads | level | @k | higher is better | aliases | summary |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -63,8 +78,13 @@ def render_markdown() -> str:
         lines.append(f"- parameters: {_params(s)}")
         if s.bounds is not None:
             lines.append(f"- range: [{s.bounds[0]:g}, {s.bounds[1]:g}]")
-        if s.trec_name:
-            lines.append(f"- trec_eval: `{s.trec_name}` (equal values, tested against trec_eval's outputs)")
+        if s.trec_names:
+            names = ", ".join(f"`{t.name}_k`" if t.cutoff else f"`{t.name}`" for t in s.trec_names)
+            lines.append(f"- trec_eval: {names} (equal values, tested against trec_eval's outputs)")
+        if s.sql_name:
+            lines.append("- SQL function (DuckDB, Spark): " + ", ".join(f"`{n}`" for n in (s.sql_name, *s.sql_aliases)))
+        if s.count:
+            lines.append("- a count: printed as an integer, summed over queries on trec_eval's `all` line")
         for ex in s.examples:
             lines.append(f"- example: {_example(s, ex)}")
     return "\n".join(lines) + "\n"

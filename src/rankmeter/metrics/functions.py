@@ -12,7 +12,7 @@ the cutoff ``k`` (None: the whole list) and the metric's parameters.
 0.5
 >>> round(average_precision(["a", "x", "b"], {"a", "b", "c"}), 6)
 0.555556
->>> rmse([3, 1, 5, 2, 3], [2.3, 0.9, 4.9, 0.9, 1.5])   # python-recsys, seed 002
+>>> rmse([3, 1, 5, 2, 3], [2.3, 0.9, 4.9, 0.9, 1.5])   # python-recsys
 0.8910667763978186
 >>> set_precision_recall_f(["classical", "invented", "baroque", "instrumental"],
 ...                        ["classical", "instrumental", "piano", "baroque"])
@@ -27,7 +27,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from .._errors import InputError, ParameterError
-from . import _rankstats as RS
+from .._params import check_int
+from . import rankstats as RS
 from .batch import Batch
 from .registry import MetricSpec, get_spec, parse_metric
 
@@ -91,11 +92,7 @@ def _params(spec: MetricSpec, given: Mapping[str, Any], base: Mapping[str, Any] 
 
 
 def _check_k(k: Any, name: str) -> int | None:
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ParameterError(f"The 'k' parameter of {name} must be an int >= 1 or None. Got {k!r} instead.")
-    return int(k)
+    return check_int("k", k, func=name, low=1, allow_none=True)  # type: ignore[no-any-return]
 
 
 def metric(name: str, ranked: Sequence[Any], relevance: Any, k: int | None = None, **params: Any) -> float:
@@ -190,7 +187,7 @@ def set_precision_recall_f(recommended: Iterable[Any], relevant: Iterable[Any],
     """Precision, recall and F-beta of an unordered recommended set against the relevant set.
 
     P = TP / (TP + FP), R = TP / (TP + FN), F = (1 + beta^2) P R / (beta^2 P + R); 0 when
-    a denominator is 0 (registry: ``set_p``, ``set_recall``, ``set_f``; seed 002).
+    a denominator is 0 (registry: ``set_p``, ``set_recall``, ``set_f``; python-recsys).
 
     >>> [round(v, 6) for v in set_precision_recall_f(["a", "b"], ["b", "c", "d"], beta=2.0)]
     [0.5, 0.333333, 0.357143]
@@ -243,7 +240,7 @@ def _pair_arrays(y_true: Any, y_pred: Any, what: str = "ratings") -> tuple[np.nd
 
 
 def _one_group(t: np.ndarray, p: np.ndarray, context: Mapping[str, Any] | None = None) -> Any:
-    from ..ratings._batch import RatingsBatch
+    from .rating_batch import RatingsBatch
 
     n = len(t)
     return RatingsBatch(t, p, np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), 1, n, "all",
@@ -281,7 +278,7 @@ def rmse(y_true: Any, y_pred: Any) -> float:
 
 
 def _scale_ctx(scale: Any, t: np.ndarray) -> dict[str, Any]:
-    from ..ratings._scale import as_scale
+    from .rating_scale import as_scale
 
     s = as_scale(scale)
     if s is None:
@@ -310,7 +307,7 @@ def nrmse(y_true: Any, y_pred: Any, scale: Any = None) -> float:
 
 
 def mean_cost(y_true: Any, y_pred: Any, cost: Any, snap: str = "exact") -> float:
-    """Mean of d(predicted, true) for a user-supplied cost (registry: ``cost``; seed 004).
+    """Mean of d(predicted, true) for a user-supplied cost (registry: ``cost``; evaluation notes).
 
     ``cost`` is a mapping ``{(predicted, true): cost}``, a pair ``(levels, matrix)`` with
     rows = predicted, or ``"P,T=C;..."``; the diagonal defaults to 0.
@@ -319,7 +316,7 @@ def mean_cost(y_true: Any, y_pred: Any, cost: Any, snap: str = "exact") -> float
     >>> mean_cost([1, 3], [3, 1], seed_004)   # a disliked item recommended (5), a liked one missed (2)
     3.5
     """
-    from ..ratings._cost import CostMatrix
+    from .rating_costs import CostMatrix
 
     t, p = _pair_arrays(y_true, y_pred)
     return _ratings_value("cost", t, p, {"cost": CostMatrix.from_any(cost)}, snap=snap)
@@ -334,7 +331,7 @@ def spearman_rho(a: Any, b: Any) -> float:
     NaN when either side is constant. Registry: ``spearman`` (ranking against grades),
     ``rating_spearman`` (ratings).
 
-    >>> round(spearman_rho([3, 1, 5, 2, 3], [2.3, 0.9, 4.9, 0.9, 1.5]), 6)   # seed 002
+    >>> round(spearman_rho([3, 1, 5, 2, 3], [2.3, 0.9, 4.9, 0.9, 1.5]), 6)   # python-recsys
     0.947368
     """
     x, y = _pair_arrays(a, b, "values")
@@ -346,7 +343,7 @@ def kendall_tau(a: Any, b: Any, variant: str = "b") -> float:
 
     O(n log n). NaN when undefined (tau-b: either side constant).
 
-    >>> round(kendall_tau([3, 1, 5, 2, 3], [2.3, 0.9, 4.9, 0.9, 1.5]), 6)   # seed 002
+    >>> round(kendall_tau([3, 1, 5, 2, 3], [2.3, 0.9, 4.9, 0.9, 1.5]), 6)   # python-recsys
     0.888889
     >>> round(kendall_tau([50, 100, 25, 25], [25, 75, 50, 25], variant="a"), 6)
     0.333333

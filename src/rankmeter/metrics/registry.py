@@ -13,7 +13,19 @@ keep their habits: trec_eval names (``P_10``, ``P.10``, ``ndcg_cut.10``,
 ``map_cut.100``, ``recip_rank``, ``Rprec``, ``map``), ir_measures names (``P@10``,
 ``nDCG(dcg='exp-log2')@10``, ``RBP(p=0.8)``, ``AP(rel=2)@100``) and ranx names
 (``precision@10``, ``mrr@10``, ``hit_rate@10``, ``ndcg_burges@10``). Results are keyed
-by the string the user wrote.
+by the string the user wrote. The grammar is strict: cutoffs in ASCII digits within 64
+bits, numbers finite, quotes in pairs.
+
+Every fact about a metric is on its spec, nowhere else: trec_eval names
+(``trec_names``, read by the parser and by :func:`trec_output_name`), whether it is a
+count (``count``, :func:`is_count`), its aggregation, its SQL function names
+(``sql_name``, :func:`sql_functions`) and its parameters' types and ranges
+(:class:`Param`, checked by :mod:`rankmeter._params`).
+
+Lists: :func:`parse_metric_list` is the command line's syntax (``-m ndcg@10,map``,
+trec_eval's ``P.5,10``; a metric given twice is evaluated once, with a note).
+:func:`parse_metrics` is the Python API's (one metric per item; the same text twice is
+an error, two spellings of one metric are both kept under their own keys).
 """
 
 from __future__ import annotations
@@ -21,8 +33,9 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
+from .. import _params
 from .._errors import MetricNameError, ParameterError
 
 __all__ = [
@@ -35,64 +48,115 @@ __all__ = [
     "all_specs",
     "parse_metric",
     "parse_metrics",
+    "TrecName",
+    "families",
+    "sql_functions",
+    "trec_output_name",
+    "is_count",
+    "parse_metric_list",
+    "split_metric_list",
+    "MetricList",
 ]
 
 
 @dataclass(frozen=True)
 class Param:
-    """A metric parameter: its type, default, allowed values and meaning."""
+    """A metric parameter: its type, default, allowed values and meaning, declared as data.
+
+    The allowed values are declared, never checked by hand: ``choices`` for a word,
+    ``low`` / ``high`` (open or closed) and ``exclude`` for a number. Every number is
+    finite and every int fits in 64 bits, whatever the range says. The message of a
+    refused value is built from the declaration, in one form:
+    ``The 'p' parameter of rbp must be a finite number in the range (0, 1). Got 1.5 instead.``
+    ``check`` (with ``rule``, its description) is only for a rule a range cannot express.
+
+    >>> Param("p", float, 0.8, low=0, high=1, low_open=True, high_open=True).expected
+    'a finite number in the range (0, 1)'
+    >>> Param("p", float, 0.8, low=0, high=1, low_open=True, high_open=True).coerce("1.5", "rbp")
+    Traceback (most recent call last):
+    ...
+    rankmeter._errors.ParameterError: The 'p' parameter of rbp must be a finite number in the range (0, 1). Got 1.5 instead.
+    """
 
     name: str
     type: type
     default: Any
     doc: str = ""
     choices: tuple[Any, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    exclude: tuple[float, ...] = ()
     check: Callable[[Any], bool] | None = None
-    rule: str = ""  # human-readable range, e.g. "in (0, 1)"
+    rule: str = ""
+
+    @property
+    def range(self) -> _params.Range:
+        return _params.Range(self.low, self.high, self.low_open, self.high_open, self.exclude)
+
+    @property
+    def expected(self) -> str:
+        """What a value must be, in words (the first half of the error message)."""
+        if self.choices is not None:
+            return "one of " + ", ".join(map(_fmt, self.choices))
+        kind = {int: "an int", float: "a finite number", str: "a string", bool: "a boolean (true or false)"}.get(
+            self.type, self.type.__name__)
+        rng = self.range.describe() if self.type in (int, float) else ""
+        text = kind + (f" {rng}" if rng else "") + (f" {self.rule}" if self.rule else "")
+        return text
 
     def coerce(self, value: Any, metric: str) -> Any:
-        raw = value
+        """The value of this parameter from its text in a metric name, or from a Python value.
+
+        Text is read strictly: ASCII decimal digits for numbers (no ``1_0``, ``inf``,
+        ``nan``), ``true``/``false`` for booleans, a string in balanced quotes or none.
+        """
+        func = metric
+        if value is None and self.default is None:
+            return None
         if isinstance(value, str):
-            value = value.strip().strip("'\"")
-        try:
-            if self.type is bool and isinstance(value, str):
-                if value.lower() in ("true", "1", "yes"):
-                    value = True
-                elif value.lower() in ("false", "0", "no"):
-                    value = False
-                else:
-                    raise ValueError(value)
-            elif self.type is int:
-                f = float(value)
-                if f != int(f):
-                    raise ValueError(value)
-                value = int(f)
+            text = _unquote(value, self.name, metric)
+            if self.type is int:
+                out: Any = _params.parse_int(self.name, text, func=func, rng=self.range)
             elif self.type is float:
-                value = float(value)
-            elif self.type is str:
-                value = str(value).lower()
-            elif value is None:
-                pass
-        except (TypeError, ValueError):
-            raise ParameterError(
-                f"The {self.name!r} parameter of {metric} must be {_type_name(self.type)}"
-                f"{' ' + self.rule if self.rule else ''}. Got {raw!r} instead."
-            ) from None
-        if self.choices is not None and value not in self.choices:
-            raise ParameterError(
-                f"The {self.name!r} parameter of {metric} must be one of "
-                f"{', '.join(map(str, self.choices))}. Got {raw!r} instead."
-            )
-        if self.check is not None and value is not None and not self.check(value):
-            raise ParameterError(
-                f"The {self.name!r} parameter of {metric} must be {_type_name(self.type)} "
-                f"{self.rule}. Got {raw!r} instead."
-            )
-        return value
+                out = _params.parse_number(self.name, text, func=func, rng=self.range)
+            elif self.type is bool:
+                out = _params.parse_bool(self.name, text, func=func)
+            else:
+                out = text.lower()
+        elif self.type is int:
+            out = _params.check_int(self.name, value, func=func, rng=self.range)
+        elif self.type is float:
+            out = _params.check_number(self.name, value, func=func, rng=self.range)
+        elif self.type is bool:
+            out = _params.check_bool(self.name, value, func=func)
+        elif self.type is str:
+            if not isinstance(value, str):
+                raise ParameterError(f"The {self.name!r} parameter of {metric} must be {self.expected}. "
+                                     f"Got {value!r} instead.")
+            out = value.lower()
+        else:
+            out = value
+        if self.choices is not None and out not in self.choices:
+            raise ParameterError(f"The {self.name!r} parameter of {metric} must be {self.expected}. "
+                                 f"Got {value!r} instead.")
+        if self.check is not None and not self.check(out):
+            raise ParameterError(f"The {self.name!r} parameter of {metric} must be {self.expected}. "
+                                 f"Got {value!r} instead.")
+        return out
 
 
-def _type_name(t: type) -> str:
-    return {int: "an int", float: "a number", str: "a string", bool: "a boolean"}.get(t, t.__name__)
+def _unquote(value: str, name: str, metric: str) -> str:
+    """The text of a parameter value without its quotes; quotes must pair up."""
+    text = value.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        inner = text[1:-1]
+    else:
+        inner = text
+    if "'" in inner or '"' in inner:
+        raise ParameterError(f"The {name!r} parameter of {metric} has an unbalanced quote. Got {value!r} instead.")
+    return inner
 
 
 @dataclass(frozen=True)
@@ -109,6 +173,21 @@ class Example:
     params: Mapping[str, Any] = field(default_factory=dict)
     note: str = ""
     tol: float = 1e-12  # the seeds print some values rounded; those examples say so
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """A trec_eval name of a metric.
+
+    ``name`` as trec_eval prints it (``P``, ``set_P``, ``map``, ``recip_rank``);
+    ``preset``: the parameters the name implies (``set_P`` is ``p(norm=retrieved)``);
+    ``cutoff``: trec_eval gives this measure a cutoff, printed ``name_k`` (``P_10``,
+    ``ndcg_cut_10``). The parser reads ``name``, ``name_k`` and ``name.k``, any case.
+    """
+
+    name: str
+    preset: Mapping[str, Any] = field(default_factory=dict)
+    cutoff: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,14 +218,21 @@ class MetricSpec:
     convention: str = ""
     properties: frozenset[str] = frozenset()
     trec_name: str | None = None
+    # trec_eval's names of this metric (``P`` with a cutoff printed ``P_10``, ``set_P``
+    # presetting norm=retrieved...): the parser accepts them (``P_10``, ``P.10``) and
+    # trec_output_name() prints them. ``trec_name`` alone (no ``trec_names``) declares one
+    # name without a cutoff; with ``trec_names``, ``trec_name`` defaults to the first.
+    trec_names: tuple[TrecName, ...] = ()
     # Facts the front-ends and engines read (never kept in side tables):
     # ``count``: a count per query (num_ret, tp...), printed as an integer and summed,
     # not averaged, on trec_eval's ``all`` line; ``aggregate``: how per-query values
     # combine into the summary ("mean", "gmean" with trec_eval's floor, "sum");
-    # ``sql_name``: the function name in DuckDB / Spark SQL, None when there is none.
+    # ``sql_name``: the function name in DuckDB / Spark SQL, None when there is none;
+    # ``sql_aliases``: other SQL names of the same function (Apache Hivemall's spellings).
     count: bool = False
     aggregate: str = "mean"
     sql_name: str | None = None
+    sql_aliases: tuple[str, ...] = ()
     # What the kernel reads: "ranking" (a Batch of ranked lists with judgments) or
     # "ratings" (predicted vs true ratings, see rankmeter.ratings). evaluate() takes
     # ranking metrics only and says which entry point a metric needs.
@@ -169,6 +255,14 @@ class MetricSpec:
             raise ValueError(f"{self.name}: level must be 'query' or 'corpus'")
         if self.level == "corpus" and (self.merge is None or self.finalize is None):
             raise ValueError(f"{self.name}: a corpus-level metric needs merge and finalize")
+        if self.aggregate not in ("mean", "gmean", "sum"):
+            raise ValueError(f"{self.name}: aggregate must be 'mean', 'gmean' or 'sum'")
+        if self.trec_name is not None and not self.trec_names:
+            object.__setattr__(self, "trec_names", (TrecName(self.trec_name),))
+        elif self.trec_names and self.trec_name is None:
+            object.__setattr__(self, "trec_name", self.trec_names[0].name)
+        if self.sql_aliases and self.sql_name is None:
+            raise ValueError(f"{self.name}: sql_aliases without a sql_name")
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -218,31 +312,65 @@ def _fmt(v: Any) -> str:
     if isinstance(v, bool):
         return str(v).lower()
     if isinstance(v, float):
-        return format(v, "g")
+        text = repr(v)  # shortest text that reads back as the same float
+        return text[:-2] if text.endswith(".0") else text
     return str(v)
 
 
 _REGISTRY: dict[str, MetricSpec] = {}
 _ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}
+# trec_eval names (lower case) -> (metric key, preset, takes a cutoff), from the specs' trec_names
+_TREC: dict[str, tuple[str, Mapping[str, Any], bool]] = {}
+# SQL function names (lower case) -> metric key, from the specs' sql_name and sql_aliases
+_SQL: dict[str, str] = {}
 _LOADED = False
 _RANKING_LOADED = False
 
 
 def register(spec: MetricSpec) -> MetricSpec:
-    """Add a metric to the registry (called at import of its family module)."""
+    """Add a metric to the registry (called at import of its family module).
+
+    Every name the spec declares (its name, aliases, trec_eval names, SQL names) is
+    checked against the names already taken, so two metrics never claim one name.
+    """
     key = spec.name.lower()
     if key in _REGISTRY or key in _ALIASES:
         raise RuntimeError(f"metric name {spec.name!r} registered twice")
-    _REGISTRY[key] = spec
     for alias, preset in spec.aliases.items():
         a = alias.lower()
-        if a in _REGISTRY or (a in _ALIASES and _ALIASES[a][0] != key):
+        if a in _REGISTRY or a == key or (a in _ALIASES and _ALIASES[a][0] != key):
             raise RuntimeError(f"alias {alias!r} of {spec.name!r} is taken")
-        for pname in preset:
-            if spec.param(pname) is None:
-                raise RuntimeError(f"alias {alias!r} presets unknown parameter {pname!r}")
-        _ALIASES[a] = (key, dict(preset))
+        _check_preset(spec, f"alias {alias!r}", preset)
+    for t in spec.trec_names:
+        tk = t.name.lower()
+        if tk in _TREC and _TREC[tk][0] != key:
+            raise RuntimeError(f"trec_eval name {t.name!r} of {spec.name!r} is taken by {_TREC[tk][0]!r}")
+        _check_preset(spec, f"trec_eval name {t.name!r}", t.preset)
+        if t.cutoff and not spec.cutoff:
+            raise RuntimeError(f"trec_eval name {t.name!r} takes a cutoff but {spec.name!r} does not")
+    sql = [spec.sql_name, *spec.sql_aliases] if spec.sql_name else []
+    for name in sql:
+        if name.lower() in _SQL:
+            raise RuntimeError(f"SQL name {name!r} of {spec.name!r} is taken by {_SQL[name.lower()]!r}")
+    for p in spec.params:
+        if p.default is not None:
+            p.coerce(p.default, spec.name)  # a default outside its own declared range is a bug
+    _REGISTRY[key] = spec
+    for alias, preset in spec.aliases.items():
+        _ALIASES[alias.lower()] = (key, dict(preset))
+    for t in spec.trec_names:
+        _TREC[t.name.lower()] = (key, dict(t.preset), t.cutoff)
+    for name in sql:
+        _SQL[name.lower()] = key
     return spec
+
+
+def _check_preset(spec: MetricSpec, what: str, preset: Mapping[str, Any]) -> None:
+    for pname, value in preset.items():
+        p = spec.param(pname)
+        if p is None:
+            raise RuntimeError(f"{what} of {spec.name!r} presets unknown parameter {pname!r}")
+        p.coerce(value, spec.name)
 
 
 def _load() -> None:
@@ -268,63 +396,112 @@ def _load_ranking() -> None:
         _families.import_family("ranking")
 
 
-def _known(name: str) -> bool:
-    return name in _REGISTRY or name in _ALIASES
-
-
 def all_specs() -> list[MetricSpec]:
     """Every registered metric, sorted by family then name."""
     _load()
     return sorted(_REGISTRY.values(), key=lambda s: (s.family, s.name))
 
 
+def families() -> list[str]:
+    """The names of the metric families, sorted.
+
+    >>> "ranking" in families()
+    True
+    """
+    return sorted({s.family for s in all_specs()})
+
+
 def get_spec(name: str) -> MetricSpec:
+    """The spec of a metric by name, alias or trec_eval name (``ndcg``, ``map``, ``recip_rank``)."""
     _load()
     key = name.lower()
     if key in _REGISTRY:
         return _REGISTRY[key]
     if key in _ALIASES:
         return _REGISTRY[_ALIASES[key][0]]
+    if key in _TREC:
+        return _REGISTRY[_TREC[key][0]]
     raise MetricNameError(_unknown(name))
 
 
 def _unknown(name: str) -> str:
-    names = sorted(set(_REGISTRY) | set(_ALIASES))
+    names = sorted(set(_REGISTRY) | set(_ALIASES) | set(_TREC))
     close = difflib.get_close_matches(name.lower(), names, n=4, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `rankmeter metrics` lists them"
     return f"unknown metric {name!r}{hint}"
 
 
-# trec_eval measure names -> (rankmeter name, preset params); the cutoff follows
-# as ``name_10`` / ``name.10``.
-_TREC: dict[str, tuple[str, dict[str, Any]]] = {
-    "p": ("p", {}),
-    "recall": ("r", {}),
-    "ndcg_cut": ("ndcg", {}),
-    "map_cut": ("ap", {}),
-    "success": ("success", {}),
-    "recip_rank": ("rr", {}),
-    "rprec": ("rprec", {}),
-    "map": ("ap", {}),
-    "ndcg": ("ndcg", {}),
-    "bpref": ("bpref", {}),
-    "num_ret": ("num_ret", {}),
-    "num_rel": ("num_rel", {}),
-    "num_rel_ret": ("num_rel_ret", {}),
-    "set_p": ("p", {"norm": "retrieved"}),
-    "set_recall": ("r", {}),
-    "rbp": ("rbp", {}),
-    "rbp_resid": ("rbp", {"residual": True}),
-}
+def sql_functions() -> dict[str, str]:
+    """SQL function name -> metric name, for the DuckDB and Spark SQL functions (read from the specs).
 
-_GRAMMAR = re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*?)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>[^\s@]+))?\s*$"
-)
-_TREC_FORM = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*?)[._](?P<k>\d+)\s*$")
+    >>> sql_functions()["average_precision"]
+    'ap'
+    """
+    _load()
+    out: dict[str, str] = {}
+    for spec in sorted(_REGISTRY.values(), key=lambda s: s.name):
+        for name in ([spec.sql_name, *spec.sql_aliases] if spec.sql_name else []):
+            out[name] = spec.name
+    return out
+
+
+def trec_output_name(metric: str | Metric) -> str | None:
+    """The name trec_eval prints for this metric (``P_10``, ``ndcg_cut_10``, ``map``), or None.
+
+    None when trec_eval has no measure with these parameters and cutoff
+    (``ndcg(gain=exp)``; ``p(rel=2)@10``, which trec_eval computes only for a whole
+    run under ``-l 2``, and prints without the level).
+
+    >>> [trec_output_name(t) for t in ("p@10", "ndcg@10", "ap", "rr", "set_P", "ndcg(gain=exp)@10")]
+    ['P_10', 'ndcg_cut_10', 'map', 'recip_rank', 'set_P', None]
+    """
+    m = parse_metric(metric)
+    for t in m.spec.trec_names:
+        want = {p.name: p.default for p in m.spec.params}
+        want.update(t.preset)
+        if any(m.params[n] != v for n, v in want.items()):
+            continue
+        if t.cutoff and m.k is not None:
+            return f"{t.name}_{m.k}"
+        if not t.cutoff and m.k is None:
+            return t.name
+    return None
+
+
+def is_count(metric: str | Metric) -> bool:
+    """Whether a metric is a per-query count (printed as an integer, summed on trec_eval's ``all`` line).
+
+    >>> is_count("num_ret"), is_count("tp@10"), is_count("ndcg@10")
+    (True, True, False)
+    """
+    return parse_metric(metric).spec.count
+
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*", re.ASCII)
+_TREC_FORM = re.compile(r"(?P<name>[A-Za-z][A-Za-z_]*?)[._](?P<k>[0-9]+)", re.ASCII)
+
+
+def _lookup(name: str) -> tuple[str, Mapping[str, Any]] | None:
+    """(metric key, preset) of a name, alias or trec_eval name; loads every family when needed."""
+    key = name.lower()
+    for attempt in range(2):
+        if key in _REGISTRY:
+            return key, {}
+        if key in _ALIASES:
+            return _ALIASES[key]
+        if key in _TREC:
+            return _TREC[key][0], _TREC[key][1]
+        if attempt == 0 and not _LOADED:
+            _load()
+    return None
 
 
 def parse_metric(text: str | Metric) -> Metric:
     """Parse one metric string.
+
+    The grammar is strict: ``name(param=value,...)@k``, ASCII letters and digits, a
+    cutoff written in ASCII digits (no ``1e1``, ``1_0`` or full-width digits), quotes
+    in pairs; or a trec_eval form ``name_k`` / ``name.k``.
 
     >>> parse_metric("nDCG(dcg='exp-log2')@10").canonical
     'ndcg(gain=exp)@10'
@@ -336,42 +513,88 @@ def parse_metric(text: str | Metric) -> Metric:
     if not isinstance(text, str):
         raise MetricNameError(f"a metric name must be a string, got {type(text).__name__}")
     _load_ranking()
-    trec = _TREC_FORM.match(text)
-    head = _GRAMMAR.match(text)
-    if not ((trec and trec.group("name").lower() in _TREC) or (head and (_known(head.group("name").lower())
-                                                                        or head.group("name").lower() in _TREC))):
-        _load()
-    m = _TREC_FORM.match(text)
-    if m and m.group("name").lower() in _TREC:
-        base, preset = _TREC[m.group("name").lower()]
+    stripped = text.strip()
+    m = _TREC_FORM.fullmatch(stripped)
+    if m and _is_trec(m.group("name")):
+        base, preset = _TREC[m.group("name").lower()][:2]
         return _build(text, base, preset, {}, m.group("k"))
-    m = _GRAMMAR.match(text)
+    name, raw_params, k = _split_metric_text(text)
+    found = _lookup(name)
+    if found is None:
+        raise MetricNameError(_unknown(name))
+    base, preset = found
+    return _build(text, base, preset, _parse_params(text, raw_params), k)
+
+
+def _cannot(text: str, why: str) -> MetricNameError:
+    return MetricNameError(f"cannot parse metric {text!r}: {why}; expected name(param=value,...)@k, "
+                           "e.g. ndcg(gain=exp)@10")
+
+
+def _split_metric_text(text: str) -> tuple[str, str | None, str | None]:
+    """(name, the text inside the parentheses or None, the cutoff text or None)."""
+    t = text.strip()
+    m = _NAME.match(t)
     if not m:
-        raise MetricNameError(
-            f"cannot parse metric {text!r}: expected name(param=value,...)@k, e.g. ndcg(gain=exp)@10"
-        )
-    name = m.group("name").lower()
-    params = _parse_params(text, m.group("params"))
-    if name in _REGISTRY:
-        base, preset = name, {}
-    elif name in _ALIASES:
-        base, preset = _ALIASES[name]
-    elif name in _TREC and m.group("k") is None:
-        base, preset = _TREC[name]
-    else:
-        raise MetricNameError(_unknown(m.group("name")))
-    return _build(text, base, preset, params, m.group("k"))
+        raise _cannot(text, "a metric name starts with an ASCII letter")
+    name, i = m.group(), m.end()
+    while i < len(t) and t[i] in " \t":
+        i += 1
+    raw_params: str | None = None
+    if i < len(t) and t[i] == "(":
+        j, quote = i + 1, ""
+        while j < len(t):
+            ch = t[j]
+            if quote:
+                if ch == quote:
+                    quote = ""
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "(":
+                raise _cannot(text, "parentheses inside the parameters")
+            elif ch == ")":
+                break
+            j += 1
+        if quote:
+            raise _cannot(text, f"unbalanced quote {quote}")
+        if j >= len(t):
+            raise _cannot(text, "missing ')'")
+        raw_params, i = t[i + 1:j], j + 1
+        while i < len(t) and t[i] in " \t":
+            i += 1
+    k: str | None = None
+    if i < len(t) and t[i] == "@":
+        k, i = t[i + 1:].strip(" \t"), len(t)
+        if not k:
+            raise _cannot(text, "nothing after '@'")
+    if i != len(t):
+        raise _cannot(text, f"unexpected {t[i:]!r}")
+    return name, raw_params, k
 
 
 def _parse_params(text: str, raw: str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     if raw is None or not raw.strip():
         return out
-    for part in raw.split(","):
+    parts, cur, quote = [], [], ""
+    for ch in raw:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ",":
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    for part in parts:
         if "=" not in part:
             raise MetricNameError(f"cannot parse metric {text!r}: parameter {part.strip()!r} is not name=value")
         key, value = part.split("=", 1)
         key = key.strip().lower()
+        if not _NAME.fullmatch(key):
+            raise MetricNameError(f"cannot parse metric {text!r}: {key!r} is not a parameter name")
         if key in out:
             raise MetricNameError(f"cannot parse metric {text!r}: parameter {key!r} given twice")
         out[key] = value.strip()
@@ -387,7 +610,7 @@ def _build(
     for key, raw in given.items():
         if key in spec.param_aliases:
             mapping = spec.param_aliases[key]
-            v = raw.strip().strip("'\"").lower()
+            v = _unquote(raw, key, spec.name).lower()
             if v not in mapping:
                 raise ParameterError(
                     f"The {key!r} parameter of {spec.name} must be one of {', '.join(mapping)}. Got {raw!r} instead."
@@ -405,20 +628,18 @@ def _build(
     if k is not None:
         if not spec.cutoff:
             raise MetricNameError(f"metric {spec.name} takes no cutoff @k, in {text!r}")
-        try:
-            f = float(k)
-            if f != int(f):
-                raise ValueError
-            cutoff = int(f)
-        except ValueError:
-            raise ParameterError(f"The 'k' parameter of {spec.name} must be an int >= 1. Got {k!r} instead.") from None
-        if cutoff < 1:
-            raise ParameterError(f"The 'k' parameter of {spec.name} must be an int >= 1. Got {cutoff} instead.")
-    return Metric(spec=spec, params=values, k=cutoff, text=text.strip() if isinstance(text, str) else text)
+        cutoff = _params.parse_int("k", k, func=spec.name, low=1)
+    return Metric(spec=spec, params=values, k=cutoff, text=text.strip())
 
 
 def parse_metrics(metrics: str | Metric | Any) -> list[Metric]:
-    """Parse one metric or an iterable of them; duplicates (same text) are an error."""
+    """Parse one metric or an iterable of them (the Python API's form).
+
+    Each item is one metric (no comma lists: see :func:`parse_metric_list` for the
+    command line's syntax). The same text twice is an error, because results are keyed
+    by the text; two spellings of one metric (``P_10``, ``p@10``) are both kept, under
+    their own keys, as the caller asked.
+    """
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         raise MetricNameError("no metric given")
@@ -429,3 +650,113 @@ def parse_metrics(metrics: str | Metric | Any) -> list[Metric]:
             raise MetricNameError(f"metric {m.text!r} given twice")
         seen.add(m.text)
     return out
+
+
+class MetricList(NamedTuple):
+    """Parsed metrics of a metric list, and what the parser did that the user should hear."""
+
+    metrics: list[Metric]
+    notes: tuple[str, ...]
+
+
+def split_metric_list(text: str) -> list[str]:
+    """Split one metric-list text on its top-level commas.
+
+    Commas inside parentheses or quotes stay (``f(beta=2,rel=2)@10`` is one metric).
+    trec_eval's comma forms list more cutoffs of the metric before them: a part that is
+    a bare number continues the previous one (``P.5,10`` gives ``P_5`` and ``P_10``,
+    ``ndcg_cut.5,10`` gives ``ndcg_cut_5`` and ``ndcg_cut_10``, ``ndcg@5,10`` gives
+    ``ndcg@5`` and ``ndcg@10``).
+
+    >>> split_metric_list("ndcg@10,map, f(beta=2,rel=2)@10")
+    ['ndcg@10', 'map', 'f(beta=2,rel=2)@10']
+    >>> split_metric_list("P.5,10,ndcg_cut.5,10")
+    ['P_5', 'P_10', 'ndcg_cut_5', 'ndcg_cut_10']
+    """
+    parts: list[str] = []
+    depth, quote, cur = 0, "", []
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    if len(parts) == 1:
+        return [p for p in parts if p]
+    out: list[str] = []
+    stem: tuple[str, str] | None = None  # (text before the cutoff, separator) of the last metric with a cutoff
+    for i, part in enumerate(parts):
+        if not part:
+            raise MetricNameError(f"empty metric in the list {text!r} (two commas, or a comma at an end)")
+        if _DIGITS.fullmatch(part) and stem is not None:
+            out.append(stem[0] + stem[1] + part)
+            continue
+        stem = None
+        m = _TREC_FORM.match(part)
+        if m and _is_trec(m.group("name")) and i + 1 < len(parts) and _DIGITS.fullmatch(parts[i + 1]):
+            stem = (m.group("name"), "_")
+            out.append(f"{m.group('name')}_{m.group('k')}")
+            continue
+        at = part.rfind("@")
+        if at > 0 and _DIGITS.fullmatch(part[at + 1:].strip()):
+            stem = (part[:at].rstrip(), "@")
+        out.append(part)
+    return out
+
+
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
+
+
+def _is_trec(name: str) -> bool:
+    _load_ranking()
+    return _lookup(name) is not None and name.lower() in _TREC
+
+
+def parse_metric_list(texts: str | Metric | Iterable[str | Metric]) -> MetricList:
+    """Parse the metrics of a command line (``-m ndcg@10,map -m P.5,10``): one syntax for every command.
+
+    Each text is split by :func:`split_metric_list`. A metric given twice (the same
+    text, or another spelling of the same metric: ``P_10`` and ``p@10``) is evaluated
+    once, under its first spelling, and a note says so.
+
+    >>> ms, notes = parse_metric_list(["ndcg@10,map", "P.5,10", "p@10"])
+    >>> [m.text for m in ms]
+    ['ndcg@10', 'map', 'P_5', 'P_10']
+    >>> notes
+    ("metric 'p@10' is the same as 'P_10' (p@10): evaluated once, as 'P_10'",)
+    """
+    items = [texts] if isinstance(texts, (str, Metric)) else list(texts)
+    out: list[Metric] = []
+    notes: list[str] = []
+    first: dict[str, Metric] = {}
+    for item in items:
+        for piece in ([item] if isinstance(item, Metric) else split_metric_list(_as_text(item))):
+            m = parse_metric(piece)
+            seen = first.get(m.canonical)
+            if seen is None:
+                first[m.canonical] = m
+                out.append(m)
+            elif seen.text == m.text:
+                notes.append(f"metric {m.text!r} given twice: evaluated once")
+            else:
+                notes.append(f"metric {m.text!r} is the same as {seen.text!r} ({m.canonical}): evaluated once, "
+                             f"as {seen.text!r}")
+    if not out:
+        raise MetricNameError("no metric given")
+    return MetricList(out, tuple(dict.fromkeys(notes)))
+
+
+def _as_text(item: Any) -> str:
+    if not isinstance(item, str):
+        raise MetricNameError(f"a metric name must be a string, got {type(item).__name__}")
+    return item

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._batch import RatingsBatch
-from ._cost import CostMatrix
-from ._scale import Scale
+from ..metrics.rating_batch import RatingsBatch
+from ..metrics.rating_costs import CostMatrix
+from ..metrics.rating_scale import Scale
 
 __all__ = [
     "CostMatrix",

@@ -36,8 +36,8 @@ import pyarrow.compute as pc
 
 from .._errors import InputError, ParameterError
 from ..data.qrels import numeric_type
-from ._batch import RatingsBatch
-from ._scale import Scale, as_scale
+from ..metrics.rating_batch import RatingsBatch
+from ..metrics.rating_scale import Scale, as_scale
 
 __all__ = ["RatingsCoverage", "LoadedRatings", "load_ratings", "TRUE_NAMES", "PREDICTION_NAMES"]
 

@@ -27,9 +27,9 @@ import numpy as np
 from .._errors import MetricNameError, ParameterError
 from ..metrics.registry import Metric, parse_metric
 from ..result import Result
-from ._cost import CostMatrix
+from ..metrics.rating_costs import CostMatrix
 from ._input import LoadedRatings, load_ratings
-from ._scale import Scale
+from ..metrics.rating_scale import Scale
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -234,7 +234,7 @@ def roc_curves(truth: Any, predictions: Any = None, *, rel: float = 1.0, per: st
     """
     import pandas as pd
 
-    from ..metrics import _rankstats as RS
+    from ..metrics import rankstats as RS
 
     if per not in ("user", "pair"):
         raise ParameterError(f"The 'per' parameter of roc_curves must be one of user, pair. Got {per!r} instead.")

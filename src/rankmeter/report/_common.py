@@ -36,7 +36,7 @@ def fmt_p(p: float) -> str:
 
 
 def test_label(key: str) -> str:
-    from ..compare import TEST_NAMES
+    from ..stats.tests import TEST_NAMES
 
     return TEST_NAMES.get(key, key)
 
@@ -49,6 +49,18 @@ def marker(cmp: "Comparison", metric: str, run: str) -> str | None:
     return "up" if t.better == run else "down"
 
 
+def only_tukey(cmp: "Comparison") -> bool:
+    """True when every test is the randomised Tukey HSD (familywise p-values, never corrected again)."""
+    return all(t == "tukey-hsd" for t in cmp.settings.tests)
+
+
+def adjusted_name(cmp: "Comparison") -> str:
+    """The adjusted p-value's label: the correction's name, or "familywise" for Tukey HSD alone."""
+    from ..stats.correction import correction_name
+
+    return "familywise" if only_tukey(cmp) else correction_name(cmp.settings.correction)
+
+
 def legend(cmp: "Comparison", up: str = UP, down: str = DOWN) -> str:
     """What the markers mean."""
     from ..stats.correction import correction_name
@@ -56,11 +68,24 @@ def legend(cmp: "Comparison", up: str = UP, down: str = DOWN) -> str:
     s = cmp.settings
     corr = correction_name(s.correction)
     adj = "p" if s.correction == "none" else f"{corr}-adjusted p"
+    if s.tests[0] == "tukey-hsd":
+        adj = "familywise p"
     return (f"{up}/{down}: significantly better/worse than {cmp.baseline} "
             f"({test_label(s.tests[0])}, {adj} < {s.alpha:g})")
 
 
 def family_text(cmp: "Comparison") -> str:
+    from ..stats.correction import correction_name
+
+    s = cmp.settings
+    tukey = "Tukey HSD p-values familywise over all pairs of runs within each metric (not corrected again)"
+    if only_tukey(cmp):
+        return tukey
+    text = _family_text(cmp)
+    return f"{text}; {tukey}" if "tukey-hsd" in s.tests else text
+
+
+def _family_text(cmp: "Comparison") -> str:
     from ..stats.correction import correction_name
 
     s = cmp.settings

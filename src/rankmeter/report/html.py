@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import DOWN, UP, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker, missing_text, test_label
+from ._common import DOWN, UP, adjusted_name, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker, missing_text, test_label
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -124,10 +124,18 @@ def _means_table(cmp: "Comparison", digits: int) -> str:
             f'{"BCa" if cmp.settings.interval == "bca" else "percentile"} bootstrap interval.</p>')
 
 
-def _tests_table(cmp: "Comparison", digits: int) -> str:
-    from ..stats.correction import correction_name
+def _overlap_table(cmp: "Comparison", digits: int) -> str:
+    measure = _e(cmp.overlap[0]["measure"])
+    rows = "".join(f'<tr><td class="l">{_e(o["a"])}</td><td class="l">{_e(o["b"])}</td>'
+                   f'<td>{fmt(o["mean"], digits)}</td><td>{o["queries"]}</td></tr>' for o in cmp.overlap)
+    return (f'<div class="scroll"><table><thead><tr><th class="l">run</th><th class="l">against</th>'
+            f'<th>mean {measure}</th><th>queries</th></tr></thead><tbody>{rows}</tbody></table></div>'
+            '<p class="caption">Extrapolated rank-biased overlap (Webber et al. 2010) of the two runs\' rankings, '
+            'averaged over the compared queries both runs have.</p>')
 
-    corr = correction_name(cmp.settings.correction)
+
+def _tests_table(cmp: "Comparison", digits: int) -> str:
+    corr = adjusted_name(cmp)
     pct = f"{cmp.settings.confidence * 100:g}%"
     rows = []
     for t in cmp.tests:
@@ -154,7 +162,7 @@ def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: An
     curves = cmp.curves(k_max, progress=progress)
     if not curves:
         why = ("the runs were given as precomputed per-query results, not rankings"
-               if not cmp._sources.get("runs") else "none of the metrics takes a cutoff @k")
+               if not cmp.has_rankings else "none of the metrics takes a cutoff @k")
         return f'<p class="caption">No metric@k curves: {_e(why)}.</p>'
     colors = _colors(len(cmp.runs))
     out = []
@@ -253,8 +261,6 @@ def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> s
 # --------------------------------------------------------------------------- page
 
 def _settings(cmp: "Comparison") -> str:
-    from ..stats.correction import correction_name
-
     s = cmp.settings
     rows = [
         (cmp.units.capitalize(), f"{cmp.n_queries}"),
@@ -263,7 +269,7 @@ def _settings(cmp: "Comparison") -> str:
         ("Comparisons", "each run against the baseline" if s.pairs == "baseline" else "every pair of runs"),
         ("Tests", "; ".join(test_label(t) for t in s.tests) + " (two-sided, paired by query)"),
         ("Markers", f"{test_label(s.tests[0])}, adjusted p < {s.alpha:g}"),
-        ("Correction", f"{correction_name(s.correction)}: {family_text(cmp)}"),
+        ("Correction", f"{adjusted_name(cmp)}: {family_text(cmp)}"),
         ("Intervals", f"{s.confidence * 100:g}% {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap, "
                       f"{s.n_resamples:,} resamples of the {cmp.units} (the same for every run)"),
         ("Randomisation", s.randomization or "not run"),
@@ -291,6 +297,8 @@ def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digit
         "<h2>Means</h2>", _means_table(cmp, digits),
         "<h2>Paired tests</h2>", _tests_table(cmp, digits),
     ]
+    if getattr(cmp, "overlap", None):
+        parts += ["<h2>Rank overlap</h2>", _overlap_table(cmp, digits)]
     if cmp.notes:
         parts.append('<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in cmp.notes) + "</ul>")
     parts += ["<h2>Metric@k curves</h2>", _curves(cmp, k_max, progress, Figure, Canvas)]

@@ -21,8 +21,14 @@ UP_TEX, DOWN_TEX = r"$^{\uparrow}$", r"$^{\downarrow}$"
 
 
 def escape(text: str) -> str:
-    """Escape LaTeX's special characters in a run or metric name."""
-    return "".join(_SPECIAL.get(ch, ch) for ch in str(text))
+    """Escape LaTeX's special characters in a run or metric name (control characters shown escaped).
+
+    >>> escape("bm25_rm3 & 50%")
+    'bm25\\\\_rm3 \\\\& 50\\\\%'
+    """
+    from .terminal import terminal_text
+
+    return "".join(_SPECIAL.get(ch, ch) for ch in terminal_text(text))
 
 
 def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label: str = "tab:comparison") -> str:

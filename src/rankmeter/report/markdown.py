@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._common import DOWN, UP, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
+from ._common import DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
 
 if TYPE_CHECKING:
     from ..compare import Comparison
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    from .tables import markdown_cell
+
+    return markdown_cell(text)
 
 
 def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
-    from ..stats.correction import correction_name
-
     pct = f"{cmp.settings.confidence * 100:g}%"
     lines = [f"## Comparison of {len(cmp.runs)} runs on {cmp.n_queries} {cmp.units}", ""]
     head = ["run"] + [f"{m} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}" for m in cmp.metrics]
@@ -33,9 +33,9 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
             sym = f" {UP}" if mk == "up" else f" {DOWN}" if mk == "down" else ""
             row.append(f"{v} [{fmt(lo, digits)}, {fmt(hi, digits)}]{sym}")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", f"{legend(cmp)}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
+    lines += ["", f"{_cell(legend(cmp))}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
 
-    corr = correction_name(cmp.settings.correction)
+    corr = adjusted_name(cmp)
     lines += ["### Paired tests", ""]
     lines.append(f"| metric | b vs a | test | diff (b - a) | {pct} interval | d_z | statistic | p | p ({corr}) | |")
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
@@ -45,10 +45,10 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
             f"| {_cell(t.metric)} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | {fmt_signed(t.diff, digits)} | "
             f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}] | {fmt(t.effect_size, 2)} | "
             f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | {sig} |")
-    lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", describe(cmp)]
+    lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", _cell(describe(cmp))]
     miss = missing_text(cmp)
     if miss:
-        lines += ["", miss]
+        lines += ["", _cell(miss)]
     if cmp.notes:
         lines += ["", "### Notes", ""] + [f"- {_cell(n)}" for n in cmp.notes]
     return "\n".join(lines) + "\n"

@@ -20,6 +20,26 @@ def _v(x: Any) -> Any:
     return repr(x) if isinstance(x, float) else x
 
 
+def _t(x: Any) -> str:
+    """A text cell safe for spreadsheets (see :func:`safe_text`)."""
+    return safe_text(x)
+
+
+def safe_text(value: Any) -> str:
+    """Text for a CSV cell: control characters escaped, and a cell starting with ``= + - @``, tab or
+    CR prefixed with ``'`` so no spreadsheet reads it as a formula (numbers we write are not touched).
+
+    >>> safe_text("=HYPERLINK(1)"), safe_text("bm25")
+    ("'=HYPERLINK(1)", 'bm25')
+    """
+    from .terminal import terminal_text
+
+    s = str(value)
+    if s.startswith(("=", "+", "-", "@", "\t", "\r")):
+        s = "'" + s
+    return terminal_text(s)
+
+
 def to_csv(cmp: "Comparison") -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -27,10 +47,11 @@ def to_csv(cmp: "Comparison") -> str:
     for m in cmp.metrics:
         for r in cmp.runs:
             lo, hi = cmp.intervals[r][m]
-            w.writerow(["mean", m, r, "", "", _v(cmp.means[r][m]), _v(lo), _v(hi), "", "", "", "", "", "",
+            w.writerow(["mean", _t(m), _t(r), "", "", _v(cmp.means[r][m]), _v(lo), _v(hi), "", "", "", "", "", "",
                         cmp.n_queries])
     for t in cmp.tests:
-        w.writerow(["diff", t.metric, t.b, t.a, t.test, _v(t.diff), _v(t.diff_interval[0]), _v(t.diff_interval[1]),
+        w.writerow(["diff", _t(t.metric), _t(t.b), _t(t.a), t.test, _v(t.diff), _v(t.diff_interval[0]),
+                    _v(t.diff_interval[1]),
                     _v(t.statistic), _v(t.p_value), _v(t.p_adjusted), t.correction, str(t.significant).lower(),
                     _v(t.effect_size), t.n])
     return buf.getvalue()

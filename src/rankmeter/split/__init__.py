@@ -21,6 +21,7 @@ from ._common import (
     SmallUsers,
     Split,
     SplitSummary,
+    read_input,
     round_count,
 )
 from .holdout import holdout
@@ -47,4 +48,5 @@ __all__ = [
     "SweepResult",
     "SweepPoint",
     "round_count",
+    "read_input",
 ]

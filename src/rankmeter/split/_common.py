@@ -461,7 +461,58 @@ def load(
             from dataclasses import replace
 
             return replace(interactions, timestamp=None)
-    return read_interactions(interactions, user=user, item=item, rating=False, timestamp=timestamp)
+    return read_input(interactions, user=user, item=item, rating=False, timestamp=timestamp)
+
+
+def read_input(interactions: Any, **options: Any) -> Interactions:
+    """:func:`rankmeter.io.interactions.read_interactions` for a splitter: an input without a
+    single interaction (a text file with a header line and nothing else) is one clear
+    "no rows" error, whatever the column types the reader would have complained about.
+
+    >>> read_input({"user": ["u"], "item": ["i"]}).table.num_rows
+    1
+    """
+    try:
+        data = read_interactions(interactions, **options)
+    except InputError:
+        # a header and no row gives every column the type null, and the reader's complaint
+        # about the column types hides the real problem: say it
+        if _header_only(interactions):
+            raise no_rows_error(str(interactions)) from None
+        raise
+    if data.table.num_rows == 0:
+        raise no_rows_error(data.source)
+    return data
+
+
+def no_rows_error(source: str | None) -> InputError:
+    """The one error of every splitter for an input without a single interaction."""
+    return InputError("no rows: the input holds no interaction (a header line at most), so there is nothing to "
+                      "split", source=source)
+
+
+def _header_only(obj: Any) -> bool:
+    """Whether ``obj`` is the path of a text file with at most one non-blank line."""
+    import gzip
+    from pathlib import Path
+
+    if not isinstance(obj, (str, Path)):
+        return False
+    p = Path(obj)
+    if not p.is_file() or p.suffix.lower() == ".parquet":
+        return False
+    try:
+        opener: Any = gzip.open if p.suffix.lower() == ".gz" else open
+        with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
+            lines = 0
+            for line in fh:
+                if line.strip():
+                    lines += 1
+                    if lines > 1:
+                        return False
+        return True
+    except OSError:
+        return False
 
 
 def prepare(
@@ -482,6 +533,8 @@ def prepare(
     """
     mu = check_int(min_user_interactions, "min_user_interactions", func, 1)
     mi = check_int(min_item_interactions, "min_item_interactions", func, 1)
+    if data.table.num_rows == 0:
+        raise no_rows_error(data.source)
     users, n_u = encode_column(data.table.column(data.user))
     items, n_i = encode_column(data.table.column(data.item))
     n = len(users)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._errors import ParameterError
 
-__all__ = ["CORRECTIONS", "adjust", "holm", "bonferroni", "benjamini_hochberg", "correction_name"]
+__all__ = ["CORRECTIONS", "adjust", "canonical_correction", "holm", "bonferroni", "benjamini_hochberg", "correction_name"]
 
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
@@ -29,10 +29,15 @@ _NAMES = {
 
 def correction_name(method: str) -> str:
     """A readable name: ``"holm"`` -> ``"Holm"``."""
-    return _NAMES[_canonical(method)]
+    return _NAMES[canonical_correction(method)]
 
 
-def _canonical(method: str) -> str:
+def canonical_correction(method: str) -> str:
+    """The canonical key of a correction name or alias: ``"fdr"`` -> ``"bh"``.
+
+    >>> canonical_correction("Holm-Bonferroni"), canonical_correction("fdr_bh")
+    ('holm', 'bh')
+    """
     m = str(method).lower().replace("_", "-")
     aliases = {"fdr-bh": "bh", "benjamini-hochberg": "bh", "fdr": "bh", "holm-bonferroni": "holm"}
     m = aliases.get(m, m)
@@ -105,7 +110,7 @@ def adjust(p: Any, method: str = "holm") -> np.ndarray:
     >>> adjust([0.01, 0.04, 0.03], "bh").round(6).tolist()
     [0.03, 0.04, 0.04]
     """
-    m = _canonical(method)
+    m = canonical_correction(method)
     if m == "holm":
         return holm(p)
     if m == "bonferroni":

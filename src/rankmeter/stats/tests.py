@@ -25,7 +25,7 @@ Conventions (the literature and the libraries disagree; these are ours):
 
 Randomness takes a ``seed`` (int, ``SeedSequence`` or ``Generator``); the
 resampling is single-stream, so results do not depend on the number of threads
-(see :mod:`rankmeter.stats._resample` for how sums are made exact).
+(see :mod:`rankmeter.stats.resampling` for how sums are made exact).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._errors import ParameterError
-from . import _resample as R
+from . import resampling as R
 
 __all__ = [
     "PairedTest",
@@ -47,7 +47,18 @@ __all__ = [
     "bootstrap_interval",
     "effect_size",
     "EXACT_MAX_N",
+    "TESTS",
+    "TEST_NAMES",
 ]
+
+TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
+TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "randomisation (sign-flip permutation) test",
+    "bootstrap": "paired bootstrap test",
+    "tukey-hsd": "randomised Tukey HSD test (blocked on topics, familywise over all pairs of runs)",
+}
 
 EXACT_MAX_N = 20  # randomisation: enumerate all 2^n sign patterns up to this many queries
 

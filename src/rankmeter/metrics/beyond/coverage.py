@@ -59,7 +59,7 @@ register(
         formula=r"CC@k = \frac{|\bigcup_u L_u^k \cap C|}{|C|}",
         citation=(
             "Ge, Delgado-Battenfeld, Jannach (2010), Beyond accuracy: evaluating recommender systems by coverage "
-            "and serendipity, RecSys, doi:10.1145/1864708.1864761 (catalog coverage, seed 004); Herlocker, "
+            "and serendipity, RecSys, doi:10.1145/1864708.1864761 (catalog coverage, evaluation notes); Herlocker, "
             "Konstan, Terveen, Riedl (2004), Evaluating collaborative filtering recommender systems, ACM TOIS "
             "22(1), doi:10.1145/963770.963772."
         ),

@@ -141,7 +141,7 @@ register(
         ),
         kernel=exposure_kernel,
         params=(
-            Param("base", float, 2.0, "logarithm base", check=lambda v: v > 0 and v != 1, rule="> 0 and != 1"),
+            Param("base", float, 2.0, "logarithm base", low=0, low_open=True, exclude=(1.0,)),
             Param("normalize", str, "none", "divide by the maximum entropy over the catalog or the recommended "
                   "items", choices=("none", "catalog", "recommended")),
         ),

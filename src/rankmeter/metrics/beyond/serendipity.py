@@ -90,7 +90,7 @@ register(
         formula=r"serendipity@k(u) = \frac{|\{i \in L_u^k \setminus PM : rel_i \ge rel\}|}{k}",
         citation=(
             "Ge, Delgado-Battenfeld, Jannach (2010), Beyond accuracy: evaluating recommender systems by coverage "
-            "and serendipity, RecSys, doi:10.1145/1864708.1864761 (seed 004); Murakami, Mori, Orihara (2008), "
+            "and serendipity, RecSys, doi:10.1145/1864708.1864761 (evaluation notes); Murakami, Mori, Orihara (2008), "
             "Metrics for evaluating the serendipity of recommendation lists, JSAI (the primitive model)."
         ),
         convention=(
@@ -106,7 +106,7 @@ register(
         params=(
             REL,
             Param("pm", int, None, "length of the primitive most-popular list (default: k)",
-                  check=lambda v: v >= 0, rule=">= 0"),
+                  low=0),
             Param("norm", str, "k", "divide by k (k) or by the list length (length)", choices=("k", "length")),
         ),
         examples=(

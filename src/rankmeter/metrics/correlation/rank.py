@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import _rankstats as RS
+from .. import rankstats as RS
 from .. import _segments as S
 from ..batch import Batch
 from ..ranking._common import top
@@ -110,7 +110,7 @@ _RULE = (
     "(no ties), the ideal order ties equal grades. Fewer than two such items, or all of one grade: 0."
 )
 _G = {"a": 3, "b": 2, "c": 1}
-# seed 002's explicit example as a run: TEST scores rank piano 75, baroque 50, then classical and
+# python-recsys's explicit example as a run: TEST scores rank piano 75, baroque 50, then classical and
 # instrumental tied at 25 (the tie rule puts instrumental first); GT scores are the grades.
 _S002_RUN = ("piano", "baroque", "instrumental", "classical")
 _S002_GT = {"classical": 50, "piano": 100, "baroque": 25, "instrumental": 25}
@@ -121,7 +121,7 @@ register(MetricSpec(
     family="correlation",
     summary="Spearman's rho between the system's ranking and the order of the judged grades.",
     formula=r"\rho = corr(\mathrm{rank}_{system}, \mathrm{rank}_{grade})\ \text{(average ranks for ties)}",
-    citation="Spearman, Am. J. Psychol. 15(1) 1904, doi:10.2307/1412159; python-recsys (seed 002).",
+    citation="Spearman, Am. J. Psychol. 15(1) 1904, doi:10.2307/1412159; python-recsys.",
     convention=_RULE + " Pearson's r of average ranks (scipy.stats.spearmanr).",
     kernel=spearman_kernel,
     reference=spearman_reference,
@@ -130,7 +130,7 @@ register(MetricSpec(
         Example(("a", "b", "c"), _G, 1.0, note="ideal order"),
         Example(("c", "b", "a"), _G, -1.0, note="reversed"),
         Example(("a", "x", "b", "c"), {"a": 2, "b": 1, "c": 0}, 1.0, note="unjudged x left out"),
-        Example(_S002_RUN, _S002_GT, 1.5 / math.sqrt(22.5), note="seed 002's lists as a ranking: 0.316228"),
+        Example(_S002_RUN, _S002_GT, 1.5 / math.sqrt(22.5), note="python-recsys's lists as a ranking: 0.316228"),
         Example(("a",), _G, 0.0, note="one common item: undefined, 0"),
     ),
     bounds=(-1.0, 1.0),

@@ -1,6 +1,6 @@
 """Decision-based (set) metrics: the recommended list as an unordered set against the relevant set.
 
-Seed 002's decision-based section: true positives (recommended and relevant), false
+python-recsys's decision-based section: true positives (recommended and relevant), false
 positives (recommended, not relevant), false negatives (relevant, not recommended),
 true negatives (neither; needs the catalogue size), and the F-measure of set
 precision and set recall. Order inside the list (or inside the top k) plays no part.

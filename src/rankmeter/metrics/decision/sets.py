@@ -1,7 +1,7 @@
 """Confusion counts TP, FP, FN, TN and the set F-measure.
 
 >>> import rankmeter
->>> test = ["classical", "invented", "baroque", "instrumental"]       # seed 002: recommended
+>>> test = ["classical", "invented", "baroque", "instrumental"]       # python-recsys: recommended
 >>> gt = ["classical", "instrumental", "piano", "baroque"]            # relevant
 >>> r = rankmeter.evaluate({"u": gt}, {"u": test}, ["set_p", "set_recall", "set_f", "tp", "fp", "fn",
 ...                                                 "tn(catalog=10)"])
@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..._errors import ParameterError
+from ..._params import check_int
 from ..batch import Batch
 from ..ranking._common import REL, is_rel, n_relevant, top
 from ..registry import Example, MetricSpec, Param, register
@@ -24,8 +25,7 @@ _TEST = ("classical", "invented", "baroque", "instrumental")
 _GT = {"classical": 1, "instrumental": 1, "piano": 1, "baroque": 1}
 _PROPS = frozenset({"ranking", "binary", "count", "order_free"})
 
-CATALOG = Param("catalog", int, None, "number of items that could be recommended (the catalogue size)",
-                check=lambda v: v >= 1, rule=">= 1")
+CATALOG = Param("catalog", int, None, "number of items that could be recommended (the catalogue size)", low=1)
 
 
 def _tp(b: Batch, rel: float) -> np.ndarray:
@@ -49,7 +49,10 @@ def _catalog_size(catalog: int | None, context: Mapping[str, Any] | None) -> int
         return int(catalog)
     ctx = context or {}
     if ctx.get("catalog_size") is not None:
-        return int(ctx["catalog_size"])
+        size = ctx["catalog_size"]
+        if isinstance(size, float) and size.is_integer():
+            size = int(size)
+        return int(check_int("catalog_size", size, func="tn's context", low=1))
     if ctx.get("catalog") is not None:
         return len(ctx["catalog"])
     raise ParameterError(
@@ -113,7 +116,7 @@ def set_f_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int |
     return (1 + b2) * p * r / (b2 * p + r) if b2 * p + r > 0 else 0.0
 
 
-_CITE = "Seed 002 (python-recsys decision-based metrics); Herlocker et al., TOIS 22(1) 2004."
+_CITE = "python-recsys's decision-based metrics; Herlocker et al., TOIS 22(1) 2004."
 _COUNT_NOTE = "Unjudged recommended items count as not relevant (false positives)."
 
 register(MetricSpec(
@@ -127,10 +130,11 @@ register(MetricSpec(
     reference=tp_reference,
     params=(REL,),
     aliases={"true_positives": {}},
-    examples=(Example(_TEST, _GT, 3.0, note="seed 002: classical, baroque, instrumental"),
+    examples=(Example(_TEST, _GT, 3.0, note="python-recsys: classical, baroque, instrumental"),
               Example(_TEST, _GT, 1.0, k=2)),
     bounds=(0.0, np.inf),
     properties=_PROPS | {"monotone_k"},
+    count=True,
 ))
 
 register(MetricSpec(
@@ -144,10 +148,11 @@ register(MetricSpec(
     reference=fp_reference,
     params=(REL,),
     aliases={"false_positives": {}},
-    examples=(Example(_TEST, _GT, 1.0, note="seed 002: invented"),),
+    examples=(Example(_TEST, _GT, 1.0, note="python-recsys: invented"),),
     higher_is_better=False,
     bounds=(0.0, np.inf),
     properties=_PROPS,
+    count=True,
 ))
 
 register(MetricSpec(
@@ -161,10 +166,11 @@ register(MetricSpec(
     reference=fn_reference,
     params=(REL,),
     aliases={"false_negatives": {}},
-    examples=(Example(_TEST, _GT, 1.0, note="seed 002: piano"), Example(_TEST, _GT, 3.0, k=2)),
+    examples=(Example(_TEST, _GT, 1.0, note="python-recsys: piano"), Example(_TEST, _GT, 3.0, k=2)),
     higher_is_better=False,
     bounds=(0.0, np.inf),
     properties=_PROPS,
+    count=True,
 ))
 
 register(MetricSpec(
@@ -182,9 +188,10 @@ register(MetricSpec(
     reference=tn_reference,
     params=(REL, CATALOG),
     aliases={"true_negatives": {}},
-    examples=(Example(_TEST, _GT, 5.0, params={"catalog": 10}, note="seed 002 in a catalogue of 10"),),
+    examples=(Example(_TEST, _GT, 5.0, params={"catalog": 10}, note="python-recsys in a catalogue of 10"),),
     bounds=(0.0, np.inf),
     properties=_PROPS | {"needs_context"},
+    count=True,
 ))
 
 register(MetricSpec(
@@ -192,17 +199,17 @@ register(MetricSpec(
     family="decision",
     summary="F-measure of set precision and set recall (trec_eval's set_F).",
     formula=r"F_\beta = \frac{(1+\beta^2) P R}{\beta^2 P + R},\ P = \frac{TP}{TP+FP},\ R = \frac{TP}{TP+FN}",
-    citation="van Rijsbergen, Information Retrieval (1979); trec_eval set_F; seed 002.",
+    citation="van Rijsbergen, Information Retrieval (1979); trec_eval set_F; python-recsys.",
     convention=(
         "P divides by the items recommended (within k), not by k (that is f@k); 0 when P = R = 0. "
         "set_f1 is beta = 1."
     ),
     kernel=set_f_kernel,
     reference=set_f_reference,
-    params=(REL, Param("beta", float, 1.0, "weight of recall", check=lambda v: v > 0, rule="> 0")),
+    params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, low_open=True)),
     aliases={"set_f1": {"beta": 1.0}, "set_f_measure": {}},
     examples=(
-        Example(_TEST, _GT, 0.75, note="seed 002: (0.75, 0.75, 0.75)"),
+        Example(_TEST, _GT, 0.75, note="python-recsys: (0.75, 0.75, 0.75)"),
         Example(("a",), {"a": 1, "b": 1}, 2 * 1.0 * 0.5 / 1.5, k=10, note="P = 1 (not 1/10), R = 1/2"),
         Example(_TEST, _GT, 0.75, params={"beta": 2.0}, note="P = R: F_beta = P for any beta"),
     ),

@@ -11,7 +11,6 @@ REL = Param(
     float,
     1.0,
     doc="minimum grade that counts as relevant",
-    rule="(any number; grades >= rel are relevant)",
 )
 
 

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..batch import Batch
-from ..registry import Example, MetricSpec, Param, register
+from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import REL, is_rel, n_relevant, top
 
 
@@ -52,13 +52,13 @@ register(
         summary="Average precision: mean of the precision at each relevant rank (map is its mean).",
         formula=r"AP@k = \frac{1}{N} \sum_{i \le k,\, rel_i \ge rel} P@i",
         citation=(
-            "trec_eval map / map_cut (norm=relevant); Kaggle apk and seed 004 (norm=min); "
-            "python-recsys and seed 003 (norm=retrieved)."
+            "trec_eval map / map_cut (norm=relevant); Kaggle apk and the evaluation notes (norm=min); "
+            "python-recsys and the ranking-metrics guide (norm=retrieved)."
         ),
         convention=(
             "N is, by norm: relevant = all relevant items of the query, retrieved or not "
-            "(default, trec_eval); min = min(k, relevant items) (seed 004); retrieved = relevant "
-            "items found in the top k (seeds 002 and 003)."
+            "(default, trec_eval); min = min(k, relevant items) (evaluation notes); retrieved = relevant "
+            "items found in the top k (python-recsys, the ranking-metrics guide)."
         ),
         kernel=ap_kernel,
         reference=ap_reference,
@@ -68,24 +68,25 @@ register(
         ),
         aliases={"map": {}, "average_precision": {}},
         examples=(
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, (1 + 2 / 3) / 3, note="seed 000 MAP, top-4"),
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1 / 3, k=2, note="seed 000 MAP, top-2"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, (1 + 2 / 3) / 3, note="Hivemall MAP, top-4"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1 / 3, k=2, note="Hivemall MAP, top-2"),
             Example(("1", "3", "2", "6", "4", "5"), {"1": 1, "2": 1, "4": 1}, (1 + 2 / 3 + 3 / 5) / 3,
-                    note="seed 000: ~0.756"),
+                    note="Hivemall: ~0.756"),
             Example(("1", "3", "2", "4", "6", "5"), {"1": 1, "2": 1, "4": 1}, (1 + 2 / 3 + 3 / 4) / 3,
-                    note="seed 000: ~0.806"),
+                    note="Hivemall: ~0.806"),
             Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1}, (1 / 2 + 2 / 3 + 3 / 4) / 3, k=5,
-                    params={"norm": "min"}, note="seed 004: ~0.639", tol=0.0005),
+                    params={"norm": "min"}, note="evaluation notes: ~0.639", tol=0.0005),
             Example(("a", "x", "y", "b", "c"), {"a": 1, "b": 1, "c": 1}, 0.7, k=5,
-                    params={"norm": "min"}, note="seed 004: 0.7"),
+                    params={"norm": "min"}, note="evaluation notes: 0.7"),
             Example(("A", "B", "C", "D", "E"), {"A": 1, "C": 1, "D": 1, "G": 1}, (1 + 2 / 3 + 3 / 4) / 3, k=5,
-                    params={"norm": "retrieved"}, note="seed 003: AP@5 ~0.81", tol=0.005),
+                    params={"norm": "retrieved"}, note="ranking-metrics guide: AP@5 ~0.81", tol=0.005),
             Example(("1", "3", "5"), {str(i): 1 for i in range(1, 6)}, 1.0,
-                    params={"norm": "retrieved"}, note="seed 002: 1.0"),
+                    params={"norm": "retrieved"}, note="python-recsys: 1.0"),
             Example(("99", "3", "5"), {str(i): 1 for i in range(1, 6)}, (1 / 2 + 2 / 3) / 2,
-                    params={"norm": "retrieved"}, note="seed 002: 0.5833335", tol=1e-6),
+                    params={"norm": "retrieved"}, note="python-recsys: 0.5833335", tol=1e-6),
         ),
         properties=frozenset({"ranking", "binary"}),
-        trec_name="map",
+        trec_names=(TrecName("map"), TrecName("map_cut", cutoff=True)),
+        sql_name="average_precision",
     )
 )

@@ -41,7 +41,7 @@ register(
         reads_items=False,
         summary="Ranking AUC within the top k: correctly ordered (relevant, non-relevant) pairs.",
         formula=r"AUC@k = \frac{|\{(i,j) : i<j \le k,\ i \in I^+,\ j \in I^-\}|}{|I^+_k|\,|I^-_k|}",
-        citation="Apache Hivemall ranking measures (seed 000).",
+        citation="Apache Hivemall's ranking-measures documentation.",
         convention=(
             "Pairs are formed among the top k retrieved items only; unjudged items count as "
             "non-relevant; 0.5 when either side is empty."
@@ -51,9 +51,10 @@ register(
         params=(REL,),
         aliases={"ranking_auc": {}},
         examples=(
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.75, note="seed 000 AUC, top-4"),
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1.0, k=2, note="seed 000 AUC, top-2"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.75, note="Hivemall AUC, top-4"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1.0, k=2, note="Hivemall AUC, top-2"),
         ),
         properties=frozenset({"ranking", "binary", "empty_half"}),
+        sql_name="auc",
     )
 )

@@ -7,12 +7,13 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import _segments as S
+from ..._errors import ParameterError
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, register
 from ._common import REL, is_rel, top
 
 PERSISTENCE = Param("p", float, 0.8, "persistence: probability of looking at the next item",
-                    check=lambda v: 0 < v < 1, rule="in (0, 1)")
+                    low=0, high=1, low_open=True, high_open=True)
 
 
 def rbp_kernel(b: Batch, rel: float, p: float, residual: bool) -> np.ndarray:
@@ -83,10 +84,28 @@ def _cumprod_before(values: np.ndarray, offsets: np.ndarray, pos: np.ndarray) ->
     return out
 
 
+def _err_top(b: Batch, max_grade: float | None) -> float:
+    """g_max of ERR: the max_grade parameter, checked against the judgments, or the context's top grade."""
+    gmax = float(b.context.get("max_grade", 1.0)) if max_grade is None else float(max_grade)
+    grades = np.asarray(b.qrel_grade, dtype=np.float64)
+    top = float(grades.max()) if len(grades) else -np.inf
+    if top > gmax:
+        if max_grade is None:
+            raise ParameterError(
+                f"err: context['max_grade'] ({gmax:g}) is below a judged grade ({top:g}); the top of the grade "
+                "scale must be at least every judged grade")
+        raise ParameterError(
+            f"The 'max_grade' parameter of err must be at least the top judged grade ({top:g}), the top of "
+            f"the grade scale. Got {max_grade:g} instead.")
+    return gmax
+
+
 def err_kernel(b: Batch, max_grade: float | None) -> np.ndarray:
-    gmax = max_grade if max_grade is not None else b.context.get("max_grade", 1.0)
+    gmax = _err_top(b, max_grade)
     g = np.where(b.judged, np.maximum(b.grade, 0.0), 0.0)
-    r = (np.exp2(g) - 1.0) / np.exp2(gmax)
+    # R = (2^g - 1) / 2^gmax, written 2^(g - gmax) - 2^-gmax: no overflow at large grades
+    with np.errstate(under="ignore"):
+        r = np.exp2(g - gmax) - np.exp2(-gmax)
     before = _cumprod_before(1.0 - r, b.offsets, b.pos)
     return b.seg_sum(r * before / b.pos)
 
@@ -115,11 +134,14 @@ register(
         citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009, doi:10.1145/1645953.1646033.",
         convention=(
             "g_max is the top grade of the scale: the max_grade parameter, by default the highest "
-            "grade in the judgments being evaluated (all queries)."
+            "grade in the judgments being evaluated (all queries); a max_grade below a judged grade is "
+            "an error (it would make R above 1). R is computed as 2^(g - g_max) - 2^-g_max, so "
+            "grades of 1024 and more do not overflow."
         ),
         kernel=err_kernel,
         reference=err_reference,
-        params=(Param("max_grade", float, None, "top grade of the scale (default: highest judged grade)"),),
+        params=(Param("max_grade", float, None, "top grade of the scale, at least the highest judged grade "
+                      "(default: the highest judged grade)", low=0),),
         aliases={"expected_reciprocal_rank": {}},
         examples=(
             Example(("a", "b"), {"a": 1, "b": 2}, (1 / 4) + (1 - 1 / 4) * (3 / 4) / 2, params={"max_grade": 2.0}),

@@ -8,11 +8,13 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import _segments as S
+from ..._errors import InputError
 from ..batch import Batch
-from ..registry import Example, MetricSpec, Param, register
+from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import top
 
-GAIN = Param("gain", str, "linear", "gain of a grade g: linear = g, exp = 2^g - 1", choices=("linear", "exp"))
+GAIN = Param("gain", str, "linear", "gain of a grade g: linear = g, exp = 2^g - 1 (ndcg: any grade; dcg: "
+             "grades up to 1023)", choices=("linear", "exp"))
 DISCOUNT = Param(
     "discount",
     str,
@@ -23,9 +25,31 @@ DISCOUNT = Param(
 _DCG_ALIASES = {"dcg": {"log2": {"gain": "linear"}, "exp-log2": {"gain": "exp"}}}
 
 
-def _gain(g: np.ndarray, gain: str) -> np.ndarray:
+# Exponential gains 2^g - 1 pass float64's largest value from g = 1024. A query whose top
+# judged grade G is above _EXP_SAFE gets all its gains scaled by 2^-(G - _EXP_SAFE): the
+# ratio nDCG is unchanged (both DCG and the ideal DCG carry the same factor), and no gain
+# overflows. DCG itself is not a ratio: a DCG beyond float64 is refused with the grade.
+_EXP_SAFE = 512.0
+
+
+def _gain(g: np.ndarray, gain: str, shift: np.ndarray | float = 0.0) -> np.ndarray:
+    """linear: g; exp: (2^g - 1) * 2^-shift, computed as 2^(g - shift) - 2^-shift (no overflow)."""
     g = np.maximum(g, 0.0)
-    return np.exp2(g) - 1.0 if gain == "exp" else g
+    if gain != "exp":
+        return g
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp2(g - shift) - np.exp2(-np.asarray(shift, dtype=np.float64))
+
+
+def _shift(b: Batch, gain: str) -> np.ndarray:
+    """Per-query scale exponent of exponential gains (0 unless the top judged grade is above 512)."""
+    if gain != "exp":
+        return np.zeros(b.n_queries)
+    key = ("exp_shift",)
+    if key not in b._cache:
+        top = -S.seg_min(-np.asarray(b.qrel_grade, dtype=np.float64), b.qrel_offsets, empty=0.0)
+        b._cache[key] = np.maximum(top - _EXP_SAFE, 0.0)
+    return b._cache[key]  # type: ignore[no-any-return]
 
 
 def _discount(pos: np.ndarray, discount: str) -> np.ndarray:
@@ -35,30 +59,51 @@ def _discount(pos: np.ndarray, discount: str) -> np.ndarray:
     return 1.0 / np.log2(pos + 1.0)
 
 
-def _dcg(b: Batch, gain: str, discount: str) -> np.ndarray:
-    g = np.where(b.judged, _gain(b.grade, gain), 0.0)
-    return b.seg_sum(g * _discount(b.pos, discount))
+def _dcg(b: Batch, gain: str, discount: str, shift: np.ndarray | None = None) -> np.ndarray:
+    row_shift = 0.0 if shift is None else np.repeat(shift, b.lengths)
+    g = np.where(b.judged, _gain(b.grade, gain, row_shift), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return b.seg_sum(g * _discount(b.pos, discount))
 
 
-def _idcg(b: Batch, gain: str, discount: str) -> np.ndarray:
+def _idcg(b: Batch, gain: str, discount: str, shift: np.ndarray | None = None) -> np.ndarray:
     """DCG of the ideal ranking: all judged items by grade, cut at k."""
     off = b.qrel_offsets
     pos = S.positions(off)
     keep = pos <= b.k if b.k is not None else np.ones(len(pos), dtype=bool)
-    g = _gain(b.qrel_grade, gain) * _discount(pos, discount)
-    return S.seg_sum(np.where(keep, g, 0.0), off)
+    row_shift = 0.0 if shift is None else np.repeat(shift, np.diff(off))
+    g = _gain(b.qrel_grade, gain, row_shift) * _discount(pos, discount)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return S.seg_sum(np.where(keep, g, 0.0), off)
+
+
+def _refuse_overflow(values: np.ndarray, b: Batch, metric: str, gain: str) -> np.ndarray:
+    """An error naming the grade when a sum of gains passed float64's range; else the values."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        q = int(np.flatnonzero(bad)[0])
+        grades = b.qrel_grade[b.qrel_offsets[q]:b.qrel_offsets[q + 1]]
+        top = float(np.max(grades)) if len(grades) else float(np.max(b.grade[b.offsets[q]:b.offsets[q + 1]]))
+        detail = (f"a grade of {top:g} gives a gain 2^{top:g} - 1" if gain == "exp"
+                  else f"grades up to {top:g} give a sum of gains")
+        raise InputError(
+            f"{metric}: {detail} beyond the largest float (about 1.8e308); "
+            + ("use ndcg (a ratio, computed without overflow) or gain=linear" if metric == "dcg" and gain == "exp"
+               else "rescale the grades"))
+    return values
 
 
 def dcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
-    return _dcg(b, gain, discount)
+    return _refuse_overflow(_dcg(b, gain, discount), b, "dcg", gain)
 
 
 def ndcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
+    shift = _shift(b, gain)
     key = ("idcg", gain, discount, b.k)
     ideal = b._cache.get(key)
     if ideal is None:
-        ideal = b._cache[key] = _idcg(b, gain, discount)
-    d = _dcg(b, gain, discount)
+        ideal = b._cache[key] = _refuse_overflow(_idcg(b, gain, discount, shift), b, "ndcg", gain)
+    d = _dcg(b, gain, discount, shift)
     return np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0)
 
 
@@ -89,7 +134,7 @@ def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | 
 _SEED001 = {f"d{i}": g for i, g in enumerate([5, 3, 3, 3, 3, 3, 0, 0, 0, 0])}
 _S001_B = ("d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d0")  # 3 3 3 3 3 0 0 0 0 5
 _S001_C = ("d0", "d9", "d8", "d7", "d6", "d5", "d4", "d3", "d2", "d1")  # 5 0 0 0 0 3 3 3 3 3
-_GRADED = {"1": 5, "3": 2, "2": 4, "6": 1, "4": 3}  # seed 000, graded example
+_GRADED = {"1": 5, "3": 2, "2": 4, "6": 1, "4": 3}  # Hivemall, graded example
 _GRADED_RUN = ("1", "3", "2", "6", "4")
 
 register(
@@ -110,7 +155,7 @@ register(
         examples=(
             Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1},
                     1 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4), k=5,
-                    params={"discount": "jarvelin"}, note="seed 004: DCG5 = 2.13"),
+                    params={"discount": "jarvelin"}, note="evaluation notes: DCG5 = 2.13"),
         ),
         properties=frozenset({"ranking", "graded", "monotone_k"}),
     )
@@ -130,7 +175,7 @@ register(
         convention=(
             "Default linear gain and 1/log2(i+1) (trec_eval's ndcg and ndcg_cut). gain=exp is "
             "2^g - 1 (Burges, alias ndcg_burges); discount=jarvelin leaves rank 1 undiscounted and "
-            "divides by log2(i) from rank 2 (alias ndcg_jarvelin, seed 001's NDCG1). The ideal "
+            "divides by log2(i) from rank 2 (alias ndcg_jarvelin, the NDCG article's NDCG1). The ideal "
             "ranking is built from all judged items, retrieved or not; 0 when it has no gain."
         ),
         kernel=ndcg_kernel,
@@ -139,20 +184,23 @@ register(
         aliases={"ndcg_burges": {"gain": "exp"}, "ndcg_jarvelin": {"discount": "jarvelin"}, "ndcg_cut": {}},
         param_aliases=_DCG_ALIASES,
         examples=(
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.7039180890341349, note="seed 000, top-4"),
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.6131471927654585, k=2, note="seed 000, top-2"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.7039180890341349, note="Hivemall, top-4"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 0.6131471927654585, k=2, note="Hivemall, top-2"),
             Example(_GRADED_RUN, _GRADED, 0.8128912838590544, k=2, params={"gain": "exp"},
-                    note="seed 000 graded, top-2"),
+                    note="Hivemall graded, top-2"),
             Example(_GRADED_RUN, _GRADED, 0.9187707805346093, k=3, params={"gain": "exp"},
-                    note="seed 000 graded, top-3"),
-            Example(_S001_B, _SEED001, 0.88, params={"discount": "jarvelin"}, note="seed 001 NDCG1 ~0.88", tol=0.005),
-            Example(_S001_B, _SEED001, 0.63, params={"gain": "exp"}, note="seed 001 NDCG2 ~0.63", tol=0.005),
-            Example(_S001_C, _SEED001, 0.73, params={"discount": "jarvelin"}, note="seed 001 NDCG1 ~0.73", tol=0.005),
-            Example(_S001_C, _SEED001, 0.89, params={"gain": "exp"}, note="seed 001 NDCG2 ~0.89", tol=0.005),
+                    note="Hivemall graded, top-3"),
+            Example(_S001_B, _SEED001, 0.88, params={"discount": "jarvelin"}, note="NDCG article NDCG1 ~0.88",
+                    tol=0.005),
+            Example(_S001_B, _SEED001, 0.63, params={"gain": "exp"}, note="NDCG article NDCG2 ~0.63", tol=0.005),
+            Example(_S001_C, _SEED001, 0.73, params={"discount": "jarvelin"}, note="NDCG article NDCG1 ~0.73",
+                    tol=0.005),
+            Example(_S001_C, _SEED001, 0.89, params={"gain": "exp"}, note="NDCG article NDCG2 ~0.89", tol=0.005),
             Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1}, 0.81, k=5,
-                    params={"discount": "jarvelin"}, note="seed 004: NDCG ~0.81", tol=0.005),
+                    params={"discount": "jarvelin"}, note="evaluation notes: NDCG ~0.81", tol=0.005),
         ),
         properties=frozenset({"ranking", "graded"}),
-        trec_name="ndcg",
+        trec_names=(TrecName("ndcg"), TrecName("ndcg_cut", cutoff=True)),
+        sql_name="ndcg",
     )
 )

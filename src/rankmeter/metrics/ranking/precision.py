@@ -7,15 +7,15 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..batch import Batch
-from ..registry import Example, MetricSpec, Param, register
+from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import REL, is_rel, n_relevant, top
 
 _H = ("ranking", "binary")
 
-# Seed 000 (Hivemall): rec = [1, 3, 2, 6], truth = {1, 2, 4}
+# Apache Hivemall's documentation: rec = [1, 3, 2, 6], truth = {1, 2, 4}
 _HIVEMALL_REC = ("1", "3", "2", "6")
 _HIVEMALL_TRUTH = {"1": 1.0, "2": 1.0, "4": 1.0}
-# Seed 003: 7 documents A..G, relevant A, C, F, G; top 5 holds A, C, G.
+# The ranking-metrics guide: 7 documents A..G, relevant A, C, F, G; top 5 holds A, C, G.
 _S3_RANK = ("A", "B", "C", "D", "G", "E", "F")
 _S3_REL = {"A": 1.0, "C": 1.0, "F": 1.0, "G": 1.0}
 
@@ -66,14 +66,16 @@ register(
         params=(REL, Param("norm", str, "k", "denominator: k or retrieved", choices=("k", "retrieved"))),
         aliases={"precision": {}, "set_p": {"norm": "retrieved"}},
         examples=(
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=None, note="seed 000, top-4 (max_k)"),
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=2, note="seed 000, top-2"),
-            Example(_S3_RANK, _S3_REL, 3 / 5, k=5, note="seed 003: precision@5 = 3/5"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=None, note="Hivemall, top-4 (max_k)"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=2, note="Hivemall, top-2"),
+            Example(_S3_RANK, _S3_REL, 3 / 5, k=5, note="ranking-metrics guide: precision@5 = 3/5"),
             Example(("a",), {"a": 1.0}, 0.1, k=10, note="divides by k, like trec_eval"),
             Example(("a",), {"a": 1.0}, 1.0, k=10, params={"norm": "retrieved"}),
         ),
         properties=frozenset(set(_H) | {"k_scaled"}),
-        trec_name="P",
+        trec_names=(TrecName("P", cutoff=True), TrecName("set_P", {"norm": "retrieved"})),
+        sql_name="precision",
+        sql_aliases=("precision_at",),
     )
 )
 
@@ -94,19 +96,21 @@ register(
         reads_items=False,
         summary="Recall at k: share of all relevant items found in the top k.",
         formula=r"R@k = |\{i \le k : rel_i \ge rel\}| / |\{d : rel_d \ge rel\}|",
-        citation="trec_eval's recall; Hivemall Recall@k (seed 000).",
+        citation="trec_eval's recall; Apache Hivemall's Recall@k.",
         convention="0 for a query without relevant items.",
         kernel=r_kernel,
         reference=r_reference,
         params=(REL,),
         aliases={"recall": {}},
         examples=(
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="seed 000, top-4"),
-            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1 / 3, k=2, note="seed 000, top-2"),
-            Example(_S3_RANK, _S3_REL, 3 / 4, k=5, note="seed 003: recall@5 = 3/4"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="Hivemall, top-4"),
+            Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1 / 3, k=2, note="Hivemall, top-2"),
+            Example(_S3_RANK, _S3_REL, 3 / 4, k=5, note="ranking-metrics guide: recall@5 = 3/4"),
         ),
         properties=frozenset(set(_H) | {"monotone_k"}),
-        trec_name="recall",
+        trec_names=(TrecName("recall", cutoff=True), TrecName("set_recall")),
+        sql_name="recall",
+        sql_aliases=("recall_at",),
     )
 )
 
@@ -132,16 +136,16 @@ register(
         reads_items=False,
         summary="F-measure at k: weighted harmonic mean of P@k and R@k.",
         formula=r"F_\beta@k = (1+\beta^2) P R / (\beta^2 P + R)",
-        citation="van Rijsbergen, Information Retrieval (1979); seed 002.",
+        citation="van Rijsbergen, Information Retrieval (1979); python-recsys.",
         convention="Uses P@k (divides by k) and R@k; 0 when both are 0. f1 is beta=1.",
         kernel=f_kernel,
         reference=f_reference,
-        params=(REL, Param("beta", float, 1.0, "weight of recall", check=lambda v: v > 0, rule="> 0")),
+        params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, low_open=True)),
         aliases={"f1": {"beta": 1.0}, "f_measure": {}},
         examples=(
             Example(("classical", "invented", "baroque", "instrumental"),
                     {"classical": 1, "instrumental": 1, "piano": 1, "baroque": 1}, 0.75, k=4,
-                    note="seed 002: P = R = F1 = 0.75"),
+                    note="python-recsys: P = R = F1 = 0.75"),
             Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 * 0.5 * (1 / 3) / (0.5 + 1 / 3), k=2),
         ),
         properties=frozenset(set(_H) | {"k_scaled"}),
@@ -172,6 +176,7 @@ register(
         bounds=(0.0, np.inf),
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0), Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1.0, k=2)),
         properties=frozenset(set(_H) | {"count", "monotone_k"}),
+        count=True,
     )
 )
 
@@ -191,6 +196,7 @@ register(
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0),),
         properties=frozenset(set(_H) | {"count", "monotone_k"}),
         trec_name="num_rel_ret",
+        count=True,
     )
 )
 
@@ -217,7 +223,9 @@ register(
         aliases={"hit_rate": {}, "hitrate": {}},
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 1.0, k=1), Example(("3", "6"), _HIVEMALL_TRUTH, 0.0, k=2)),
         properties=frozenset(set(_H) | {"monotone_k"}),
-        trec_name="success",
+        trec_names=(TrecName("success", cutoff=True),),
+        sql_name="hit_rate",
+        sql_aliases=("hitrate",),
     )
 )
 
@@ -244,6 +252,7 @@ register(
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 4.0), Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2.0, k=2)),
         properties=frozenset({"ranking", "count", "monotone_k", "judgment_free"}),
         trec_name="num_ret",
+        count=True,
     )
 )
 
@@ -272,6 +281,47 @@ register(
         examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 3.0),),
         properties=frozenset({"ranking", "binary", "count", "ranking_free"}),
         trec_name="num_rel",
+        count=True,
+    )
+)
+
+
+def num_nonrel_judged_ret_kernel(b: Batch, rel: float) -> np.ndarray:
+    return b.seg_sum(b.judged & (b.grade >= 0) & (b.grade < rel)).astype(np.float64)
+
+
+def num_nonrel_judged_ret_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None,
+                                    rel: float) -> float:
+    return float(sum(1 for d in top(ranking, k) if d in qrels and 0 <= qrels[d] < rel))
+
+
+register(
+    MetricSpec(
+        name="num_nonrel_judged_ret",
+        family="ranking",
+        reads_items=False,
+        summary="Number of retrieved items judged not relevant (0 <= grade < rel); unjudged ones are not counted.",
+        formula=r"num\_nonrel\_judged\_ret = |\{i : 0 \le rel_i < rel\}|",
+        citation="trec_eval num_nonrel_judged_ret (m_num_nonrel_judged_ret.c).",
+        convention=(
+            "As trec_eval: a negative grade means pooled but not judged, so such items count neither "
+            "here nor in num_rel_ret; num_ret = num_rel_ret + num_nonrel_judged_ret + the unjudged "
+            "retrieved items."
+        ),
+        kernel=num_nonrel_judged_ret_kernel,
+        reference=num_nonrel_judged_ret_reference,
+        params=(REL,),
+        bounds=(0.0, np.inf),
+        examples=(
+            # 1 and 2 relevant, 3 judged 0, 6 judged -1 (pooled, unjudged), 5 not in the judgments
+            Example(("1", "3", "2", "6", "5"), {"1": 1, "2": 2, "3": 0, "6": -1}, 1.0),
+            Example(("1", "3", "2", "6", "5"), {"1": 1, "2": 2, "3": 0, "6": -1}, 2.0, params={"rel": 2.0},
+                    note="rel=2: the item of grade 1 is judged not relevant"),
+            Example(("1", "3", "2", "6", "5"), {"1": 1, "2": 2, "3": 0, "6": -1}, 0.0, k=1),
+        ),
+        properties=frozenset(set(_H) | {"count", "monotone_k"}),
+        trec_name="num_nonrel_judged_ret",
+        count=True,
     )
 )
 

@@ -40,12 +40,13 @@ register(
         params=(REL,),
         aliases={"mrr": {}, "recip_rank": {}, "reciprocal_rank": {}},
         examples=(
-            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1.0, note="seed 000 MRR"),
+            Example(("1", "3", "2", "6"), {"1": 1, "2": 1, "4": 1}, 1.0, note="Hivemall MRR"),
             Example(("classical", "instrumental", "piano", "baroque"), {"instrumental": 1}, 0.5,
-                    note="seed 002: found at rank 2"),
+                    note="python-recsys: found at rank 2"),
             Example(("a", "b", "c"), {"c": 1}, 0.0, k=2),
         ),
         properties=frozenset({"ranking", "binary", "monotone_k"}),
         trec_name="recip_rank",
+        sql_name="mrr",
     )
 )

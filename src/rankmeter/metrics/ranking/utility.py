@@ -10,7 +10,7 @@ from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, register
 from ._common import REL, is_rel, n_relevant, top
 
-# Seed 004's example: 5 recommendations, hits at ranks 2, 3 and 4, |T| = 3.
+# The evaluation notes' example: 5 recommendations, hits at ranks 2, 3 and 4, |T| = 3.
 _S4_RUN = ("x", "a", "b", "c", "y")
 _S4_REL = {"a": 1.0, "b": 1.0, "c": 1.0}
 
@@ -43,14 +43,14 @@ register(
         reads_items=False,
         summary="Breese's half-life utility, normalised by its best value (rank score).",
         formula=r"rankscore = \frac{\sum_{i \in hits} 2^{-(i-1)/\alpha}}{\sum_{i=1}^{|T|} 2^{-(i-1)/\alpha}}",
-        citation="Breese, Heckerman & Kadie, UAI 1998, arXiv:1301.7363; seed 004.",
+        citation="Breese, Heckerman & Kadie, UAI 1998, arXiv:1301.7363; evaluation notes.",
         convention="|T| is the number of relevant items, capped at k when a cutoff is given.",
         kernel=rank_score_kernel,
         reference=rank_score_reference,
         params=(REL, Param("alpha", float, 2.0, "half-life: the rank with a 50% chance of being seen",
-                           check=lambda v: v > 0, rule="> 0")),
+                           low=0, low_open=True)),
         aliases={"half_life_utility": {}, "rankscore": {}},
-        examples=(Example(_S4_RUN, _S4_REL, 0.71, params={"alpha": 2.0}, note="seed 004: 1.56 / 2.21 ~ 0.71",
+        examples=(Example(_S4_RUN, _S4_REL, 0.71, params={"alpha": 2.0}, note="evaluation notes: 1.56 / 2.21 ~ 0.71",
                           tol=0.005),),
         properties=frozenset({"ranking", "binary"}),  # not monotone in k: the normaliser grows with k
     )
@@ -81,13 +81,13 @@ register(
         reads_items=False,
         summary="Lift index: hits weighted by the decile of the list they fall in, averaged over hits.",
         formula=r"lift = \frac{1}{|h|} \sum_{r \in hits} \left(1 - 0.1 \lfloor 10 (r-1)/n \rfloor\right)",
-        citation="Ling & Li, KDD 1998; seed 004.",
+        citation="Ling & Li, KDD 1998; evaluation notes.",
         convention="n is the length of the (cut) list; 0 without hits.",
         kernel=lift_index_kernel,
         reference=lift_index_reference,
         params=(REL,),
         aliases={"liftindex": {}},
-        examples=(Example(_S4_RUN, _S4_REL, 0.6, note="seed 004: (0.8 + 0.6 + 0.4) / 3"),),
+        examples=(Example(_S4_RUN, _S4_REL, 0.6, note="evaluation notes: (0.8 + 0.6 + 0.4) / 3"),),
         properties=frozenset({"ranking", "binary"}),
     )
 )

@@ -10,7 +10,7 @@ ranking family's:
   one pair). ``per`` is read by the evaluator, not by the kernel.
 - ``per`` (every rating metric has it) names what the reported mean is over:
   ``pair`` = all pairs pooled into one group (the global or *micro* value: MAE as
-  usually defined), ``user`` = mean of the per-user values (*macro*, seed 004's
+  usually defined), ``user`` = mean of the per-user values (*macro*, the evaluation notes'
   "Average MAE" for test sets where users are unbalanced), ``item`` = mean of the
   per-item values. The per-user table always holds each user's own value.
 - ``reference(true, pred, context=..., **params)`` is the slow, obviously-correct

@@ -2,10 +2,10 @@
 
 Each user's predicted ratings order their items; so do the true ratings. Spearman's
 rho and Kendall's tau measure how well the two orders agree, ties included (tau-b by
-default). python-recsys (seed 002) computes both with scipy on its example.
+default). python-recsys computes both with scipy on its example.
 
 >>> from rankmeter.ratings import evaluate_ratings
->>> data = [(3, 2.3), (1, 0.9), (5, 4.9), (2, 0.9), (3, 1.5)]   # seed 002
+>>> data = [(3, 2.3), (1, 0.9), (5, 4.9), (2, 0.9), (3, 1.5)]   # python-recsys
 >>> r = evaluate_ratings(data, None, ["spearman", "kendall"])
 >>> {k: round(v, 6) for k, v in r.mean.items()}
 {'spearman': 0.947368, 'kendall': 0.888889}
@@ -18,8 +18,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...ratings._batch import RatingsBatch
-from .. import _rankstats as RS
+from ..rating_batch import RatingsBatch
+from .. import rankstats as RS
 from ..registry import MetricSpec, Param, register
 from ._common import RatingsExample, per_param
 
@@ -29,7 +29,7 @@ NORMALIZE = Param("normalize", bool, True, "divide by n(n-1)/2 (to [0, 1]); fals
 
 _RECSYS_TRUE = (3.0, 1.0, 5.0, 2.0, 3.0)
 _RECSYS_PRED = (2.3, 0.9, 4.9, 0.9, 1.5)
-# seed 002's explicit ranking example as one user's ratings of four items
+# python-recsys's explicit ranking example as one user's ratings of four items
 _EXPL_ITEMS = ("classical", "piano", "baroque", "instrumental")
 _EXPL_TRUE = (50.0, 100.0, 25.0, 25.0)
 _EXPL_PRED = (25.0, 75.0, 50.0, 25.0)
@@ -137,9 +137,9 @@ def kendall_distance_reference(true: Sequence[float], pred: Sequence[float],
     return dis / (n * (n - 1) / 2) if n > 1 else 0.0
 
 
-_CITE_S = "Spearman, Am. J. Psychol. 15(1) 1904, doi:10.2307/1412159; python-recsys (seed 002)."
+_CITE_S = "Spearman, Am. J. Psychol. 15(1) 1904, doi:10.2307/1412159; python-recsys."
 _CITE_K = "Kendall, Biometrika 30 1938, doi:10.1093/biomet/30.1-2.81; Kendall, Biometrika 33 1945 (tau-b); " \
-          "python-recsys (seed 002)."
+          "python-recsys."
 _CORR_PROPS = frozenset({"ratings", "correlation", "undefined_nan", "symmetric"})
 
 register(MetricSpec(
@@ -151,7 +151,7 @@ register(MetricSpec(
     convention=(
         "Pearson's correlation of the average ranks (ties get the mean of their ranks), as scipy.stats.spearmanr "
         "and python-recsys; the shortcut 1 - 6 sum d^2 / (n(n^2-1)) is exact only without ties (it gives 0.55 "
-        "instead of seed 002's 0.5). " + _UNDEFINED + " Default per=user; per=pair correlates all pairs pooled. "
+        "instead of python-recsys's 0.5). " + _UNDEFINED + " Default per=user; per=pair correlates all pairs pooled. "
         "In evaluate_ratings the plain name spearman means this metric."
     ),
     kernel=spearman_kernel,
@@ -159,8 +159,8 @@ register(MetricSpec(
     params=(per_param("user"),),
     aliases={"rating_spearman_rho": {}, "rating_rho": {}},
     examples=(
-        RatingsExample("spearman", _RECSYS_TRUE, _RECSYS_PRED, 0.947368, tol=5e-7, note="seed 002: 0.947368"),
-        RatingsExample("spearman", _EXPL_TRUE, _EXPL_PRED, 0.5, items=_EXPL_ITEMS, note="seed 002: 0.5"),
+        RatingsExample("spearman", _RECSYS_TRUE, _RECSYS_PRED, 0.947368, tol=5e-7, note="python-recsys: 0.947368"),
+        RatingsExample("spearman", _EXPL_TRUE, _EXPL_PRED, 0.5, items=_EXPL_ITEMS, note="python-recsys: 0.5"),
     ),
     cutoff=False,
     bounds=(-1.0, 1.0),
@@ -176,7 +176,7 @@ register(MetricSpec(
     citation=_CITE_K,
     convention=(
         "C, D: concordant and discordant pairs; n_1, n_2: pairs tied in the true / predicted ratings. "
-        "variant=b (default) is scipy's and reproduces seed 002's 0.4 and 0.888889 (tau-a gives 1/3 and 0.8); "
+        "variant=b (default) is scipy's and reproduces python-recsys's 0.4 and 0.888889 (tau-a gives 1/3 and 0.8); "
         "variant=a divides by n_0; variant=c is Stuart's tau-c. O(n log n). " + _UNDEFINED
         + " In evaluate_ratings the plain name kendall means this metric."
     ),
@@ -185,8 +185,8 @@ register(MetricSpec(
     params=(per_param("user"), VARIANT),
     aliases={"rating_kendall_tau": {}, "rating_tau_a": {"variant": "a"}, "rating_tau_b": {"variant": "b"}},
     examples=(
-        RatingsExample("kendall", _RECSYS_TRUE, _RECSYS_PRED, 0.888889, tol=5e-7, note="seed 002: 0.888889"),
-        RatingsExample("kendall", _EXPL_TRUE, _EXPL_PRED, 0.4, items=_EXPL_ITEMS, tol=1e-12, note="seed 002: 0.4"),
+        RatingsExample("kendall", _RECSYS_TRUE, _RECSYS_PRED, 0.888889, tol=5e-7, note="python-recsys: 0.888889"),
+        RatingsExample("kendall", _EXPL_TRUE, _EXPL_PRED, 0.4, items=_EXPL_ITEMS, tol=1e-12, note="python-recsys: 0.4"),
         RatingsExample("kendall(variant=a)", _RECSYS_TRUE, _RECSYS_PRED, 0.8, note="tau-a: (8 - 0) / 10"),
         RatingsExample("kendall(variant=a)", _EXPL_TRUE, _EXPL_PRED, 1 / 3, items=_EXPL_ITEMS,
                        note="tau-a: (3 - 1) / 6"),
@@ -214,9 +214,9 @@ register(MetricSpec(
     aliases={},
     examples=(
         RatingsExample("kendall_distance(normalize=false)", _RECSYS_TRUE, _RECSYS_PRED, 0.0,
-                       note="seed 002 ratings: no discordant pair"),
+                       note="python-recsys ratings: no discordant pair"),
         RatingsExample("kendall_distance(normalize=false)", _EXPL_TRUE, _EXPL_PRED, 1.0, items=_EXPL_ITEMS,
-                       note="seed 002: classical/baroque swapped"),
+                       note="python-recsys: classical/baroque swapped"),
         RatingsExample("kendall_distance", _EXPL_TRUE, _EXPL_PRED, 1 / 6, items=_EXPL_ITEMS),
     ),
     cutoff=False,

@@ -1,4 +1,4 @@
-"""Mean asymmetric cost d(predicted, true) on a discrete rating scale (seed 004).
+"""Mean asymmetric cost d(predicted, true) on a discrete rating scale (evaluation notes).
 
 >>> from rankmeter.ratings import evaluate_ratings
 >>> costs = {(3, 1): 5, (2, 1): 3, (3, 2): 3, (1, 2): 1, (2, 3): 1, (1, 3): 2}   # d(predicted, true)
@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..._errors import ParameterError
-from ...ratings._batch import RatingsBatch
-from ...ratings._cost import SEED_004_COSTS, CostMatrix
+from ..rating_batch import RatingsBatch
+from ..rating_costs import SEED_004_COSTS, CostMatrix
 from ..registry import MetricSpec, Param, register
 from ._common import AGGREGATION, RatingsExample, per_param
 
@@ -70,9 +70,10 @@ register(MetricSpec(
     family="ratings",
     summary="Mean of a user-supplied cost d(predicted, true) over the pairs (asymmetric errors).",
     formula=r"cost = \frac{1}{|T|} \sum_{(u,i) \in T} d(\hat r_{ui}, r_{ui})",
-    citation="Gunawardana & Shani, JMLR 10 2009 (section 3.1.1); seed 004.",
+    citation="Gunawardana & Shani, JMLR 10 2009 (section 3.1.1); evaluation notes.",
     convention=(
-        "d's first argument is the prediction, the second the true rating: on seed 004's like (3) / neutral (2) / "
+        "d's first argument is the prediction, the second the true rating: on the evaluation notes' like (3) / "
+        "neutral (2) / "
         "dislike (1) scale d(3,1) = 5 is recommending a disliked item, d(1,3) = 2 missing a liked one. The "
         "matrix is passed as evaluate_ratings(cost=...) (a mapping {(predicted, true): cost}, (levels, matrix) "
         "with rows = predicted, or 'P,T=C;...'); the diagonal defaults to 0 and a pair met without a cost is "
@@ -84,7 +85,7 @@ register(MetricSpec(
     aliases={"mean_cost": {}, "asymmetric_cost": {}},
     examples=(
         RatingsExample("cost", _T, _P, (5 + 2 + 0 + 1 + 3) / 5, cost=SEED_004_COSTS,
-                       note="seed 004: d(3,1) + d(1,3) + d(2,2) + d(2,3) + d(2,1) over 5 pairs"),
+                       note="evaluation notes: d(3,1) + d(1,3) + d(2,2) + d(2,3) + d(2,1) over 5 pairs"),
         RatingsExample("cost", (1.0,), (3.0,), 5.0, cost=SEED_004_COSTS, note="recommending a disliked item"),
         RatingsExample("cost", (3.0,), (1.0,), 2.0, cost=SEED_004_COSTS, note="missing a liked item"),
         RatingsExample("cost(snap=nearest)", (1.0, 3.0), (2.6, 1.4), (5 + 2) / 2, cost=SEED_004_COSTS,

@@ -1,7 +1,7 @@
 """Prediction errors: MAE, MSE, RMSE and their normalised forms NMAE, NRMSE.
 
 >>> from rankmeter.ratings import evaluate_ratings
->>> data = [(3, 2.3), (1, 0.9), (5, 4.9), (2, 0.9), (3, 1.5)]   # python-recsys, seed 002
+>>> data = [(3, 2.3), (1, 0.9), (5, 4.9), (2, 0.9), (3, 1.5)]   # python-recsys
 >>> r = evaluate_ratings(data, None, ["mae", "rmse", "nmae"], scale=(1, 5))
 >>> {k: round(v, 6) for k, v in r.mean.items()}
 {'mae': 0.7, 'rmse': 0.891067, 'nmae': 0.175}
@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...ratings._batch import RatingsBatch
+from ..rating_batch import RatingsBatch
 from ..registry import MetricSpec, register
 from ._common import AGGREGATION, RatingsExample, per_param
 
@@ -88,7 +88,7 @@ def nrmse_reference(true: Sequence[float], pred: Sequence[float], context: Mappi
     return rmse_reference(true, pred) / _range(true, context)
 
 
-_CITE = "Herlocker et al., TOIS 22(1) 2004, doi:10.1145/963770.963772; seeds 002 and 004."
+_CITE = "Herlocker et al., TOIS 22(1) 2004, doi:10.1145/963770.963772; python-recsys; the evaluation notes."
 _NORM = ("r_max - r_min comes from the declared scale (scale=(1, 5), CLI --scale 1:5) or, when none is "
          "declared, from the smallest and largest true rating of the evaluated pairs (the result's .scale "
          "says which: source 'declared' or 'data'). ")
@@ -103,7 +103,8 @@ register(MetricSpec(
     summary="Mean absolute error between predicted and true ratings.",
     formula=r"MAE = \frac{1}{|T|} \sum_{(u,i) \in T} |\hat r_{ui} - r_{ui}|",
     citation=_CITE,
-    convention=AGGREGATION + " mae is mae(per=pair); seed 004's Average MAE is mae(per=user) or mae(per=item).",
+    convention=AGGREGATION + " mae is mae(per=pair); the evaluation notes' Average MAE is mae(per=user) or "
+    "mae(per=item).",
     kernel=mae_kernel,
     reference=mae_reference,
     params=(per_param("pair"),),
@@ -161,14 +162,15 @@ register(MetricSpec(
     name="nmae",
     summary="Normalised MAE: MAE divided by the width of the rating scale.",
     formula=r"NMAE = MAE / (r_{max} - r_{min})",
-    citation="Goldberg et al., Information Retrieval 4(2) 2001, doi:10.1023/A:1011419012209; seed 004.",
+    citation="Goldberg et al., Information Retrieval 4(2) 2001, doi:10.1023/A:1011419012209; evaluation notes.",
     convention=_NORM + AGGREGATION,
     kernel=nmae_kernel,
     reference=nmae_reference,
     params=(per_param("pair"),),
     aliases={"normalized_mae": {}, "normalised_mae": {}},
     examples=(
-        RatingsExample("nmae", _RECSYS_TRUE, _RECSYS_PRED, 0.7 / 4, scale=(1, 5), note="seed 004: MAE / (5 - 1)"),
+        RatingsExample("nmae", _RECSYS_TRUE, _RECSYS_PRED, 0.7 / 4, scale=(1, 5),
+                       note="evaluation notes: MAE / (5 - 1)"),
         RatingsExample("nmae", _RECSYS_TRUE, _RECSYS_PRED, 0.7 / 4, note="scale from the data: 1..5"),
         RatingsExample("nmae", _RECSYS_TRUE, _RECSYS_PRED, 0.7 / 9, scale=(1, 10), note="declared 1..10"),
     ),
@@ -180,7 +182,7 @@ register(MetricSpec(
     name="nrmse",
     summary="Normalised RMSE: RMSE divided by the width of the rating scale.",
     formula=r"NRMSE = RMSE / (r_{max} - r_{min})",
-    citation="Seed 004; Gunawardana & Shani, JMLR 10 2009.",
+    citation="The evaluation notes; Gunawardana & Shani, JMLR 10 2009.",
     convention=_NORM + AGGREGATION,
     kernel=nrmse_kernel,
     reference=nrmse_reference,
@@ -188,7 +190,7 @@ register(MetricSpec(
     aliases={"normalized_rmse": {}, "normalised_rmse": {}},
     examples=(
         RatingsExample("nrmse", _RECSYS_TRUE, _RECSYS_PRED, math.sqrt(3.97 / 5) / 4, scale=(1, 5),
-                       note="seed 004: RMSE / (5 - 1)"),
+                       note="evaluation notes: RMSE / (5 - 1)"),
     ),
     properties=_ERR_PROPS | {"uses_scale"},
 ))

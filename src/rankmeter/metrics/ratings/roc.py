@@ -1,4 +1,4 @@
-"""ROC AUC of predicted ratings (or scores) against binary relevance, per user or pooled (seed 004).
+"""ROC AUC of predicted ratings (or scores) against binary relevance, per user or pooled (evaluation notes).
 
 A pair is positive when its true rating is >= ``rel``. The area under the ROC curve
 is the probability that a random positive is scored above a random negative, a tie
@@ -17,13 +17,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...ratings._batch import RatingsBatch
-from .. import _rankstats as RS
+from ..rating_batch import RatingsBatch
+from .. import rankstats as RS
 from ..registry import MetricSpec, Param, register
 from ._common import RatingsExample, per_param
 
-REL = Param("rel", float, 1.0, "true ratings >= rel are positives (labels 0/1 work as they are)",
-            rule="(any number)")
+REL = Param("rel", float, 1.0, "true ratings >= rel are positives (labels 0/1 work as they are)")
 
 
 def roc_auc_kernel(b: RatingsBatch, per: str = "user", rel: float = 1.0) -> np.ndarray:
@@ -47,7 +46,7 @@ register(MetricSpec(
     summary="Area under the ROC curve of the predictions against binary relevance (true rating >= rel).",
     formula=r"AUC = \frac{1}{P N} \sum_{i \in pos} \sum_{j \in neg} \left([\hat r_i > \hat r_j] + \tfrac12 [\hat r_i = \hat r_j]\right)",
     citation="Hanley & McNeil, Radiology 143(1) 1982, doi:10.1148/radiology.143.1.7063747; Herlocker et al. "
-             "TOIS 2004; seed 004.",
+             "TOIS 2004; evaluation notes.",
     convention=(
         "Tied scores count one half (the Mann-Whitney statistic; sklearn.metrics.roc_auc_score). per=user "
         "(default) averages the users' AUCs; per=pair is the pooled AUC over all pairs. A group without both a "

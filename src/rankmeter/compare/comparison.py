@@ -1,0 +1,383 @@
+"""The value :func:`rankmeter.compare` returns: scores, means, intervals, tests, notes, exporters.
+
+A :class:`Comparison` holds numbers only; every rendering lives in
+:mod:`rankmeter.report` (imported when an exporter is called), which reads the
+Comparison's attributes and never imports this package.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from .._errors import ParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import Console
+    from rich.table import Table
+
+__all__ = ["Comparison", "PairTest", "Settings", "ProgressFn", "json_number"]
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One paired comparison of run ``b`` against run ``a`` on one metric with one test.
+
+    ``diff = mean(b) - mean(a)``; ``diff_interval`` its bootstrap interval;
+    ``effect_size`` the standardised difference ``d_z = mean(d) / sd(d)``;
+    ``significant`` is ``p_adjusted < alpha``; ``better`` names the better run
+    when significant (respecting whether higher or lower is better), else None.
+    """
+
+    metric: str
+    a: str
+    b: str
+    test: str
+    statistic: float
+    p_value: float
+    p_adjusted: float
+    correction: str
+    diff: float
+    diff_interval: tuple[float, float]
+    effect_size: float
+    n: int
+    method: str
+    significant: bool
+    better: str | None
+
+    def to_dict(self, details: bool = False) -> dict[str, Any]:
+        out = {
+            "metric": self.metric, "a": self.a, "b": self.b, "test": self.test,
+            "statistic": json_number(self.statistic), "p_value": json_number(self.p_value),
+            "p_adjusted": json_number(self.p_adjusted), "correction": self.correction,
+            "diff": json_number(self.diff),
+            "diff_interval": [json_number(self.diff_interval[0]), json_number(self.diff_interval[1])],
+        }
+        if details:
+            out.update(effect_size=json_number(self.effect_size), n=self.n, method=self.method,
+                       significant=self.significant, better=self.better)
+        return out
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a comparison was computed (written out in every report)."""
+
+    tests: tuple[str, ...]
+    correction: str
+    family: str
+    alpha: float
+    confidence: float
+    interval: str
+    n_resamples: int
+    seed: Any
+    pairs: str
+    baseline: str
+    queries: str
+    exact_max_n: int
+    randomization: str = ""  # "exact (...)" / "Monte Carlo (...)" when the test ran
+
+    def family_size(self, n_pairs: int, n_metrics: int) -> int:
+        return n_pairs * (n_metrics if self.family == "all" else 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
+
+
+def _check_writable(path: str | Path, method: str) -> None:
+    """Refuse a path whose folder does not exist (or that is a folder) before any rendering."""
+    p = Path(path)
+    if p.is_dir():
+        raise ParameterError(f"The 'path' parameter of {method} must name a file. Got the folder {str(p)!r} instead.")
+    if not p.parent.is_dir():
+        raise ParameterError(f"The 'path' parameter of {method} must be in an existing folder. Got {str(p)!r}, "
+                             f"whose folder {str(p.parent)!r} does not exist.")
+
+
+def json_number(x: Any) -> Any:
+    """JSON-safe number: non-finite values become None (JSON has no inf/NaN)."""
+    if x is None:
+        return None
+    f = float(x)
+    return f if math.isfinite(f) else None
+
+
+@dataclass(eq=False)
+class Comparison:
+    """The outcome of :func:`compare`: scores, means, intervals, tests, notes and exporters.
+
+    ``scores[run][metric]`` are the per-query values over ``queries`` (the same
+    list for every run); ``means[run][metric]`` and ``intervals[run][metric]``
+    (bootstrap, ``settings.confidence``); ``tests`` one :class:`PairTest` per
+    metric, pair and test; ``notes`` everything a reader should know (missing
+    queries, degenerate cases); ``missing[run]`` how many of the queries the run
+    has no ranking for (scored as empty).
+    """
+
+    runs: tuple[str, ...]
+    metrics: tuple[str, ...]
+    queries: tuple[str, ...]
+    scores: dict[str, dict[str, np.ndarray]]
+    means: dict[str, dict[str, float]]
+    intervals: dict[str, dict[str, tuple[float, float]]]
+    tests: list[PairTest]
+    settings: Settings
+    notes: list[str] = field(default_factory=list)
+    missing: dict[str, int] = field(default_factory=dict)
+    higher_is_better: dict[str, bool] = field(default_factory=dict)
+    unit: str = "query"  # what a row is: "query", or e.g. "user" for ratings results
+    # how similar the compared runs' rankings are: one entry per compared pair of runs given as rankings,
+    # {"a", "b", "measure", "mean", "queries"} (compare(..., overlap=True))
+    overlap: list[dict[str, Any]] = field(default_factory=list)
+    _sources: dict[str, Any] = field(default_factory=dict, repr=False)
+    _curves: dict[int, Any] = field(default_factory=dict, repr=False)
+
+    # ----------------------------------------------------------------- access
+
+    @property
+    def baseline(self) -> str:
+        return self.settings.baseline
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def units(self) -> str:
+        """What the rows are, in the number :attr:`n_queries` takes: "queries", "users", or "query" for one."""
+        if self.n_queries == 1:
+            return self.unit
+        return "queries" if self.unit == "query" else self.unit + "s"
+
+    def test(self, metric: str, a: str, b: str, test: str | None = None) -> PairTest:
+        """The comparison of ``b`` against ``a`` (either order) on ``metric`` with ``test`` (first test if None)."""
+        name = test or self.settings.tests[0]
+        for t in self.tests:
+            if t.metric == metric and t.test == name and {t.a, t.b} == {a, b}:
+                return t
+        raise ParameterError(f"no {name} comparison of {a!r} and {b!r} on {metric!r} in this comparison "
+                             f"(runs: {', '.join(self.runs)}; metrics: {', '.join(self.metrics)})")
+
+    def against_baseline(self, metric: str, run: str) -> PairTest | None:
+        """The primary test of ``run`` against the baseline on ``metric`` (None for the baseline)."""
+        if run == self.baseline:
+            return None
+        try:
+            return self.test(metric, self.baseline, run)
+        except ParameterError:
+            return None
+
+    def best(self, metric: str) -> list[str]:
+        """Runs with the best mean on ``metric`` (several when tied)."""
+        vals = {r: self.means[r][metric] for r in self.runs}
+        target = max(vals.values()) if self.higher_is_better.get(metric, True) else min(vals.values())
+        return [r for r, v in vals.items() if v == target]
+
+    @property
+    def per_query(self) -> "pd.DataFrame":
+        """Per-query scores: one row per query, columns ``(run, metric)``."""
+        import pandas as pd
+
+        cols = {(r, m): self.scores[r][m] for r in self.runs for m in self.metrics}
+        frame = pd.DataFrame(cols, index=pd.Index(list(self.queries), name="query"))
+        frame.columns = pd.MultiIndex.from_tuples(list(cols), names=["run", "metric"])
+        return frame
+
+    def describe(self) -> str:
+        """One paragraph stating the test settings (used as caption/footnote by the reports)."""
+        from ..report import describe
+
+        return describe(self)
+
+    @property
+    def has_rankings(self) -> bool:
+        """True when the runs were given as rankings (metric@k curves can be drawn), not as results."""
+        return bool(self._sources.get("runs"))
+
+    # ----------------------------------------------------------------- many systems
+
+    def discriminative_power(self, *, test: str | None = None, alpha: float | None = None,
+                             adjusted: bool = True) -> dict[str, Any]:
+        """Share of the pairs of runs each metric finds significantly different, with the ASL curve
+        (Sakai 2006); needs ``pairs="all"``. See :func:`rankmeter.compare.many.discriminative_power`."""
+        from .many import discriminative_power
+
+        return discriminative_power(self, test=test, alpha=alpha, adjusted=adjusted)
+
+    def ranking_correlation(self, metric_a: str, metric_b: str, other: "Comparison | None" = None) -> Any:
+        """Kendall's tau and tau_AP between the orderings of the runs by ``metric_a`` (here) and by
+        ``metric_b`` (here, or in ``other``, e.g. the same runs under other judgments)."""
+        from .many import ranking_correlation
+
+        return ranking_correlation(self, other if other is not None else self, metric_a, metric_b)
+
+    def anova(self, metric: str) -> Any:
+        """The system x topic ANOVA table of ``metric`` (:func:`rankmeter.stats.anova_two_way`)."""
+        from .many import anova_of
+
+        return anova_of(self, metric)
+
+    def topic_set_size(self, metric: str, min_diff: float, *, alpha: float | None = None, beta: float = 0.20) -> Any:
+        """Topics a paired t-test needs to detect ``min_diff`` on ``metric`` with power ``1 - beta``, the
+        variance estimated from these runs (ANOVA residual; :func:`rankmeter.stats.topic_set_size`)."""
+        from .many import topic_set_size_of
+
+        return topic_set_size_of(self, metric, min_diff, alpha=alpha, beta=beta)
+
+    # ----------------------------------------------------------------- exporters
+
+    def to_dict(self, details: bool = False) -> dict[str, Any]:
+        """``{"queries": N, "means": ..., "intervals": ..., "tests": [...]}``.
+
+        ``details=True`` adds the effect size, n, method and significance of each
+        test and top-level ``runs``, ``metrics``, ``baseline``, ``settings``,
+        ``missing`` and ``notes``. Non-finite numbers (an infinite t statistic) are
+        written as null.
+        """
+        out: dict[str, Any] = {
+            "queries": self.n_queries,
+            "means": {r: {m: json_number(self.means[r][m]) for m in self.metrics} for r in self.runs},
+            "intervals": {r: {m: [json_number(v) for v in self.intervals[r][m]] for m in self.metrics}
+                          for r in self.runs},
+            "tests": [t.to_dict(details) for t in self.tests],
+        }
+        if details:
+            out.update(runs=list(self.runs), metrics=list(self.metrics), baseline=self.baseline,
+                       settings=self.settings.to_dict(), missing=dict(self.missing), notes=list(self.notes))
+        if self.overlap:
+            out["overlap"] = [{k: (json_number(v) if k == "mean" else v) for k, v in o.items()} for o in self.overlap]
+        return out
+
+    def to_json(self, path: str | Path | None = None, *, indent: int | None = 2, details: bool = False) -> str:
+        """JSON text of :meth:`to_dict` (written to ``path`` if given)."""
+        text = json.dumps(self.to_dict(details), indent=indent, allow_nan=False)
+        if path is not None:
+            Path(path).write_text(text + "\n", encoding="utf-8")
+        return text
+
+    def to_csv(self, path: str | Path | None = None) -> str:
+        """Long-format CSV: one ``mean`` row per run and metric, one ``diff`` row per test.
+
+        Columns: ``kind, metric, run, against, test, value, low, high, statistic,
+        p_value, p_adjusted, correction, significant, effect_size, n``. For a
+        ``diff`` row, ``value`` is ``mean(run) - mean(against)`` and ``low, high``
+        its interval.
+        """
+        from ..report import to_csv
+
+        text = to_csv(self)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def to_markdown(self, *, digits: int = 4) -> str:
+        """Markdown: the means table (intervals, markers, best in bold), the tests, the settings."""
+        from ..report import to_markdown
+
+        return to_markdown(self, digits=digits)
+
+    def to_latex(self, *, digits: int = 3, intervals: bool = False, label: str = "tab:comparison") -> str:
+        """A booktabs table: best value per metric in bold, markers explained in the caption."""
+        from ..report import to_latex
+
+        return to_latex(self, digits=digits, intervals=intervals, label=label)
+
+    def to_table(self, *, digits: int = 4) -> "Table":
+        """A rich table of means with intervals and significance markers against the baseline."""
+        from ..report import means_table
+
+        return means_table(self, digits=digits)
+
+    def to_tests_table(self, *, digits: int = 4, compact: bool = False) -> "Table":
+        """A rich table of every test: difference, interval, d_z, statistic, p and adjusted p
+        (``compact``: without d_z and the statistic)."""
+        from ..report import tests_table
+
+        return tests_table(self, digits=digits, compact=compact)
+
+    def print(self, console: "Console | None" = None, *, digits: int = 4) -> None:
+        """Print both tables, the settings and the notes to a rich console (stdout by default)."""
+        from ..report import print_comparison
+
+        print_comparison(self, console=console, digits=digits)
+
+    def to_html(self, path: str | Path | None = None, *, k_max: int = 100, title: str | None = None,
+                progress: ProgressFn | None = None) -> str:
+        """One self-contained HTML page (inline CSS and PNG figures; nothing loads from the network).
+
+        Tables, metric@k curves (k = 1..``k_max``, when the runs themselves were
+        given), per-query difference plots against the baseline, per-query score
+        distributions and the settings. Needs matplotlib (``pip install
+        'rankmeter[report]'``).
+        """
+        from ..report import to_html
+
+        if path is not None:
+            _check_writable(path, "to_html")  # before the figures, which take the time
+        text = to_html(self, k_max=k_max, title=title, progress=progress)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    # ----------------------------------------------------------------- curves
+
+    def curves(self, k_max: int = 100, progress: ProgressFn | None = None) -> dict[str, dict[str, np.ndarray]]:
+        """Mean metric@k for k = 1..k_max per run: ``{"ndcg@k": {run: array(k_max)}}``.
+
+        One curve per metric (with its parameters) that takes a cutoff; available
+        for runs given as rankings (not for precomputed results, which are skipped).
+        Evaluated on the comparison's query list.
+        """
+        if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
+            raise ParameterError(f"The 'k_max' parameter of curves must be an int >= 1. Got {k_max!r} instead.")
+        if k_max in self._curves:
+            return self._curves[k_max]  # type: ignore[no-any-return]
+        src = self._sources
+        out: dict[str, dict[str, np.ndarray]] = {}
+        if not src.get("runs"):
+            self._curves[k_max] = out
+            return out
+        from ..evaluate import evaluate
+
+        bases: dict[str, Any] = {}
+        seen: set[str] = set()
+        for m in src["metrics"]:
+            key = dataclasses.replace(m, k=None).canonical
+            if m.spec.cutoff and m.spec.level == "query" and key not in seen:
+                seen.add(key)
+                # the name as the user wrote it, cutoff replaced: "nDCG@10" -> "nDCG@k", "P_10" -> "P@k"
+                label = re.sub(r"(@\s*\d+|[._]\d+)\s*$", "", m.text.strip()) + "@k"
+                bases[label if label not in bases else key + "@k"] = m
+        if not bases:
+            self._curves[k_max] = out
+            return out
+        wanted = []
+        for label, m in bases.items():
+            for k in range(1, k_max + 1):
+                wanted.append((label, k, dataclasses.replace(m, k=k, text=f"{label[:-2]}@{k}")))
+        names = list(src["runs"])
+        for i, name in enumerate(names):
+            res = evaluate(src["qrels"], src["runs"][name], [w[2] for w in wanted], queries=list(self.queries))
+            means = res.mean
+            for label, k, m in wanted:
+                out.setdefault(label, {}).setdefault(name, np.zeros(k_max))[k - 1] = means[m.text]
+            if progress is not None:
+                progress("metric@k curves", i + 1, len(names))
+        self._curves[k_max] = out
+        return out
+
+    def __repr__(self) -> str:
+        head = ", ".join(f"{m}" for m in self.metrics)
+        return (f"Comparison({len(self.runs)} runs x {self.n_queries} queries: {head}; "
+                f"{len(self.tests)} tests, baseline {self.baseline!r})")
+

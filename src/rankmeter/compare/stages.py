@@ -1,0 +1,739 @@
+"""The stages of :func:`rankmeter.compare`, one function each.
+
+``compare`` = :func:`check_settings` -> :func:`name_runs` -> :func:`resolve_metrics`
+-> :func:`evaluate_runs` (rankings) and :func:`collect_results` (precomputed
+results) -> :func:`align` (one query list for every run) -> :func:`score_matrix`
+-> :func:`resample` (bootstrap intervals) -> :func:`pair_tests` ->
+:func:`correct` (multiple testing) -> :func:`degenerate_notes` -> a
+:class:`~rankmeter.compare.comparison.Comparison`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .._errors import InputError, MetricNameError, ParameterError
+from ..result import Result
+from ..stats import resampling as R
+from ..stats.tests import TESTS
+from .comparison import Comparison, PairTest, ProgressFn, Settings
+
+__all__ = [
+    "compare", "check_settings", "name_runs", "resolve_metrics", "evaluate_runs", "collect_results", "align",
+    "score_matrix", "resample", "pair_tests", "correct", "degenerate_notes",
+]
+
+_TEST_ALIASES = {
+    "t": "t", "ttest": "t", "t-test": "t", "student": "t", "paired_t": "t",
+    "wilcoxon": "wilcoxon", "signed-rank": "wilcoxon",
+    "randomization": "randomization", "randomisation": "randomization", "permutation": "randomization",
+    "fisher": "randomization",
+    "bootstrap": "bootstrap",
+    "tukey-hsd": "tukey-hsd", "tukey": "tukey-hsd", "hsd": "tukey-hsd", "tukey_hsd": "tukey-hsd",
+}
+
+
+# =========================================================================== settings and inputs
+
+
+@dataclass
+class Plan:
+    """Checked settings of one comparison (what :func:`check_settings` returns)."""
+
+    tests: tuple[str, ...]
+    correction: str
+    alpha: float
+    confidence: float
+    interval: str
+    n_resamples: int
+    seed: Any
+    pairs: str
+    family: str
+    queries: Any
+    exact_max_n: int
+
+
+def check_settings(test: Any, correction: str, alpha: float, confidence: float, interval: str, n_resamples: Any,
+                   seed: Any, pairs: str, family: str, queries: Any, exact_max_n: int) -> Plan:
+    """Validate every keyword of :func:`compare` up front; aliases become canonical names."""
+    from ..stats.correction import canonical_correction
+
+    tests = _normalise_tests(test)
+    corr = canonical_correction(correction)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ParameterError(f"The 'alpha' parameter of compare must be a number in (0, 1). Got {alpha!r} instead.")
+    R.check_confidence(confidence, "compare")
+    R.check_interval_method(interval, "compare")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ParameterError(f"The 'n_resamples' parameter of compare must be an int >= 1. Got {n_resamples!r} instead.")
+    if pairs not in ("baseline", "all"):
+        raise ParameterError(f"The 'pairs' parameter of compare must be 'baseline' or 'all'. Got {pairs!r} instead.")
+    if family not in ("metric", "all"):
+        raise ParameterError(f"The 'family' parameter of compare must be 'metric' or 'all'. Got {family!r} instead.")
+    return Plan(tests, corr, float(alpha), float(confidence), interval, int(n_resamples), seed, pairs, family,
+                queries, int(exact_max_n))
+
+
+def _normalise_tests(test: str | Sequence[str]) -> tuple[str, ...]:
+    items = [test] if isinstance(test, str) else list(test)
+    if not items:
+        raise ParameterError("The 'test' parameter of compare must name at least one test. Got an empty list instead.")
+    out: list[str] = []
+    for t in items:
+        key = _TEST_ALIASES.get(str(t).lower())
+        if key is None:
+            raise ParameterError(f"The 'test' parameter of compare must be one of {', '.join(TESTS)}. Got {t!r} instead.")
+        if key not in out:
+            out.append(key)
+    return tuple(out)
+
+
+def name_runs(runs: Any) -> list[tuple[str, Any]]:
+    """``[(name, run), ...]`` from a mapping or a list (file stems for paths, else ``run1, run2, ...``)."""
+    from ..data import Run
+
+    if isinstance(runs, Mapping):
+        first = next(iter(runs.values()), None)
+        single = (isinstance(first, Mapping) and first and all(isinstance(v, (int, float)) for v in first.values())) \
+            or (isinstance(first, (list, tuple)) and first and all(isinstance(v, str) for v in first))
+        if single:
+            raise ParameterError("The 'runs' parameter of compare must be a mapping {name: run} or a list of runs. "
+                                 "Got what looks like a single run ({query: items}) instead.")
+        items = [(str(k), v) for k, v in runs.items()]
+    elif isinstance(runs, (str, Path, Run, Result)) or not isinstance(runs, Iterable):
+        raise ParameterError("The 'runs' parameter of compare must be a mapping {name: run} or a list of runs. "
+                             f"Got a single {type(runs).__name__} instead.")
+    else:
+        items = []
+        for i, r in enumerate(runs):
+            name = Path(r).stem if isinstance(r, (str, Path)) else f"run{i + 1}"
+            items.append((name, r))
+    names = [n for n, _ in items]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ParameterError(f"run names must be unique; {', '.join(map(repr, dup))} appears more than once "
+                             "(pass a mapping {name: run} to name them)")
+    if len(items) < 2:
+        raise ParameterError(f"The 'runs' parameter of compare must hold at least 2 runs. Got {len(items)} instead.")
+    return items
+
+
+def _find_metric(result: Result, text: str) -> str | None:
+    if text in result.values:
+        return text
+    try:
+        from ..metrics.registry import parse_metric
+
+        want = parse_metric(text).canonical
+        for key in result.values:
+            try:
+                if parse_metric(key).canonical == want:
+                    return key
+            except Exception:
+                continue
+    except Exception:
+        return None
+    return None
+
+
+def _higher_is_better(text: str, results: Sequence[Result]) -> bool:
+    for r in results:
+        for m in getattr(r, "metrics", ()) or ():
+            if getattr(m, "text", None) == text and hasattr(m, "spec"):
+                return bool(m.spec.higher_is_better)
+    try:
+        from ..metrics.registry import parse_metric
+
+        return bool(parse_metric(text).spec.higher_is_better)
+    except Exception:
+        return True
+
+
+def examples(items: Sequence[str], k: int = 3) -> str:
+    """The first ``k`` items, comma-separated, with ``...`` when there are more."""
+    shown = ", ".join(map(str, items[:k]))
+    return shown + (", ..." if len(items) > k else "")
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def resolve_metrics(metrics: Any, ranked: list[tuple[str, Any]],
+                    given: list[tuple[str, Result]]) -> tuple[list[str], list[Any]]:
+    """``(metric texts, parsed metrics)``: what every run is compared on, checked against every input."""
+    metric_objs: list[Any] = []
+    if metrics is None:
+        if ranked:
+            raise ParameterError("The 'metrics' parameter of compare is required when runs are rankings "
+                                 "(e.g. ['ndcg@10', 'P@10']).")
+        shared = [m for m in given[0][1].values if all(_find_metric(r, m) for _, r in given[1:])]
+        if not shared:
+            raise InputError("the results share no metric with per-query values", source="runs")
+        metric_texts = shared
+    else:
+        from ..metrics.registry import parse_metrics
+
+        raw = [metrics] if isinstance(metrics, str) else list(metrics)
+        if ranked:
+            metric_objs = parse_metrics(raw)
+            for m in metric_objs:
+                if m.spec.level == "corpus":
+                    raise ParameterError(f"metric {m.text!r} is corpus-level (one value per run): it has no "
+                                         "per-query values to test; use rankmeter.evaluate for it")
+            metric_texts = [m.text for m in metric_objs]
+        else:
+            metric_texts = [getattr(m, "text", m) for m in raw]
+            if not metric_texts:
+                raise MetricNameError("no metric given")
+    for n, r in given:
+        for m in metric_texts:
+            if _find_metric(r, m) is None:
+                if m in getattr(r, "corpus", {}):
+                    raise ParameterError(f"metric {m!r} of run {n!r} is corpus-level (one value per run): it has "
+                                         "no per-query values to test")
+                raise InputError(f"run {n!r} has no per-query values of metric {m!r} "
+                                 f"(it has: {', '.join(r.values) or 'none'})", source=n)
+    return metric_texts, metric_objs
+
+
+# =========================================================================== per-query scores
+
+
+def _judged_queries(q: Any, policy: str) -> list[str]:
+    rowq = q.row_queries()
+    codes = np.unique(rowq[q.grades > 0]) if policy == "judged" else np.arange(q.n_queries)
+    import pyarrow as pa
+
+    return list(q.query_ids.take(pa.array(codes)).to_pylist())
+
+
+@dataclass
+class Evaluated:
+    """Per-query values of every input: ``per_run[name] = (query ids, {metric: values})``."""
+
+    per_run: dict[str, tuple[list[str], dict[str, np.ndarray]]] = field(default_factory=dict)
+    master: list[str] | None = None
+    notes: list[str] = field(default_factory=list)
+    missing: dict[str, int] = field(default_factory=dict)
+    sources: dict[str, Any] = field(default_factory=dict)
+
+
+def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[Any], queries: Any,
+                  progress: ProgressFn | None, out: Evaluated, depth: int | None = None,
+                  judged_only: bool = False) -> None:
+    """Evaluate every run given as a ranking on one master query list (into ``out``)."""
+    from ..data import Qrels
+    from ..evaluate import evaluate
+    from ..io import as_qrels, as_run
+
+    notes = out.notes
+    if depth is not None:
+        notes.append(f"depth {depth}: every ranking was cut to its first {depth} items before every metric "
+                     "(trec_eval -M)")
+    if judged_only:
+        notes.append("judged only: unjudged items (and items with a negative grade) were removed from every ranking "
+                     "before every metric (trec_eval -J); not comparable with evaluations of the full rankings")
+    if qrels is None:
+        raise ParameterError("The 'qrels' parameter of compare is required when runs are rankings. Got None instead.")
+    q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels)
+    loaded = {}
+    for i, (n, r) in enumerate(ranked):
+        loaded[n] = as_run(r, source=n) if not isinstance(r, (str, Path)) else as_run(r)
+        if progress is not None:
+            progress("reading runs", i + 1, len(ranked))
+    if isinstance(queries, str):
+        if queries not in ("judged", "qrels", "common"):
+            raise ParameterError("The 'queries' parameter of compare must be 'judged', 'qrels', 'common' or a "
+                                 f"list of query ids. Got {queries!r} instead.")
+        master = _judged_queries(q, "qrels" if queries == "qrels" else "judged")
+        if queries == "common":
+            before = len(master)
+            for n, run in loaded.items():
+                have = set(run.query_ids.to_pylist())
+                master = [x for x in master if x in have]
+            if before - len(master):
+                notes.append(f"queries='common': {_plural(before - len(master), 'judged query', 'judged queries')} "
+                             "missing from at least one run left out")
+        policy = queries
+    else:
+        master = [str(x) for x in queries]
+        if len(set(master)) != len(master):
+            raise ParameterError("The 'queries' parameter of compare must not repeat a query id.")
+        policy = "given"
+    if policy in ("judged", "common"):
+        no_rel = q.n_queries - len(_judged_queries(q, "judged"))
+        if no_rel:
+            notes.append(f"{_plural(no_rel, 'judged query', 'judged queries')} without a relevant item "
+                         "left out (queries='qrels' keeps them)")
+    if not master:
+        raise InputError("no query to compare on: the judgments have no query with a relevant item"
+                         if policy == "judged" else "no query to compare on", source="qrels")
+    for i, (n, _) in enumerate(ranked):
+        res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only)
+        cov = res.coverage
+        if cov is not None:  # per-run lines; "no relevant item" is about the qrels: said once above
+            out.missing[n] = cov.missing_from_run
+            ex = list(cov.examples.get("missing_from_run", ()))
+            if cov.missing_from_run:
+                notes.append(f"run {n!r}: {cov.missing_from_run} of the {_plural(len(master), 'query', 'queries')} "
+                             f"{'has' if cov.missing_from_run == 1 else 'have'} no ranking in the run and "
+                             f"score{'s' if cov.missing_from_run == 1 else ''} as an empty ranking "
+                             f"(e.g. {examples(ex)})")
+            if cov.without_judgments:
+                ex = list(cov.examples.get("without_judgments", ()))
+                notes.append(f"run {n!r}: {_plural(cov.without_judgments, 'run query', 'run queries')} without "
+                             f"judgments left out (e.g. {examples(ex)})")
+        out.per_run[n] = (list(res.queries), dict(res.values))
+        if progress is not None:
+            progress("evaluating runs", i + 1, len(ranked))
+    out.master = master
+    out.sources = {"qrels": q, "runs": loaded, "metrics": metric_objs}
+
+
+def _label(result: Result, key: str, unit: str) -> str | None:
+    """A label for a precomputed result's metric whose own aggregate is not the mean of its per-row values.
+
+    ``mae`` of :func:`rankmeter.evaluate_ratings` is over all pairs; compared per user it
+    becomes the mean of the per-user values, shown as ``mae (mean over users)``.
+    """
+    if key not in getattr(result, "corpus", {}):
+        return None
+    for m in getattr(result, "metrics", ()) or ():
+        if getattr(m, "text", None) == key and unit == "user" and getattr(m, "params", {}).get("per") == "user":
+            return None
+    units = "queries" if unit == "query" else unit + "s"
+    return f"{key} (mean over {units})"
+
+
+def collect_results(given: list[tuple[str, Result]], metric_texts: list[str], out: Evaluated) -> dict[str, str]:
+    """Per-query values of precomputed results (into ``out``); returns labels of relabelled metrics."""
+    labels: dict[str, str] = {}
+    for n, r in given:
+        qs = [str(x) for x in r.queries]
+        if len(set(qs)) != len(qs):
+            raise InputError(f"result {n!r} lists a query more than once", source=n)
+        vals = {}
+        for m in metric_texts:
+            key = _find_metric(r, m)
+            vals[m] = np.asarray(r.values[key], dtype=np.float64)
+            label = _label(r, key, getattr(r, "index_name", "query"))
+            if label is not None:
+                labels[m] = label
+        out.per_run[n] = (qs, vals)
+    return labels
+
+
+def align(given: list[tuple[str, Result]], ev: Evaluated) -> list[str]:
+    """The common query list: the master list (rankings) intersected with every result's queries."""
+    per_run, notes = ev.per_run, ev.notes
+    final = list(ev.master) if ev.master is not None else list(per_run[given[0][0]][0])
+    for n, _ in given:
+        have = set(per_run[n][0])
+        kept = [x for x in final if x in have]
+        if len(kept) < len(final):
+            ex = [x for x in final if x not in have]
+            notes.append(f"result {n!r} has no values for {len(final) - len(kept)} of the queries, which are left "
+                         f"out of every run (e.g. {examples(ex)})")
+        final = kept
+    for n, _ in given:
+        extra = len(per_run[n][0]) - len(set(per_run[n][0]) & set(final))
+        if extra:
+            be = "is" if extra == 1 else "are"
+            notes.append(f"result {n!r}: {extra} of its queries {be} not in the common query set and {be} left out")
+    if not final:
+        raise InputError("the runs have no query in common to compare on", source="runs")
+    return final
+
+
+def score_matrix(names: list[str], metric_texts: list[str], final: list[str],
+                 ev: Evaluated) -> dict[str, dict[str, np.ndarray]]:
+    """``scores[run][metric]``: per-query values in the order of ``final`` (non-finite values refused)."""
+    import pandas as pd
+
+    index = pd.Index(final)
+    scores: dict[str, dict[str, np.ndarray]] = {}
+    for n in names:
+        qs, vals = ev.per_run[n]
+        pos = pd.Index(qs).get_indexer(index)
+        scores[n] = {}
+        for m in metric_texts:
+            col = np.asarray(vals[m], dtype=np.float64)[pos]
+            bad = np.flatnonzero(~np.isfinite(col))
+            if len(bad):
+                raise InputError(f"run {n!r}, metric {m!r}: {len(bad)} per-query values are NaN or infinite "
+                                 f"(e.g. query {final[bad[0]]!r})", source=n)
+            scores[n][m] = col
+    return scores
+
+
+# =========================================================================== statistics
+
+
+@dataclass
+class Layout:
+    """The score matrix ``X`` (queries x (metric, run) columns) and the compared column pairs."""
+
+    X: np.ndarray
+    groups: np.ndarray
+    col_pairs: np.ndarray
+    pair_metric: np.ndarray
+    D: np.ndarray
+    means: np.ndarray
+    diff_mean: np.ndarray
+    n_runs: int
+
+
+def _run_pairs(n_runs: int, b_idx: int, pairs: str) -> list[tuple[int, int]]:
+    run_pairs = [(b_idx, r) for r in range(n_runs) if r != b_idx]
+    if pairs == "all":
+        run_pairs += [(i, j) for i, j in itertools.combinations(range(n_runs), 2) if b_idx not in (i, j)]
+    return run_pairs
+
+
+def layout(scores: dict[str, dict[str, np.ndarray]], names: list[str], metric_texts: list[str], baseline: str,
+           pairs: str) -> Layout:
+    """Arrange the scores for the resampling engines."""
+    Rn, M = len(names), len(metric_texts)
+    nq = len(next(iter(scores[names[0]].values())))
+    X = np.empty((nq, M * Rn))
+    for mi, m in enumerate(metric_texts):
+        for ri, n in enumerate(names):
+            X[:, mi * Rn + ri] = scores[n][m]
+    groups = np.repeat(np.arange(M), Rn)
+    run_pairs = _run_pairs(Rn, names.index(baseline), pairs)
+    col_pairs = np.array([(mi * Rn + a, mi * Rn + b) for mi in range(M) for a, b in run_pairs], dtype=np.int64)
+    pair_metric = np.repeat(np.arange(M), len(run_pairs))
+    D = np.ascontiguousarray((X[:, col_pairs[:, 1]] - X[:, col_pairs[:, 0]]).T)  # (P, n)
+    # means exactly as Result.mean computes them, so the tables agree with rankmeter.evaluate
+    means = np.array([np.mean(scores[names[c % Rn]][metric_texts[c // Rn]]) for c in range(M * Rn)])
+    diff_mean = means[col_pairs[:, 1]] - means[col_pairs[:, 0]]  # = mean(b) - mean(a) as tabled
+    return Layout(X, groups, col_pairs, pair_metric, D, means, diff_mean, Rn)
+
+
+def _task(progress: ProgressFn | None, task: str) -> Callable[[int, int], None] | None:
+    if progress is None:
+        return None
+    return lambda done, total: progress(task, done, total)
+
+
+@dataclass
+class Resampled:
+    boot: Any
+    lo: np.ndarray
+    hi: np.ndarray
+    code: np.ndarray
+    dlo: np.ndarray
+    dhi: np.ndarray
+    dcode: np.ndarray
+
+
+def resample(lay: Layout, plan: Plan, rng: np.random.Generator, progress: ProgressFn | None) -> Resampled:
+    """Bootstrap intervals of every mean and every difference (the same resamples for all)."""
+    boot = R.bootstrap_sums(lay.X, lay.groups, n_resamples=plan.n_resamples, rng=rng,
+                            progress=_task(progress, "bootstrap"))
+    lo, hi, code = R.intervals(boot, confidence=plan.confidence, method=plan.interval, means=lay.means)
+    dboot = R.diff_sums(boot, lay.col_pairs)
+    dlo, dhi, dcode = R.intervals(dboot, confidence=plan.confidence, method=plan.interval, means=lay.diff_mean)
+    return Resampled(boot, lo, hi, code, dlo, dhi, dcode)
+
+
+def pair_tests(lay: Layout, plan: Plan, rs: Resampled, rng: np.random.Generator,
+               progress: ProgressFn | None) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], str]:
+    """``{test: (statistic, p, method)}`` per column pair, and how the randomisation test ran."""
+    from .. import stats as S
+
+    nq = lay.X.shape[0]
+    results: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    flip_method = ""
+    for t in plan.tests:
+        if t == "t":
+            r = S.paired_t(lay.D)
+            results[t] = (np.asarray(r.statistic), np.asarray(r.p_value), np.asarray(r.method))
+        elif t == "wilcoxon":
+            r = S.wilcoxon(lay.D)
+            results[t] = (np.asarray(r.statistic), np.asarray(r.p_value), np.asarray(r.method))
+        elif t == "randomization":
+            fr = R.sign_flip_test(lay.X, lay.col_pairs, lay.groups, n_resamples=plan.n_resamples, rng=rng,
+                                  exact_max_n=plan.exact_max_n, progress=_task(progress, "randomisation test"))
+            flip_method = fr.method
+            results[t] = (lay.diff_mean.copy(), fr.p_value, np.full(len(lay.col_pairs), fr.method, dtype=object))
+        elif t == "tukey-hsd":
+            results[t] = _tukey(lay, plan, rng, progress)
+        else:
+            p = R.bootstrap_p(rs.boot, lay.col_pairs)
+            results[t] = (lay.diff_mean.copy(), p,
+                          np.full(len(lay.col_pairs), f"paired bootstrap ({plan.n_resamples} resamples)", dtype=object))
+        if nq < 2 and t == "bootstrap":
+            stat, p, _ = results[t]
+            results[t] = (stat, np.ones_like(p), np.full(len(p), "undefined: fewer than 2 queries (p set to 1)",
+                                                          dtype=object))
+    return results, flip_method
+
+
+def _tukey(lay: Layout, plan: Plan, rng: np.random.Generator,
+           progress: ProgressFn | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Randomised Tukey HSD per metric over all the runs; the p-value of each compared pair."""
+    from ..stats.tukey import tukey_hsd
+
+    Rn = lay.n_runs
+    M = lay.X.shape[1] // Rn
+    p = np.empty(len(lay.col_pairs))
+    meth = np.empty(len(lay.col_pairs), dtype=object)
+    for mi in range(M):
+        r = tukey_hsd(lay.X[:, mi * Rn:(mi + 1) * Rn], n_resamples=plan.n_resamples, rng=rng)
+        for k in np.flatnonzero(lay.pair_metric == mi):
+            a, b = lay.col_pairs[k]
+            p[k] = r.p_value[a % Rn, b % Rn]
+            meth[k] = f"randomised Tukey HSD, {r.method}, familywise over all {Rn * (Rn - 1) // 2} pairs of runs"
+        if progress is not None:
+            progress("Tukey HSD", mi + 1, M)
+    return lay.diff_mean.copy(), p, meth
+
+
+def correct(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+            names: list[str], metric_texts: list[str], hib: dict[str, bool]) -> list[PairTest]:
+    """Adjust the p-values of each family and build one :class:`PairTest` per metric, pair and test."""
+    from ..stats.correction import adjust
+    from ..stats.tests import effect_size
+
+    Rn, M, nq = lay.n_runs, len(metric_texts), lay.X.shape[0]
+    _, dz = effect_size(lay.D)
+    out: list[PairTest] = []
+    for t in plan.tests:
+        stat, p, meth = results[t]
+        padj = np.empty_like(p)
+        fams = ([np.arange(len(p))] if plan.family == "all"
+                else [np.flatnonzero(lay.pair_metric == mi) for mi in range(M)])
+        for idx in fams:
+            # Tukey HSD's p-values are familywise already (over all pairs of runs of the metric)
+            padj[idx] = p[idx] if t == "tukey-hsd" else adjust(p[idx], plan.correction)
+        for k, (ca, cb) in enumerate(lay.col_pairs):
+            mi = int(lay.pair_metric[k])
+            a, b = names[ca % Rn], names[cb % Rn]
+            sig = bool(padj[k] < plan.alpha)
+            better = None
+            if sig and lay.diff_mean[k] != 0:
+                better = b if (lay.diff_mean[k] > 0) == hib[metric_texts[mi]] else a
+            out.append(PairTest(
+                metric=metric_texts[mi], a=a, b=b, test=t, statistic=float(stat[k]), p_value=float(p[k]),
+                p_adjusted=float(padj[k]), correction="tukey-hsd" if t == "tukey-hsd" else plan.correction,
+                diff=float(lay.diff_mean[k]),
+                diff_interval=(float(rs.dlo[k]), float(rs.dhi[k])), effect_size=float(dz[k]), n=nq,
+                method=str(meth[k]), significant=sig, better=better))
+    return out
+
+
+def degenerate_notes(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, Any], names: list[str],
+                     metric_texts: list[str]) -> list[str]:
+    """Notes on cases a reader must know of: one query, identical runs, zero variance, BCa fallbacks."""
+    Rn, nq = lay.n_runs, lay.X.shape[0]
+    col_pairs, pair_metric, D = lay.col_pairs, lay.pair_metric, lay.D
+    notes: list[str] = []
+    if nq == 1:
+        notes.append("only 1 query: no test can reject (p-values are 1 or undefined) and intervals have zero width")
+    same = [(metric_texts[int(pair_metric[k])], names[a % Rn], names[b % Rn])
+            for k, (a, b) in enumerate(col_pairs) if np.all(D[k] == 0)]
+    if same:
+        notes.append(f"{_plural(len(same), 'comparison')} with identical scores on every query (difference 0, "
+                     "p = 1): " + examples([f"{a} vs {b} on {m}" for m, a, b in same]))
+    const = [(metric_texts[int(pair_metric[k])], names[a % Rn], names[b % Rn])
+             for k, (a, b) in enumerate(col_pairs) if nq > 1 and not np.all(D[k] == 0) and np.all(D[k] == D[k][0])]
+    if const:
+        notes.append(f"{_plural(len(const), 'comparison')} with the same non-zero difference on every query (zero "
+                     "variance: t statistic and effect size infinite, interval of zero width): "
+                     + examples([f"{a} vs {b} on {m}" for m, a, b in const]))
+    flat = [f"{names[c % Rn]} on {metric_texts[c // Rn]}" for c in np.flatnonzero(rs.code == 1)] if nq > 1 else []
+    if flat:
+        notes.append(f"{_plural(len(flat), 'run')} scoring the same on every query (interval of zero width): "
+                     f"{examples(flat)}")
+    fell = [f"{names[c % Rn]} on {metric_texts[c // Rn]}" for c in np.flatnonzero(rs.code == 2)]
+    fell += [f"{names[a % Rn]} vs {names[b % Rn]} on {metric_texts[int(pair_metric[k])]}"
+             for k, (a, b) in enumerate(col_pairs) if rs.dcode[k] == 2]
+    if fell and plan.interval == "bca":
+        notes.append(f"{_plural(len(fell), 'BCa interval')} fell back to the percentile interval (all resamples on "
+                     f"one side of the estimate): {examples(fell)}")
+    if "bootstrap" in plan.tests and 1 < nq < 20:
+        notes.append(f"only {nq} queries: the paired bootstrap test gives too small p-values with few queries; "
+                     "prefer the randomisation test")
+    if "tukey-hsd" in plan.tests:
+        notes.append("Tukey HSD: p-values are familywise over all pairs of runs of each metric (the "
+                     f"{plan.correction} correction is not applied to them)"
+                     + ("; they are not adjusted across metrics (family='all')" if plan.family == "all" else ""))
+    if "wilcoxon" in plan.tests:
+        kinds = sorted(set(results["wilcoxon"][2].tolist()))
+        if len(kinds) > 1:
+            notes.append("Wilcoxon p-values computed by: " + "; ".join(kinds))
+    return notes
+
+
+# =========================================================================== compare()
+
+
+def compare(
+    qrels: Any,
+    runs: Mapping[str, Any] | Sequence[Any],
+    metrics: str | Iterable[Any] | None = None,
+    *,
+    baseline: str | None = None,
+    test: str | Sequence[str] = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: Any = 0,
+    pairs: str = "baseline",
+    queries: str | Sequence[str] = "judged",
+    family: str = "metric",
+    interval: str = "bca",
+    exact_max_n: int = 20,
+    progress: ProgressFn | None = None,
+    depth: int | None = None,
+    judged_only: bool = False,
+    overlap: bool | float = False,
+) -> Comparison:
+    """Evaluate several runs on one query set and compare them with paired tests.
+
+    ``runs``: ``{name: run}`` or a list (names: file stems for paths, else
+    ``run1, run2, ...``); a run is anything :func:`rankmeter.evaluate` accepts, or
+    a precomputed :class:`~rankmeter.result.Result` (then ``qrels`` may be None
+    and ``metrics`` None means every metric the results share).
+    ``baseline``: the run the others are tested against and the markers refer to
+    (default: the first run). ``pairs``: ``"baseline"`` (each run against the
+    baseline) or ``"all"`` (every pair). ``test``: ``"t"``, ``"wilcoxon"``,
+    ``"randomization"``, ``"bootstrap"``, ``"tukey-hsd"`` (randomised Tukey HSD over
+    all the runs, blocked on topics: familywise p-values, not corrected again) or a
+    list (the first one gives the markers). ``correction``: ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"none"``,
+    applied per metric and test (``family="metric"``) or over all metrics
+    (``family="all"``). ``confidence`` and ``interval`` (``"bca"`` or
+    ``"percentile"``) set the bootstrap intervals; ``n_resamples`` is the number
+    of bootstrap resamples and of random sign patterns (refused up front when
+    the bootstrap would not fit in the machine's memory); ``seed`` makes both
+    reproducible. ``queries``: ``"judged"`` (judged queries with a relevant item),
+    ``"qrels"`` (every judged query), ``"common"`` (judged queries present in every
+    run) or a list of ids. ``progress(task, done, total)`` is called during long work.
+    ``depth`` and ``judged_only``: as :func:`rankmeter.evaluate` (trec_eval ``-M``, ``-J``).
+    ``overlap``: True (p = 0.9) or a persistence ``p`` in (0, 1) adds the mean
+    extrapolated RBO between the rankings of each compared pair of runs over the
+    compared queries both have (``Comparison.overlap``; runs given as rankings only).
+
+    Precomputed results whose own aggregate is not the mean of their per-row
+    values (``mae`` of :func:`rankmeter.evaluate_ratings` is over all pairs) are
+    compared on the mean of the per-row values, labelled so: ``mae (mean over users)``.
+    """
+    from ..evaluation import check_options
+
+    check_options(depth=depth, judged_only=judged_only, func="compare")
+    rbo_p = _overlap_p(overlap)
+    plan = check_settings(test, correction, alpha, confidence, interval, n_resamples, seed, pairs, family, queries,
+                          exact_max_n)
+    gen_flip, gen_boot = R.streams(seed, 2)
+    items = name_runs(runs)
+    names = [n for n, _ in items]
+    if baseline is None:
+        baseline = names[0]
+    elif baseline not in names:
+        raise ParameterError(f"The 'baseline' parameter of compare must be one of the run names "
+                             f"({', '.join(names)}). Got {baseline!r} instead.")
+    ranked = [(n, r) for n, r in items if not isinstance(r, Result)]
+    given = [(n, r) for n, r in items if isinstance(r, Result)]
+
+    metric_texts, metric_objs = resolve_metrics(metrics, ranked, given)
+    n_pairs = len(_run_pairs(len(names), names.index(baseline), pairs)) * len(metric_texts)
+    R.check_memory(plan.n_resamples, len(names) * len(metric_texts), n_pairs, name="compare")
+
+    ev = Evaluated(missing={n: 0 for n in names})
+    if ranked:
+        evaluate_runs(qrels, ranked, metric_objs, queries, progress, ev, depth=depth, judged_only=judged_only)
+    elif not isinstance(queries, str):
+        ev.master = [str(x) for x in queries]
+    labels = collect_results(given, metric_texts, ev)
+    final = align(given, ev)
+    scores = score_matrix(names, metric_texts, final, ev)
+
+    hib = {m: (next((o.spec.higher_is_better for o in metric_objs if o.text == m), None)
+               if metric_objs else None) for m in metric_texts}
+    hib = {m: (v if v is not None else _higher_is_better(m, [r for _, r in given])) for m, v in hib.items()}
+
+    lay = layout(scores, names, metric_texts, baseline, pairs)
+    rs = resample(lay, plan, gen_boot, progress)
+    results, flip_method = pair_tests(lay, plan, rs, gen_flip, progress)
+    tests_out = correct(lay, plan, rs, results, names, metric_texts, hib)
+    notes = ev.notes + degenerate_notes(lay, plan, rs, results, names, metric_texts)
+
+    if labels:
+        # the shown name of a relabelled metric, everywhere: scores, means, tests
+        shown = [labels.get(m, m) for m in metric_texts]
+        scores = {n: {labels.get(m, m): v for m, v in s.items()} for n, s in scores.items()}
+        hib = {labels.get(m, m): v for m, v in hib.items()}
+        import dataclasses
+
+        tests_out = [dataclasses.replace(t, metric=labels.get(t.metric, t.metric)) for t in tests_out]
+        notes.append("; ".join(f"{labels[m]}: the mean of the per-{_unit(given)} values of {m!r}, not the "
+                               f"result's own {m} over all pairs" for m in metric_texts if m in labels))
+        metric_texts = shown
+
+    units = {getattr(r, "index_name", "query") for _, r in given}
+    unit = units.pop() if (not ranked and len(units) == 1) else "query"
+    Rn = len(names)
+    settings = Settings(
+        tests=plan.tests, correction=plan.correction, family=family, alpha=plan.alpha, confidence=plan.confidence,
+        interval=interval, n_resamples=plan.n_resamples,
+        seed=seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed),
+        pairs=pairs, baseline=baseline,
+        queries=("results" if not ranked else queries) if isinstance(queries, str) else "given",
+        exact_max_n=plan.exact_max_n, randomization=flip_method)
+    means = {n: {m: float(lay.means[mi * Rn + ri]) for mi, m in enumerate(metric_texts)} for ri, n in enumerate(names)}
+    ivs = {n: {m: (float(rs.lo[mi * Rn + ri]), float(rs.hi[mi * Rn + ri])) for mi, m in enumerate(metric_texts)}
+           for ri, n in enumerate(names)}
+    sims = rank_overlap(ev, names, _run_pairs(Rn, names.index(baseline), pairs), final, rbo_p, notes) \
+        if rbo_p is not None else []
+    return Comparison(
+        runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
+        intervals=ivs, tests=tests_out, settings=settings, notes=notes, missing=ev.missing, higher_is_better=hib,
+        unit=unit, overlap=sims, _sources=ev.sources)
+
+
+def _overlap_p(overlap: Any) -> float | None:
+    if overlap is False or overlap is None:
+        return None
+    if overlap is True:
+        return 0.9
+    from .._params import check_number
+
+    return float(check_number("overlap", overlap, func="compare", low=0, high=1, low_open=True, high_open=True))
+
+
+def rank_overlap(ev: Evaluated, names: list[str], run_pairs: list[tuple[int, int]], queries: list[str], p: float,
+                 notes: list[str]) -> list[dict[str, Any]]:
+    """Mean extrapolated RBO between the rankings of each compared pair of runs (runs given as rankings)."""
+    from .overlap import overlap_runs
+
+    loaded = ev.sources.get("runs", {})
+    out: list[dict[str, Any]] = []
+    skipped = [(names[a], names[b]) for a, b in run_pairs if names[a] not in loaded or names[b] not in loaded]
+    if skipped:
+        notes.append(f"overlap: {_plural(len(skipped), 'pair')} of runs not given as rankings (precomputed "
+                     f"results) have no RBO: " + examples([f"{a} vs {b}" for a, b in skipped]))
+    measure = f"rbo(p={p:g})"
+    for a, b in run_pairs:
+        na, nb = names[a], names[b]
+        if na not in loaded or nb not in loaded:
+            continue
+        res = overlap_runs(loaded[na], loaded[nb], [measure], names=(na, nb), queries=queries)
+        out.append({"a": na, "b": nb, "measure": measure, "mean": res.mean[measure], "queries": len(res.queries)})
+        left = len(queries) - len(res.queries)
+        if left:
+            notes.append(f"overlap of {na} and {nb}: {_plural(left, 'compared query', 'compared queries')} "
+                         "missing from one of them left out of the mean RBO")
+    return out
+
+
+def _unit(given: list[tuple[str, Result]]) -> str:
+    units = {getattr(r, "index_name", "query") for _, r in given}
+    return units.pop() if len(units) == 1 else "row"

@@ -1,0 +1,61 @@
+"""The in-process engine: a run in memory, evaluated as one chunk by the evaluation core."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..evaluation import Engine, check_options
+from ..evaluation.selection import QueryPolicy, check_queries
+from ..io import as_qrels, as_run
+from ..metrics.registry import Metric, parse_metrics
+from ..result import Result
+
+__all__ = ["evaluate"]
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    queries: QueryPolicy | Sequence[str] = "judged",
+    context: Mapping[str, Any] | None = None,
+    duplicates: str = "error",
+    order: str = "score",
+    depth: int | None = None,
+    judged_only: bool = False,
+) -> Result:
+    """Evaluate a run against judgments with ranking metrics.
+
+    ``qrels`` and ``run`` are :class:`~rankmeter.Qrels`/:class:`~rankmeter.Run` objects or
+    anything the loaders accept (paths, DataFrames, pyarrow Tables, dicts). ``metrics`` is
+    a metric string or a list of them (``"ndcg@10"``, ``"P_10"``, ``"ap(norm=min)@5"``).
+    ``queries``: which queries count (:mod:`rankmeter.evaluation.selection`). ``order``:
+    how a run read here is ranked: ``"score"`` (score descending, ties by item id
+    descending), ``"rank"`` (the rank column), ``"given"`` (as listed). ``depth``: cut
+    every ranking to its first ``depth`` items before every metric (trec_eval ``-M``;
+    not the same as a cutoff: recall's and nDCG's denominators still see every
+    judgment). ``judged_only``: remove unjudged items (and items judged with a negative
+    grade) from every ranking first (trec_eval ``-J``), labelled in the result's notes.
+    Inputs are never modified.
+
+    >>> r = evaluate({"u1": ["1", "2", "4"]}, {"u1": ["1", "3", "2", "6"]}, ["ndcg@2", "P@2", "map"])
+    >>> {k: round(v, 6) for k, v in r.mean.items()}
+    {'ndcg@2': 0.613147, 'P@2': 0.5, 'map': 0.555556}
+    >>> round(evaluate({"u1": ["1", "2", "4"]}, {"u1": ["1", "3", "2", "6"]}, "map", judged_only=True).mean["map"], 6)
+    0.666667
+    """
+    if metrics is None:
+        parse_metrics(())  # "no metric given"
+    parsed = parse_metrics(metrics)
+    check_queries(queries)
+    check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
+    q = as_qrels(qrels, duplicates=duplicates)
+    engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
+                    duplicates=duplicates, depth=depth, judged_only=judged_only)
+    r = as_run(run, duplicates=duplicates, **({"order": order} if order != "score" else {}))
+    acc = engine.accumulator()
+    acc.comment_lines = r.comment_lines
+    acc.reader_notes = list(r.notes)
+    acc.add(engine.evaluate_run(r))
+    return acc.result()

@@ -1,0 +1,711 @@
+"""Streaming evaluation: runs larger than memory, in query-grouped chunks.
+
+:func:`evaluate_stream` reads a run file (Parquet, TREC text, CSV/TSV) piece by piece
+and returns the same :class:`~rankmeter.result.Result` as :func:`rankmeter.evaluate`,
+to the last bit, in memory set by ``chunk_rows`` rather than by the size of the file.
+
+How
+---
+The judgments are small: they are loaded whole. The run is read in blocks
+(Parquet: ``ParquetFile.iter_batches``; TREC text: byte blocks cut at a line end;
+CSV: pyarrow's streaming CSV reader) and cut into *chunks of whole queries* of about
+``chunk_rows`` rows: the last, possibly incomplete, query of a block is carried over
+to the next chunk. Each chunk is evaluated by the kernels of the in-process
+evaluator (see :mod:`rankmeter.evaluation.core`); a query's value depends only on its own
+rows, so the chunks' values, concatenated, are the in-process values. Judged queries
+the run never mentions are scored at the end as empty rankings, and the coverage
+counts add up over the chunks exactly as ``evaluate`` counts them.
+
+A file need not be sorted, only *grouped* by query (all rows of a query
+contiguous). Grouping is checked as the file is read: when a query shows up again
+after another one began, the file is not grouped, the partial work is dropped and
+the file is first hash-partitioned by query into temporary Arrow files on disk
+(``tmp_dir``), each partition then evaluated whole; peak memory is then set by the
+partition size, about ``chunk_rows / 2`` rows. ``grouped=False`` skips the first
+attempt. Chunks are evaluated by ``workers`` threads (default: 2 at most) while the
+next block is read.
+
+Tie rule and order: as :mod:`rankmeter.data.run` (score descending, ties by item id
+descending, comparing bytes); ``order="rank"`` uses the rank column.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+import tempfile
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .. import _compute as C
+from ..data._ids import string_signature
+from ..evaluation import Engine, check_options, is_int_id_type
+from .._errors import InputError, ParameterError
+from ..data import Qrels
+from ..data._table import RowError
+from ..io import as_qrels
+from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
+from ..result import Result
+
+__all__ = ["evaluate_stream", "evaluate_batches", "DEFAULT_CHUNK_ROWS"]
+
+DEFAULT_CHUNK_ROWS = 1_000_000
+
+
+class _NotGrouped(Exception):
+    """Raised internally when a query reappears after another began."""
+
+    def __init__(self, query: str) -> None:
+        super().__init__(query)
+        self.query = query
+
+
+# ---------------------------------------------------------------------------------
+# sources: (table with columns query, item, score[, rank], first row number) blocks
+# ---------------------------------------------------------------------------------
+class _Source:
+    source: str = "<run>"
+    total_rows: int | None = None  # for the progress bar; an estimate for text files
+    restartable: bool = True
+
+    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
+        raise NotImplementedError
+
+    def line_of(self, row: int) -> tuple[int | None, str | None]:
+        return row + 1, None
+
+
+def _standard(table: pa.Table, cols: Mapping[str, str]) -> pa.Table:
+    out = {}
+    for role in ("query", "item", "score", "rank"):
+        if role in cols:
+            out[role] = table.column(cols[role])
+    for role in ("query", "item"):
+        col = out[role]
+        if is_int_id_type(col.type):
+            continue  # integer ids stay numbers; their text (decimal) is what the readers use
+        if not (pa.types.is_string(col.type)):
+            if pa.types.is_dictionary(col.type):
+                col = pc.cast(col, pa.string()) if pa.types.is_string(col.type.value_type) else col.dictionary_decode()
+            if not pa.types.is_string(col.type):
+                col = pc.cast(col, pa.string())
+            out[role] = col
+    return pa.table(out)
+
+
+def _run_columns(names: Sequence[str], source: str, order: str, given: Mapping[str, str | None]) -> dict[str, str]:
+    empty = pa.table({n: pa.array([], pa.null()) for n in names})
+    roles = {"query": QUERY_NAMES, "item": ITEM_NAMES, "score": SCORE_NAMES, "rank": RANK_NAMES}
+    cols = pick_columns(empty, roles, dict(given), source, optional=("score", "rank"))
+    if "score" not in cols and "rank" not in cols:
+        raise InputError(f"cannot find a score or rank column among {', '.join(names)}; name one with score=... "
+                         "or rank=...", source=source)
+    if order == "rank" and "rank" not in cols:
+        raise InputError(f"order='rank' needs a rank column; found {', '.join(names)}", source=source)
+    if order == "score" and "score" not in cols:
+        raise InputError(f"cannot find a score column among {', '.join(names)} (use order='rank' to rank by the "
+                         "rank column)", source=source)
+    if order == "score":
+        cols.pop("rank", None)
+    return cols
+
+
+class _ParquetSource(_Source):
+    def __init__(self, path: Path, order: str, given: Mapping[str, str | None]) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.source = str(path)
+        try:
+            # pre_buffer=False: with it, the reader keeps the file's column chunks buffered (1.4 GB for 100M rows)
+            self.file = pq.ParquetFile(path, pre_buffer=False)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
+        self.cols = _run_columns(self.file.schema_arrow.names, self.source, order, given)
+        self.total_rows = self.file.metadata.num_rows
+
+    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
+        first = 0
+        names = list(dict.fromkeys(self.cols.values()))
+        for batch in self.file.iter_batches(batch_size=rows, columns=names, use_threads=True):
+            t = _standard(pa.Table.from_batches([batch]), self.cols)
+            yield t, first
+            first += t.num_rows
+
+
+class _CsvSource(_Source):
+    def __init__(self, path: Path, sep: str, order: str, given: Mapping[str, str | None]) -> None:
+        import pyarrow.csv as pacsv
+
+        self.path = path
+        self.source = str(path)
+        self.sep = sep
+        try:
+            reader = pacsv.open_csv(path, read_options=pacsv.ReadOptions(block_size=1 << 16),
+                                    parse_options=pacsv.ParseOptions(delimiter=sep))
+            header = reader.schema.names
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"cannot parse as CSV: {str(exc).splitlines()[0]}", source=self.source) from None
+        self.cols = _run_columns(header, self.source, order, given)
+        self.total_rows = None
+        self._pacsv = pacsv
+
+    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
+        pacsv = self._pacsv
+        types = {self.cols["query"]: pa.string(), self.cols["item"]: pa.string()}
+        reader = pacsv.open_csv(
+            self.path,
+            read_options=pacsv.ReadOptions(block_size=max(1 << 16, min(rows * 48, 1 << 28))),
+            parse_options=pacsv.ParseOptions(delimiter=self.sep),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(dict.fromkeys(
+                self.cols.values()))))
+        first = 0
+        try:
+            for batch in reader:
+                t = _standard(pa.Table.from_batches([batch]), self.cols)
+                yield t, first
+                first += t.num_rows
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"cannot parse as CSV: {str(exc).splitlines()[0]}", source=self.source) from None
+
+    def line_of(self, row: int) -> tuple[int | None, str | None]:
+        return row + 2, None  # after the header
+
+
+class _TrecSource(_Source):
+    _NAMES = ["query", "q0", "item", "rank", "score", "tag"]
+
+    def __init__(self, path: Path, order: str) -> None:
+        self.path = path
+        self.source = str(path)
+        self.order = order
+        size = path.stat().st_size
+        if size == 0:
+            raise InputError("the file is empty", source=self.source)
+        self.size = size
+        self.total_rows = None
+
+    def _parse(self, block: bytes, lines_before: int) -> pa.Table:
+        from ..io import trec
+
+        keep = ["query", "item", "score"] + (["rank"] if self.order == "rank" else [])
+        norm = trec._normalise(block)
+        table = trec._fast_table(norm, self._NAMES, {"query": pa.string(), "item": pa.string(),
+                                                     "score": pa.float64(), "rank": pa.string()}, keep)
+        if table is not None:
+            if not pc.all(pc.is_finite(table.column("score"))).as_py():
+                table = None
+        if table is None:
+            try:
+                cols = trec._slow_columns(block, self.source, "run")
+            except InputError as exc:
+                if exc.line is not None:
+                    raise InputError(exc.message, source=self.source, line=exc.line + lines_before,
+                                     text=exc.text) from None
+                if not block.strip() or "no run lines" in exc.message:
+                    return pa.table({"query": pa.array([], pa.string()), "item": pa.array([], pa.string()),
+                                     "score": pa.array([], pa.float64())})
+                raise
+            data = {"query": pa.array(cols["query"], pa.string()), "item": pa.array(cols["item"], pa.string()),
+                    "score": pa.array(cols["score"], pa.float64())}
+            if self.order == "rank":
+                data["rank"] = pa.array([f[3] for _, _, f in trec._lines(block)], pa.string())
+            table = pa.table(data)
+        if self.order == "rank":
+            try:
+                table = table.set_column(table.column_names.index("rank"), "rank",
+                                         pc.cast(table.column("rank"), pa.float64()))
+            except pa.ArrowInvalid:
+                raise InputError("a rank is not a number", source=self.source) from None
+        return table.select(keep)
+
+    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
+        block_bytes = max(1 << 16, min(rows * 40, 1 << 28))
+        first = 0
+        lines_before = 0
+        rest = b""
+        with open(self.path, "rb") as fh:
+            while True:
+                data = fh.read(block_bytes)
+                if not data:
+                    break
+                data = rest + data
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    rest = data
+                    continue
+                block, rest = data[: cut + 1], data[cut + 1:]
+                t = self._parse(block, lines_before)
+                if self.total_rows is None and t.num_rows:
+                    self.total_rows = max(t.num_rows, int(t.num_rows * self.size / max(len(block), 1)))
+                lines_before += block.count(b"\n")
+                if t.num_rows:
+                    yield t, first
+                    first += t.num_rows
+        if rest.strip():
+            t = self._parse(rest, lines_before)
+            if t.num_rows:
+                yield t, first
+        elif first == 0:
+            raise InputError("no run lines (the file is empty or only comments)", source=self.source)
+
+    def line_of(self, row: int) -> tuple[int | None, str | None]:
+        seen = -1
+        with open(self.path, "rb") as fh:
+            for n, raw in enumerate(fh, start=1):
+                s = raw.strip()
+                if not s or s.startswith(b"#"):
+                    continue
+                seen += 1
+                if seen == row:
+                    return n, raw.decode("utf-8", "replace").rstrip("\r\n")
+        return None, None
+
+
+class _BatchSource(_Source):
+    """Record batches from elsewhere (DuckDB, an Arrow stream), with known column names."""
+
+    restartable = False
+
+    def __init__(self, batches: Iterable[pa.RecordBatch | pa.Table], cols: Mapping[str, str],
+                 total_rows: int | None = None, source: str = "<batches>",
+                 regroup: Callable[[], Iterable[pa.RecordBatch | pa.Table]] | None = None) -> None:
+        self.batches = batches
+        self.cols = dict(cols)
+        self.total_rows = total_rows
+        self.source = source
+        self.regroup = regroup  # the same rows, grouped by query (e.g. the query again with ORDER BY)
+
+    def regrouped(self) -> "_BatchSource | None":
+        if self.regroup is None:
+            return None
+        return _BatchSource(self.regroup(), self.cols, self.total_rows, self.source)
+
+    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
+        first = 0
+        for b in self.batches:
+            t = b if isinstance(b, pa.Table) else pa.Table.from_batches([b])
+            if t.num_rows == 0:
+                continue
+            t = _standard(t, self.cols)
+            yield t, first
+            first += t.num_rows
+
+
+def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None]) -> _Source:
+    if isinstance(run, _Source):
+        return run
+    if not isinstance(run, (str, Path)):
+        raise InputError(f"evaluate_stream reads a run file (Parquet, TREC text, CSV/TSV), got a {type(run).__name__}; "
+                         "use rankmeter.evaluate for in-memory runs", source="run")
+    from ..io.loaders import detect_format
+
+    path = Path(run)
+    if not path.exists():
+        raise InputError("no such file", source=str(run))
+    if path.is_dir():
+        raise InputError("is a directory, not a file", source=str(run))
+    kind = detect_format(path) if fmt == "auto" else fmt
+    if kind == "parquet":
+        return _ParquetSource(path, order, given)
+    if kind in ("csv", "tsv"):
+        return _CsvSource(path, "\t" if kind == "tsv" else ",", order, given)
+    if kind == "trec":
+        return _TrecSource(path, order)
+    raise ParameterError(f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv' or 'parquet'. Got {fmt!r} instead.")
+
+
+# ---------------------------------------------------------------------------------
+# chunking
+# ---------------------------------------------------------------------------------
+def _query_starts(q: pa.Array) -> np.ndarray:
+    """Start of every run of equal query ids."""
+    n = len(q)
+    change = np.flatnonzero(pc.not_equal(q.slice(1), q.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
+    return np.concatenate(([0], change)).astype(np.int64)
+
+
+def _signatures(ids: pa.Array) -> np.ndarray:
+    """64-bit signatures of query ids (integer ids: of their value)."""
+    if is_int_id_type(ids.type):
+        with np.errstate(over="ignore"):
+            return ids.to_numpy(zero_copy_only=False).astype(np.int64).astype(np.uint64) * \
+                np.uint64(0x9E3779B97F4A7C15)
+    return string_signature(ids)
+
+
+class _Finished:
+    """The query ids already emitted, as 64-bit signatures (8 bytes a query, no Python objects).
+
+    Equal ids have equal signatures, so a query that comes back is always caught; two
+    different ids with one signature (about 1 in 10^12 for a million queries) only make
+    a grouped run look ungrouped, which costs the on-disk partition, never a wrong value.
+    """
+
+    def __init__(self) -> None:
+        self.sorted = np.zeros(0, dtype=np.uint64)
+        self.fresh: list[np.ndarray] = []
+        self.n_fresh = 0
+
+    def seen(self, sig: np.ndarray) -> np.ndarray:
+        hit = np.zeros(len(sig), dtype=bool)
+        if len(self.sorted):
+            at = np.minimum(np.searchsorted(self.sorted, sig), len(self.sorted) - 1)
+            hit |= self.sorted[at] == sig
+        for f in self.fresh:
+            hit |= np.isin(sig, f)
+        return hit
+
+    def add(self, sig: np.ndarray) -> None:
+        self.fresh.append(sig)
+        self.n_fresh += len(sig)
+        if len(self.fresh) > 8 or self.n_fresh > max(1 << 16, len(self.sorted) // 4):
+            self.sorted = np.sort(np.concatenate([self.sorted] + self.fresh))
+            self.fresh, self.n_fresh = [], 0
+
+
+def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
+                    keep_last: list[pa.Table] | None = None) -> Iterator[tuple[pa.Table, int]]:
+    """Chunks of whole queries from blocks of a query-grouped run; raises _NotGrouped.
+
+    With ``keep_last`` (a list), the rows of the last query are not yielded but appended
+    to it (the last query of a Spark partition may continue in the next partition).
+    Memory: the pending block, and 8 bytes per query already emitted (:class:`_Finished`).
+    """
+    finished = _Finished()
+    pending: list[pa.Table] = []
+    pending_rows = 0
+    pending_first = 0
+
+    def emit(table: pa.Table, final: bool) -> tuple[pa.Table | None, pa.Table | None]:
+        q = table.column("query").combine_chunks()
+        starts = _query_starts(q)
+        if not final:
+            if len(starts) < 2:
+                return None, table  # one query so far: keep reading
+            cut = int(starts[-1])
+            starts = starts[:-1]
+        else:
+            cut = table.num_rows
+        heads = q.take(pa.array(starts, type=pa.int64()))
+        sig = _signatures(heads)
+        order = np.argsort(sig, kind="stable")
+        dup = np.flatnonzero(sig[order][1:] == sig[order][:-1])
+        if len(dup):  # the same signature twice in one chunk: compare the ids themselves
+            a, b = order[dup], order[dup + 1]
+            same = np.asarray(C.equal(heads.take(pa.array(a)), heads.take(pa.array(b))).to_numpy(
+                zero_copy_only=False), dtype=bool)
+            if same.any():
+                raise _NotGrouped(str(heads[int(a[np.flatnonzero(same)[0]])].as_py()))
+        back = finished.seen(sig)
+        if back.any():
+            raise _NotGrouped(str(heads[int(np.flatnonzero(back)[0])].as_py()))
+        finished.add(sig)
+        return table.slice(0, cut), table.slice(cut)
+
+    for t, first in blocks:
+        if not pending:
+            pending_first = first
+        pending.append(t)
+        pending_rows += t.num_rows
+        if pending_rows >= chunk_rows:
+            table = pa.concat_tables(pending) if len(pending) > 1 else pending[0]
+            chunk, rest = emit(table, final=False)
+            if chunk is not None:
+                yield chunk.combine_chunks(), pending_first
+                pending_first += chunk.num_rows
+            pending = [rest] if rest is not None and rest.num_rows else []
+            pending_rows = sum(p.num_rows for p in pending)
+    if pending_rows:
+        table = pa.concat_tables(pending) if len(pending) > 1 else pending[0]
+        chunk, rest = emit(table, final=keep_last is None)
+        if keep_last is not None:
+            if rest is not None and rest.num_rows:
+                keep_last.append(rest)
+            if chunk is None or not chunk.num_rows:
+                return
+        assert chunk is not None
+        yield chunk.combine_chunks(), pending_first
+
+
+class _Partitions:
+    """Hash-partition a run by query into temporary Arrow IPC files, then read them back one by one."""
+
+    def __init__(self, blocks: Iterator[tuple[pa.Table, int]], total_rows: int | None, chunk_rows: int,
+                 tmp_dir: str | os.PathLike[str] | None, on_rows: Callable[[int], None] | None = None) -> None:
+        self.blocks = blocks
+        target = max(1, chunk_rows // 2)
+        self.n_parts = int(min(1000, max(1, math.ceil((total_rows or chunk_rows) / target))))
+        self.dir = tempfile.mkdtemp(prefix="rankmeter-partitions-", dir=tmp_dir)
+        self.on_rows = on_rows
+        self.rows_written = 0
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self) -> None:
+        writers: list[Any] = [None] * self.n_parts
+        files: list[Any] = [None] * self.n_parts
+        opts = pa.ipc.IpcWriteOptions(compression="lz4" if pa.Codec.is_available("lz4") else None)
+        try:
+            for t, first in self.blocks:
+                n = t.num_rows
+                t = t.append_column("__row", pa.array(np.arange(first, first + n, dtype=np.int64)))
+                if self.n_parts == 1:
+                    parts = np.zeros(n, dtype=np.int64)
+                else:
+                    qcol = t.column("query").combine_chunks()
+                    if is_int_id_type(qcol.type):
+                        with np.errstate(over="ignore"):
+                            h = qcol.to_numpy().astype(np.int64).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                        h = h >> np.uint64(17)
+                    else:
+                        h = string_signature(qcol)
+                    parts = (h % np.uint64(self.n_parts)).astype(np.int64)
+                order = np.argsort(parts, kind="stable")
+                counts = np.bincount(parts, minlength=self.n_parts)
+                t = t.take(pa.array(order, type=pa.int64()))
+                at = 0
+                for p in np.flatnonzero(counts):
+                    c = int(counts[p])
+                    piece = t.slice(at, c)
+                    at += c
+                    if writers[p] is None:
+                        files[p] = pa.OSFile(os.path.join(self.dir, f"part-{p:05d}.arrow"), "wb")
+                        writers[p] = pa.ipc.new_file(files[p], piece.schema, options=opts)
+                    writers[p].write_table(piece)
+                self.rows_written += n
+                if self.on_rows:
+                    self.on_rows(n)
+        finally:
+            for w, f in zip(writers, files):
+                if w is not None:
+                    w.close()
+                    f.close()
+
+    def tables(self) -> Iterator[tuple[pa.Table, np.ndarray]]:
+        for p in range(self.n_parts):
+            path = os.path.join(self.dir, f"part-{p:05d}.arrow")
+            if not os.path.exists(path):
+                continue
+            with pa.memory_map(path, "r") as src:
+                t = pa.ipc.open_file(src).read_all()
+            # copy out of the memory map so the file can go now
+            rows = t.column("__row").to_numpy().copy()
+            t = pa.table({n: t.column(n) for n in t.column_names if n != "__row"})
+            t = t.combine_chunks()
+            os.remove(path)
+            yield t, rows
+
+
+# ---------------------------------------------------------------------------------
+# the driver
+# ---------------------------------------------------------------------------------
+class _Progress:
+    def __init__(self, enabled: bool, total: int | None, description: str) -> None:
+        self.bar: Any = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("rows"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=False)
+            self.bar.start()
+            self.task = self.bar.add_task(description, total=total)
+
+    def phase(self, description: str, total: int | None) -> None:
+        if self.bar is not None:
+            self.task = self.bar.add_task(description, total=total)
+
+    def advance(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _locate(src: _Source, exc: RowError) -> InputError:
+    line, text = src.line_of(exc.row)
+    return InputError(exc.message, source=src.source, line=line, text=text)
+
+
+def _run_chunks(engine: Engine, chunks: Iterator[tuple[pa.Table, Any]], workers: int,
+                progress: _Progress, src: _Source) -> Any:
+    acc = engine.accumulator()
+    inflight: deque[tuple[Future[Any], int]] = deque()
+
+    def task(table: pa.Table, where: Any) -> Any:
+        if isinstance(where, np.ndarray):
+            return engine.evaluate_table(table, row_index=where)
+        return engine.evaluate_table(table, first_row=int(where))
+
+    def drain(limit: int) -> None:
+        while len(inflight) > limit:
+            fut, rows = inflight.popleft()
+            acc.add(fut.result())
+            progress.advance(rows)
+
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankmeter-stream") if workers > 1 else None
+    try:
+        for table, where in chunks:
+            if pool is None:
+                acc.add(task(table, where))
+                progress.advance(table.num_rows)
+                continue
+            inflight.append((pool.submit(task, table, where), table.num_rows))
+            drain(workers)
+        drain(0)
+    except RowError as exc:
+        raise _locate(src, exc) from None
+    finally:
+        if pool is not None:
+            for fut, _ in inflight:
+                fut.cancel()
+            pool.shutdown(wait=True)
+    return acc
+
+
+def evaluate_batches(
+    qrels: Any,
+    batches: Iterable[pa.RecordBatch | pa.Table],
+    metrics: Any,
+    *,
+    columns: Mapping[str, str] | None = None,
+    queries: str | Sequence[str] = "judged",
+    context: Mapping[str, Any] | None = None,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    grouped: bool | None = True,
+    order: str = "score",
+    duplicates: str = "error",
+    total_rows: int | None = None,
+    regroup: Callable[[], Iterable[pa.RecordBatch | pa.Table]] | None = None,
+    progress: bool | None = False,
+    workers: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+    source: str = "<batches>",
+    depth: int | None = None,
+    judged_only: bool = False,
+) -> Result:
+    """Evaluate a run given as a stream of Arrow record batches (e.g. from DuckDB).
+
+    ``columns`` maps ``query``, ``item``, ``score`` (and ``rank``) to the batches'
+    column names (default: the same names). With ``grouped=True`` the batches must
+    hold each query's rows contiguously (an error says which query broke it);
+    ``grouped=False`` partitions them on disk first. ``grouped=None`` with ``regroup`` (a
+    function returning the same rows grouped by query): when the batches turn out not
+    to be grouped, the partial work is dropped and ``regroup()`` is evaluated instead.
+    """
+    cols = dict(columns or {"query": "query", "item": "item", "score": "score"})
+    src = _BatchSource(batches, cols, total_rows=total_rows, source=source, regroup=regroup)
+    return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=chunk_rows, grouped=grouped,
+                     order=order, duplicates=duplicates, progress=progress, workers=workers, tmp_dir=tmp_dir,
+                     depth=depth, judged_only=judged_only)
+
+
+def evaluate_stream(
+    qrels: Any,
+    run: str | os.PathLike[str],
+    metrics: Any,
+    *,
+    queries: str | Sequence[str] = "judged",
+    context: Mapping[str, Any] | None = None,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    format: str = "auto",
+    order: str = "score",
+    duplicates: str = "error",
+    query: str | None = None,
+    item: str | None = None,
+    score: str | None = None,
+    rank: str | None = None,
+    grouped: bool | None = None,
+    progress: bool | None = None,
+    workers: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+    depth: int | None = None,
+    judged_only: bool = False,
+) -> Result:
+    """Evaluate a run file in bounded memory; the result equals :func:`rankmeter.evaluate`'s.
+
+    ``qrels``: judgments (a path or anything :func:`rankmeter.evaluate` accepts;
+    loaded whole). ``run``: a Parquet, TREC or CSV/TSV file. ``chunk_rows``: rows per
+    chunk (a chunk holds whole queries, so a query longer than this makes a longer
+    chunk). ``grouped``: None checks while reading and falls back to an on-disk
+    partition when the file is not grouped by query; False partitions at once.
+    ``progress``: a progress bar on stderr (default: when stderr is a terminal).
+    ``workers``: threads evaluating chunks (default: min(2, CPUs)). ``tmp_dir``: where
+    partitions go (default: the system temp dir). Other parameters as
+    :func:`rankmeter.evaluate` and :func:`rankmeter.read_run`.
+
+    >>> import os, tempfile, rankmeter
+    >>> d = tempfile.mkdtemp(); path = os.path.join(d, "run.txt")
+    >>> _ = open(path, "w").write("u1 Q0 1 1 10 t\\nu1 Q0 3 2 8 t\\nu1 Q0 2 3 6 t\\nu1 Q0 6 4 2 t\\n")
+    >>> r = evaluate_stream({"u1": ["1", "2", "4"]}, path, ["ndcg@2", "P@2", "map"], chunk_rows=2)
+    >>> {k: round(v, 6) for k, v in r.mean.items()}
+    {'ndcg@2': 0.613147, 'P@2': 0.5, 'map': 0.555556}
+    """
+    if not isinstance(chunk_rows, (int, np.integer)) or isinstance(chunk_rows, bool) or chunk_rows < 1:
+        raise ParameterError(f"The 'chunk_rows' parameter of evaluate_stream must be an int >= 1. Got {chunk_rows!r} "
+                             "instead.")
+    src = _open_source(run, format, order, {"query": query, "item": item, "score": score, "rank": rank})
+    return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=int(chunk_rows),
+                     grouped=grouped, order=order, duplicates=duplicates, progress=progress, workers=workers,
+                     tmp_dir=tmp_dir, depth=depth, judged_only=judged_only)
+
+
+def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,
+              grouped: bool | None, order: str, duplicates: str, progress: bool | None, workers: int | None,
+              tmp_dir: Any, depth: int | None = None, judged_only: bool = False) -> Result:
+    check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
+                  func="evaluate_stream")
+    q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels, duplicates=duplicates)
+    engine = Engine(q, metrics, queries=queries, context=context, order=order, duplicates=duplicates,
+                    source=src.source, depth=depth, judged_only=judged_only)
+    if workers is None:
+        workers = max(1, min(2, os.cpu_count() or 1))
+    if progress is None:
+        progress = sys.stderr.isatty()
+    block_rows = max(1, min(chunk_rows, 1 << 20))
+    bar = _Progress(bool(progress), src.total_rows, "evaluating")
+    try:
+        if grouped is not False:
+            try:
+                acc = _run_chunks(engine, _grouped_chunks(src.blocks(block_rows), chunk_rows), workers, bar, src)
+                return acc.result()
+            except _NotGrouped as exc:
+                again = src.regrouped() if (grouped is None and isinstance(src, _BatchSource)) else None
+                if again is not None:
+                    bar.phase("evaluating (regrouped by query)", again.total_rows)
+                    acc = _run_chunks(engine, _grouped_chunks(again.blocks(block_rows), chunk_rows), workers, bar,
+                                      again)
+                    return acc.result()
+                if grouped is True or not src.restartable:
+                    raise InputError(
+                        f"the run is not grouped by query: query {exc.query!r} appears again after other queries "
+                        "(sort or group the rows by query, or pass grouped=False to partition them on disk)",
+                        source=src.source) from None
+                bar.phase("partitioning (the run is not grouped by query)", src.total_rows)
+        parts = _Partitions(src.blocks(block_rows), src.total_rows, chunk_rows, tmp_dir, on_rows=bar.advance)
+        try:
+            try:
+                parts.write()
+            except RowError as exc:
+                raise _locate(src, exc) from None
+            bar.phase("evaluating partitions", parts.rows_written)
+            acc = _run_chunks(engine, parts.tables(), workers, bar, src)
+            return acc.result()
+        finally:
+            parts.cleanup()
+    finally:
+        bar.close()

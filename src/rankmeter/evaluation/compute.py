@@ -1,0 +1,54 @@
+"""Run the kernels over a batch and turn corpus-level states into values."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from .._errors import ParameterError
+from ..metrics.batch import Batch
+from ..metrics.registry import Metric
+
+__all__ = ["check_ranking_metrics", "compute", "finalize"]
+
+
+def check_ranking_metrics(metrics: Iterable[Metric]) -> None:
+    for m in metrics:
+        if m.spec.input != "ranking":
+            raise ParameterError(
+                f"metric {m.text!r} evaluates {m.spec.input}, not rankings: use "
+                f"rankmeter.evaluate_{m.spec.input}(...) (CLI: rankmeter evaluate-{m.spec.input})")
+
+
+def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
+            judged_only: bool = False) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Per-query values of the query-level metrics, and the states of the corpus-level ones.
+
+    ``depth`` and ``judged_only`` restrict every ranking first (:meth:`Batch.restrict`:
+    trec_eval's ``-M`` and ``-J``), for every metric and every engine alike.
+    """
+    batch = batch.restrict(depth, judged_only)
+    values: dict[str, np.ndarray] = {}
+    states: dict[str, Any] = {}
+    for m in metrics:
+        out = m.spec.kernel(batch.cut(m.k), **m.params)
+        if m.spec.level == "corpus":
+            states[m.text] = out
+            continue
+        arr = np.asarray(out, dtype=np.float64)
+        if arr.shape != (batch.n_queries,):
+            raise RuntimeError(f"kernel of {m.name} returned shape {arr.shape} for {batch.n_queries} queries")
+        values[m.text] = arr
+    return values, states
+
+
+def finalize(metrics: Iterable[Metric], states: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, float]:
+    """Values of the corpus-level metrics from their (merged) states."""
+    out: dict[str, float] = {}
+    for m in metrics:
+        if m.spec.level == "corpus":
+            if m.spec.finalize is None:
+                raise RuntimeError(f"corpus-level metric {m.name} has no finalize")
+            out[m.text] = float(m.spec.finalize(states[m.text], context=context, **m.params))
+    return out

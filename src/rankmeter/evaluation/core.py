@@ -1,0 +1,527 @@
+"""The evaluation core: judgments, metrics and options prepared once, evaluated chunk by chunk.
+
+Every engine is a driver of :class:`Engine`: the in-process evaluator hands it a whole
+:class:`~rankmeter.data.Run` (:meth:`Engine.evaluate_run`); streaming, DuckDB and
+Spark hand it tables of whole queries (:meth:`Engine.evaluate_table`) and add the
+:class:`~rankmeter.evaluation.partial.ChunkOut` s up in an
+:class:`~rankmeter.evaluation.partial.Accumulator`. So the tie rule
+(:mod:`rankmeter.data.order`), the judgment join (:mod:`~rankmeter.evaluation.prepare`),
+the query policy (:mod:`~rankmeter.evaluation.selection`), ``depth``, ``judged_only``
+and the coverage counts are written once and hold in every engine.
+
+Two ways to build a chunk's batch
+---------------------------------
+*exact*: ``Run.from_columns`` + :func:`~rankmeter.evaluation.prepare.align` on the
+chunk (used for order="rank", for kernels that read item codes or the item
+vocabulary, and for any chunk with a duplicate (query, item) row).
+
+*fast* (order="score", query-level kernels declared with ``reads_items=False``): no
+item vocabulary is built. The rows are put in rank order by
+:func:`~rankmeter.data.order.rank_order`; duplicate (query, item) rows are found with
+a 64-bit signature of the item bytes, every candidate confirmed on the ids, and such
+a chunk goes the exact way; grades come from a hash join of (query, item) with the
+chunk's judgments, every match confirmed on the ids. The kernels then receive the
+same arrays as on the exact path, hence the same values to the last bit
+(tests/backends/test_agreement.py checks this for every registered metric).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from .. import _compute as C
+from .._compute import pc_on_first_use as pc
+from .._errors import InputError, ParameterError
+from ..data import Qrels, Run
+from ..data._ids import as_string_array, ints, positions_or_minus1, string_signature, to_numpy
+from ..data._table import RowError, lookup_keys, may_repeat
+from ..data.order import rank_order
+from ..data.qrels import numeric_type
+from ..metrics.batch import Batch
+from ..metrics.registry import Metric, parse_metric, parse_metrics
+from .compute import check_ranking_metrics, compute
+from .partial import Accumulator, ChunkOut, smallest
+from .prepare import align
+from .selection import requested_ids
+
+__all__ = ["Engine", "check_options", "is_int_id_type"]
+
+_DUPLICATES = ("error", "max", "first", "last")
+_ORDERS = ("score", "rank", "given")
+
+
+def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    return arr.to_numpy(zero_copy_only=False)
+
+
+def _first_ids(ids: pa.Array, rows: np.ndarray, n: int = 3) -> list[str]:
+    """The n smallest ids (byte order) among ``ids[rows]``, sorted in Arrow (no Python object per id)."""
+    if not len(rows):
+        return []
+    some = C.take(ids, ints(rows))
+    return C.take(some, C.sort_indices(some)).slice(0, n).to_pylist()
+
+
+def check_options(*, order: Any = "score", duplicates: Any = "error", depth: Any = None, judged_only: Any = False,
+                  context: Any = None, func: str = "evaluate") -> None:
+    """Validate the evaluation keywords up front, with the usual messages.
+
+    >>> check_options(depth=0)
+    Traceback (most recent call last):
+    ...
+    rankmeter._errors.ParameterError: The 'depth' parameter of evaluate must be an int >= 1 or None. Got 0 instead.
+    """
+    if order not in _ORDERS:
+        raise ParameterError(f"The 'order' parameter of {func} must be 'score', 'rank' or 'given'. Got {order!r} instead.")
+    if duplicates not in _DUPLICATES:
+        raise ParameterError(f"The 'duplicates' parameter of {func} must be 'error', 'max', 'first' or 'last'. "
+                             f"Got {duplicates!r} instead.")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1
+                              or depth > 2**62):
+        raise ParameterError(f"The 'depth' parameter of {func} must be an int >= 1 or None. Got {depth!r} instead.")
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise ParameterError(f"The 'judged_only' parameter of {func} must be True or False. Got {judged_only!r} "
+                             "instead.")
+    if context is not None and not isinstance(context, Mapping):
+        raise ParameterError(f"The 'context' parameter of {func} must be a mapping (a dict of name -> value) or None. "
+                             f"Got {type(context).__name__} instead.")
+
+
+class Engine:
+    """Judgments, metrics, query policy and context, prepared once for many chunks.
+
+    ``evaluate_table`` evaluates a table of whole queries (columns ``query``, ``item``,
+    ``score`` and, for order="rank", ``rank``); ``accumulator()`` collects the chunks'
+    outputs into a :class:`~rankmeter.result.Result` equal to ``rankmeter.evaluate``'s.
+    """
+
+    def __init__(
+        self,
+        qrels: Qrels,
+        metrics: Any,
+        *,
+        queries: str | Sequence[str] = "judged",
+        context: Mapping[str, Any] | None = None,
+        order: str = "score",
+        duplicates: str = "error",
+        source: str = "<run>",
+        depth: int | None = None,
+        judged_only: bool = False,
+    ) -> None:
+        self.qrels = qrels
+        self.metrics: list[Metric] = parse_metrics(metrics)
+        check_ranking_metrics(self.metrics)
+        check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
+        self.order = order
+        self.duplicates = duplicates
+        self.source = source
+        self.depth = None if depth is None else int(depth)
+        self.judged_only = bool(judged_only)
+        wanted = requested_ids(queries)
+        self.policy = "given" if wanted is not None else str(queries)
+        self.wanted: set[str] | None = None if wanted is None else set(wanted)
+        self._wanted_ids = None if wanted is None else as_string_array(sorted(self.wanted))
+        ctx: dict[str, Any] = {"max_grade": float(qrels.grades.max()) if len(qrels.grades) else 1.0}
+        if context:
+            ctx.update(context)
+        self.context = ctx
+        # judgment coverage at the largest cutoff of the metrics (the whole ranking if none has one),
+        # computed with the metrics and reported in result.coverage
+        ks = [m.k for m in self.metrics if m.k is not None]
+        cover = parse_metric(f"judged@{max(ks)}" if ks else "judged")
+        self.coverage_metric = Metric(spec=cover.spec, params=cover.params, k=cover.k, text="\0judged")
+        self.all_metrics: list[Metric] = self.metrics + [self.coverage_metric]
+        self.reader_notes: tuple[str, ...] = tuple(qrels.notes)
+        self.fast = order == "score" and all(
+            m.spec.level == "query" and not m.spec.reads_items
+            for m in self.metrics)
+        self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
+        self._item_ints: tuple[np.ndarray, np.ndarray] | None = None
+
+        nq = qrels.n_queries
+        rowq = qrels.row_queries()
+        self._qorder = np.lexsort((-qrels.grades, rowq))  # judgments by query, grade descending
+        self._grade_desc = np.ascontiguousarray(qrels.grades[self._qorder])
+        self.positive = np.zeros(nq, dtype=bool)
+        self.positive[rowq[qrels.grades > 0]] = True
+        self.judged_ids: list[str] = qrels.query_ids.to_pylist()
+        self._index = {q: i for i, q in enumerate(self.judged_ids)}
+        if self.policy == "judged":
+            self.selectable = self.positive
+        else:
+            self.selectable = np.ones(nq, dtype=bool)
+        if self.wanted is not None:
+            self.selectable = np.array([q in self.wanted for q in self.judged_ids], dtype=bool)
+
+    # -- building blocks -------------------------------------------------------------
+    def codes(self, ids: Sequence[str]) -> np.ndarray:
+        get = self._index.get
+        return np.fromiter((get(q, -1) for q in ids), dtype=np.int64, count=len(ids))
+
+    def select(self, ids: Sequence[str], codes: np.ndarray) -> np.ndarray:
+        """Which of these run queries are evaluated under the policy."""
+        inq = codes >= 0
+        sel = np.zeros(len(ids), dtype=bool)
+        sel[inq] = self.selectable[codes[inq]]
+        if self.wanted is not None:
+            out = ~inq
+            if out.any():
+                sel[out] = [ids[i] in self.wanted for i in np.flatnonzero(out)]
+        return sel
+
+    def _select_heads(self, heads: pa.Array, codes: np.ndarray) -> np.ndarray:
+        """:meth:`select` for query ids given as an Arrow array (codes from a vectorised lookup)."""
+        inq = codes >= 0
+        sel = np.zeros(len(heads), dtype=bool)
+        sel[inq] = self.selectable[codes[inq]]
+        if self.wanted is not None and not inq.all():
+            out = np.flatnonzero(~inq)
+            found = positions_or_minus1(C.index_in(C.take(heads, ints(out)), self._wanted_ids))
+            sel[out] = found >= 0
+        return sel
+
+    def _judgment_rows(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the judgments of these queries (-1: none), in grade-descending order, and offsets."""
+        offs = self.qrels.offsets
+        valid = codes >= 0
+        c = np.where(valid, codes, 0)
+        lens = np.where(valid, offs[c + 1] - offs[c], 0)
+        out_offsets = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        total = int(out_offsets[-1])
+        rows = np.arange(total, dtype=np.int64) - np.repeat(out_offsets[:-1] - offs[c], lens)
+        return rows, out_offsets
+
+    def sub_qrels(self, codes: np.ndarray) -> Qrels:
+        """The judgments of some queries (codes ascending) as a compact :class:`Qrels`."""
+        q = self.qrels
+        codes = np.asarray(codes, dtype=np.int64)
+        lens = q.offsets[codes + 1] - q.offsets[codes]
+        offsets = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        rows = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1] - q.offsets[codes], lens)
+        items = q.items[rows]
+        used = np.unique(items)
+        return Qrels(
+            query_ids=C.take(q.query_ids, ints(codes)),
+            item_ids=C.take(q.item_ids, ints(used)),
+            offsets=offsets,
+            items=np.searchsorted(used, items).astype(np.int64),
+            grades=np.ascontiguousarray(q.grades[rows]),
+        )
+
+    # -- one chunk -------------------------------------------------------------------
+    def evaluate_table(self, table: pa.Table, row_index: np.ndarray | None = None, first_row: int = 0,
+                       force_exact: bool = False) -> ChunkOut:
+        """Evaluate a table of whole queries (every row of each of its queries is in it).
+
+        Rows of a query need not be contiguous nor in rank order. ``row_index`` (or
+        ``first_row``) gives each row's position in the whole run, for error messages
+        (raised as :class:`~rankmeter.data._table.RowError` with that position).
+        """
+        n = table.num_rows
+        if row_index is None:
+            row_index = np.arange(first_row, first_row + n, dtype=np.int64)
+        if n == 0:
+            return ChunkOut(queries=[], values=self._no_values(), states={})
+        qcol = _combine(table.column("query"))
+        for name in ("query", "item"):
+            col = table.column(name)
+            if col.null_count:
+                r = int(np.flatnonzero(_np(col.is_null()))[0])
+                raise RowError(int(row_index[r]), f"{name} id is missing")
+        if not is_int_id_type(qcol.type):
+            qcol = as_string_array(qcol)
+        if self.duplicates != "error":
+            return self._dedupe_chunk(table, row_index)
+        # group the rows by query (a stable regroup when the table is not grouped)
+        change = np.flatnonzero(_np(C.not_equal(qcol.slice(1), qcol.slice(0, n - 1)))) + 1
+        starts = np.concatenate(([0], change)).astype(np.int64)
+        heads = as_string_array(C.take(qcol, ints(starts)))  # each query's id, once (Arrow: no Python objects)
+        if len(C.unique(heads)) != len(heads):
+            enc = C.dictionary_encode(qcol)
+            perm = np.argsort(_np(enc.indices), kind="stable")
+            table = C.take(table, ints(perm))
+            row_index = row_index[perm]
+            return self.evaluate_table(table, row_index, force_exact=force_exact)
+        lengths = np.diff(np.concatenate((starts, [n])))
+        codes = positions_or_minus1(C.index_in(heads, self.qrels.query_ids))
+        sel = self._select_heads(heads, codes)
+        nojudg = np.flatnonzero((codes < 0) & ~sel)  # requested ids count as evaluated
+        out_base = dict(
+            run_rows=n,
+            run_rows_used=int(lengths[sel].sum()),
+            seen_codes=codes[codes >= 0],
+            without_judgments=len(nojudg),
+            without_judgments_examples=_first_ids(heads, nojudg),
+            extra_seen=C.take(heads, ints(np.flatnonzero(sel & (codes < 0)))).to_pylist() if self.wanted else [],
+            other_queries=C.take(heads, ints(np.flatnonzero(~sel))),
+        )
+        if not sel.any():
+            return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)  # type: ignore[arg-type]
+        if not sel.all():
+            mask = np.repeat(sel, lengths)
+            table = table.filter(pa.array(mask))
+            row_index = row_index[mask]
+        sel_ids = C.take(heads, ints(np.flatnonzero(sel))).to_pylist()
+        sel_codes = codes[sel]
+        sel_lengths = lengths[sel]
+        if self.fast and not force_exact:
+            got = self._fast(table, row_index, sel_ids, sel_codes, sel_lengths)
+            if got is not None:
+                values, states = got
+                return ChunkOut(queries=sel_ids, values=values, states=states, path="fast",
+                                **out_base)  # type: ignore[arg-type]
+        values, states, qids = self._exact(table, row_index, sel_ids, sel_codes)
+        return ChunkOut(queries=qids, values=values, states=states, path="exact", **out_base)  # type: ignore[arg-type]
+
+    def _dedupe_chunk(self, table: pa.Table, row_index: np.ndarray) -> ChunkOut:
+        """A chunk under a duplicates policy: build the (deduplicated) run first, count its rows."""
+        run = self._run(table, row_index)
+        ids = run.query_ids.to_pylist()
+        codes = self.codes(ids)
+        sel = self.select(ids, codes)
+        lengths = run.lengths()
+        nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]  # requested ids count as evaluated
+        sel_ids = [ids[i] for i in np.flatnonzero(sel)]
+        if sel_ids:
+            sub = self.sub_qrels(np.sort(codes[sel & (codes >= 0)]))
+            values, states, qarr = self._compute_run(sub, run, sel_ids)
+            queries = qarr.to_pylist()
+        else:
+            values, states, queries = self._no_values(), {}, []
+        return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
+                        run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
+                        without_judgments=len(nojudg), without_judgments_examples=smallest(nojudg),
+                        extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
+                        dropped=int(getattr(run, "dropped", 0)), other_queries=[ids[i] for i in np.flatnonzero(~sel)])
+
+    def _run(self, table: pa.Table, row_index: np.ndarray) -> Run:
+        rank = table.column("rank") if self.order == "rank" else None
+        score = table.column("score") if "score" in table.column_names else None
+        try:
+            return Run.from_columns(table.column("query"), table.column("item"), score, rank=rank,
+                                    order=self.order, duplicates=self.duplicates)  # type: ignore[arg-type]
+        except RowError as exc:
+            raise RowError(int(row_index[exc.row]), exc.message) from None
+        except ValueError as exc:
+            raise InputError(str(exc), source=self.source) from None
+
+    def _exact(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str],
+               sel_codes: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any], list[str]]:
+        run = self._run(table, row_index)
+        judged = np.sort(sel_codes[sel_codes >= 0])
+        values, states, qids = self._compute_run(self.sub_qrels(judged), run, sel_ids)
+        return values, states, qids.to_pylist()
+
+    def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any],
+                                                                              pa.Array]:
+        """Join a built run with the judgments of its selected queries, then run the kernels."""
+        batch, qids, _ = align(sub, run, sel_ids, self.context)
+        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
+        return values, states, qids
+
+    def _no_values(self) -> dict[str, np.ndarray]:
+        return {m.text: np.zeros(0) for m in self.all_metrics if m.spec.level == "query"}
+
+    def evaluate_run(self, run: Run) -> ChunkOut:
+        """Evaluate a built :class:`Run` (the in-process engine's one chunk): its order is kept."""
+        ids = run.query_ids.to_pylist()
+        codes = self.codes(ids)
+        sel = self.select(ids, codes)
+        lengths = run.lengths()
+        nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]
+        if sel.any():  # the selected ids as an Arrow array (pa.array of a list would import pandas)
+            values, states, queries = self._compute_run(self.sub_qrels(np.sort(codes[sel & (codes >= 0)])), run,
+                                                        C.take(run.query_ids, ints(np.flatnonzero(sel))))
+        else:
+            values, states, queries = self._no_values(), {}, []
+        return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
+                        run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
+                        without_judgments=len(nojudg), without_judgments_examples=smallest(nojudg),
+                        extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
+                        dropped=int(run.dropped))
+
+    def _fast(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str], sel_codes: np.ndarray,
+              lengths: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        n = table.num_rows
+        icol = _combine(table.column("item"))
+        int_ids: np.ndarray | None = None
+        if is_int_id_type(icol.type):
+            int_ids = np.asarray(_np(icol), dtype=np.int64)
+            if len(int_ids) and (int_ids.max() >= _INT_LIMIT or int_ids.min() <= -_INT_LIMIT):
+                int_ids = None  # ids of 19+ digits: compare them as text
+        items = as_string_array(icol) if int_ids is None else icol
+        scol = table.column("score")
+        if scol.null_count:
+            r = int(np.flatnonzero(_np(scol.is_null()))[0])
+            raise RowError(int(row_index[r]), "score is missing")
+        if not numeric_type(scol.type):
+            raise InputError(f"score column must be numeric, found {scol.type}", source=self.source)
+        if pa.types.is_decimal(scol.type):
+            scol = C.cast(scol, pa.float64())
+        score = np.ascontiguousarray(_np(scol), dtype=np.float64)
+        bad = ~np.isfinite(score)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise RowError(int(row_index[r]), f"score is not a finite number ({score[r]})")
+        nq = len(sel_ids)
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        qi = np.repeat(np.arange(nq, dtype=np.int64), lengths)
+
+        # rank order: the tie rule (rankmeter.data.order)
+        perm, _moved = rank_order(qi, score, items)
+        if perm is not None:
+            items = C.take(items, ints(perm))
+            score = score[perm]
+            row_index = row_index[perm]
+            if int_ids is not None:
+                int_ids = int_ids[perm]
+
+        # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
+        sig = string_signature(items) if int_ids is None else int_ids.astype(np.uint64)
+        with np.errstate(over="ignore"):
+            key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
+        pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+        cand = may_repeat(offsets, key)
+        if cand and self._has_duplicates(qi, items if int_ids is None else as_string_array(items), key):
+            return None  # the exact path applies the duplicates policy (or reports the row)
+
+        # grades: join (query, item) with the judgments of these queries
+        jrows, qrel_offsets = self._judgment_rows(sel_codes)
+        grade = np.zeros(n, dtype=np.float64)
+        matched = np.zeros(n, dtype=bool)
+        if len(jrows):
+            qrow = self._qorder[jrows]
+            sub_q = np.repeat(np.arange(nq, dtype=np.int64), np.diff(qrel_offsets))
+            sub_g = self._grade_desc[jrows]
+            icodes = self.qrels.items[qrow]
+            if int_ids is None:
+                sub_items = C.take(self.qrels.item_ids, ints(icodes))
+                sub_sig = string_signature(sub_items)
+            else:
+                # judged ids that are the decimal text of an integer; no other can equal an integer id
+                as_int, ok = self._qrels_item_ints()
+                keep = ok[icodes]
+                sub_q, sub_g, icodes = sub_q[keep], sub_g[keep], icodes[keep]
+                sub_items = as_int[icodes]
+                sub_sig = sub_items.astype(np.uint64)
+            with np.errstate(over="ignore"):
+                sub_key = sub_sig * np.uint64(0x9E3779B97F4A7C15) + sub_q.astype(np.uint64)
+            hit = lookup_keys(key, sub_key)
+            if hit is None:  # two judgments share a key: a plain hash join
+                probe = pa.table({"q": qi, "i": items if int_ids is None else int_ids, "r": np.arange(n, dtype=np.int64)})
+                j = probe.join(pa.table({"q": sub_q, "i": sub_items, "s": np.arange(len(sub_q), dtype=np.int64)}),
+                               ["q", "i"], join_type="inner", use_threads=True)
+                r, sr = _np(j.column("r")), _np(j.column("s"))
+            else:
+                r, sr = hit
+                # confirm every match on the ids themselves (equal keys of different ids are possible)
+                same = qi[r] == sub_q[sr]
+                if int_ids is None:
+                    same &= _np(C.equal(C.take(items, ints(r)),
+                                         C.take(sub_items, ints(sr)))).astype(bool)
+                else:
+                    same &= int_ids[r] == sub_items[sr]
+                r, sr = r[same], sr[same]
+            grade[r] = sub_g[sr]
+            matched[r] = True
+        qrel_grade = self._grade_desc[jrows] if len(jrows) else np.zeros(0)
+        batch = Batch.build(
+            offsets=offsets,
+            grade=grade,
+            matched=matched,
+            score=score,
+            item=np.zeros(n, dtype=np.int64),  # unused: fast-path kernels do not read items (spec.reads_items)
+            qrel_offsets=qrel_offsets,
+            qrel_grade=qrel_grade,
+            context=self.context,
+            qrel_sorted=True,
+        )
+        batch.pos = pos  # type: ignore[misc]  (the cached positions, computed above)
+        batch.lengths = lengths  # type: ignore[misc]
+        return compute(batch, self.all_metrics, self.depth, self.judged_only)
+
+    def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
+        """Judged item ids as integers, where an id is the canonical decimal text of one."""
+        if self._item_ints is None:
+            vocab = self.qrels.item_ids
+            ok = to_numpy(pc.match_substring_regex(vocab, r"^(0|-?[1-9][0-9]{0,17})$")).astype(bool) if len(vocab) \
+                else np.zeros(0, dtype=bool)
+            vals = np.zeros(len(vocab), dtype=np.int64)
+            if ok.any():
+                idx = np.flatnonzero(ok)
+                vals[idx] = _np(C.cast(C.take(vocab, ints(idx)), pa.int64()))
+            self._item_ints = (vals, ok)
+        return self._item_ints
+
+    @staticmethod
+    def _has_duplicates(qi: np.ndarray, items: pa.Array, key: np.ndarray) -> bool:
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        eq = np.flatnonzero(ks[1:] == ks[:-1])
+        if not len(eq):
+            return False
+        a, b = order[eq], order[eq + 1]
+        same_q = qi[a] == qi[b]
+        if not same_q.any():
+            return False
+        ia = C.take(items, ints(a[same_q]))
+        ib = C.take(items, ints(b[same_q]))
+        # equal signatures of different strings are possible; any run of equal keys
+        # holds a duplicate iff some adjacent pair in key order is truly equal, unless
+        # the run mixes several distinct strings: check those runs exhaustively
+        if bool(pc.any(C.equal(ia, ib)).as_py()):
+            return True
+        keys = np.unique(ks[eq][same_q])
+        for kv in keys:
+            rows = order[np.searchsorted(ks, kv, "left"):np.searchsorted(ks, kv, "right")]
+            pairs = list(zip(qi[rows].tolist(), C.take(items, ints(rows)).to_pylist()))
+            if len(set(pairs)) != len(pairs):
+                return True
+        return False
+
+    # -- the end -------------------------------------------------------------------
+    def accumulator(self) -> "Accumulator":
+        return Accumulator(self)
+
+    def missing_batch(self, codes: np.ndarray, extra_ids: Sequence[str] = ()) -> tuple[pa.Array, dict[str, np.ndarray], dict[str, Any]]:
+        """Evaluate judged queries that never appeared in the run, as empty rankings."""
+        codes = np.sort(np.asarray(codes, dtype=np.int64))
+        sub = self.sub_qrels(codes)
+        empty = pa.array([], type=pa.string())
+        run = Run.from_columns(empty, empty, pa.array([], type=pa.float64()))
+        ids = [self.judged_ids[c] for c in codes] + list(extra_ids)
+        batch, qids, _ = align(sub, run, ids if ids else "qrels", self.context)
+        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
+        return qids, values, states
+
+
+_INT_LIMIT = 10**18
+
+
+def is_int_id_type(t: pa.DataType) -> bool:
+    """Integer ids the fast path keeps as numbers (their text is their decimal form)."""
+    return pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())
+
+
+def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col
+
+
+
+_INT_LIMIT = 10**18
+
+
+def is_int_id_type(t: pa.DataType) -> bool:
+    """Integer ids the fast path keeps as numbers (their text is their decimal form)."""
+    return pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())
+
+
+def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col

@@ -1,0 +1,25 @@
+"""Re-export of :mod:`rankmeter.recsys.recommenders` (reference and user-supplied recommenders)."""
+
+from __future__ import annotations
+
+from .recsys.recommenders import (
+    REFERENCE,
+    CallableRecommender,
+    ItemKNN,
+    MatrixRecommender,
+    MostPopular,
+    Random,
+    Recommender,
+    TopKLists,
+    as_recommendation_table,
+    check_k,
+    is_callable_ref,
+    load_callable,
+    make_recommender,
+    read_topk_lists,
+    topk_rows,
+)
+
+__all__ = ["Recommender", "MatrixRecommender", "Random", "MostPopular", "ItemKNN", "TopKLists", "CallableRecommender",
+           "make_recommender", "read_topk_lists", "as_recommendation_table", "topk_rows", "check_k", "is_callable_ref",
+           "load_callable", "REFERENCE"]

@@ -1,0 +1,253 @@
+"""Synthetic, deterministic implicit-feedback data sets for demos, tests and benchmarks.
+
+:func:`synthetic` draws a realistic data set from a small generative model:
+
+* item popularity follows a power law (Zipf, exponent ``alpha``) over a random
+  permutation of the items, so ids say nothing about popularity;
+* genres have latent centroids; each item belongs to 1-3 genres and its latent vector
+  is the mean of their centroids plus noise; each user likes 1-2 genres likewise;
+* each user's number of interactions is log-normal (at least ``min_per_user``);
+  a user picks items without replacement with probability proportional to
+  ``popularity * exp(taste * <user, item>)`` (Gumbel top-k sampling);
+* ratings 1-5 grow with the user-item affinity (plus noise; mean about 3.5, as in
+  MovieLens); timestamps: each user is active over a span of the data set's period
+  (MovieLens-100k's: September 1997 to April 1998), in random order within it.
+
+Everything is a function of ``seed``. :func:`movielens100k_like` gives exactly the
+shape of MovieLens-100k (943 users, 1,682 items, 100,000 ratings, every user at least
+20 ratings, every item at least one) for tests and benchmarks, and :func:`write_udata`
+writes the ``u.data`` layout (``user item rating timestamp``, tab-separated, no header).
+
+>>> d = synthetic(n_users=50, n_items=80, seed=3)
+>>> d.interactions.column_names, d.n_users, d.n_items
+(['user', 'item', 'rating', 'timestamp'], 50, 80)
+>>> d.interactions.equals(synthetic(n_users=50, n_items=80, seed=3).interactions)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .._errors import ParameterError
+
+__all__ = ["SyntheticData", "synthetic", "movielens100k_like", "write_udata", "GENRES"]
+
+GENRES = ("Action", "Adventure", "Animation", "Children", "Comedy", "Crime", "Documentary", "Drama", "Fantasy",
+          "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western")
+
+_T0, _T1 = 874_724_710, 893_286_638  # MovieLens-100k's first and last timestamps
+
+
+@dataclass(frozen=True, eq=False)
+class SyntheticData:
+    """A generated data set: interactions plus what the generator knows about the items.
+
+    ``interactions``: Arrow table ``user, item, rating, timestamp`` (int64 ids from 1);
+    ``item_features``: ``(item ids as text, latent vectors)``; ``categories``: item id ->
+    frozenset of genre names; ``params``: the generator's arguments.
+    """
+
+    interactions: pa.Table
+    item_features: tuple[pa.Array, np.ndarray]
+    categories: dict[str, frozenset[str]]
+    params: dict[str, Any]
+
+    @property
+    def n_users(self) -> int:
+        return len(np.unique(self.interactions.column("user").to_numpy()))
+
+    @property
+    def n_items(self) -> int:
+        return len(np.unique(self.interactions.column("item").to_numpy()))
+
+    def __len__(self) -> int:
+        return self.interactions.num_rows
+
+    def write(self, directory: str | Path) -> dict[str, Path]:
+        """Write ``interactions.tsv`` (u.data layout), ``item_features.tsv`` and ``item_genres.tsv``."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        paths = {"interactions": d / "interactions.tsv", "item_features": d / "item_features.tsv",
+                 "categories": d / "item_genres.tsv"}
+        write_udata(self.interactions, paths["interactions"])
+        ids, mat = self.item_features
+        with open(paths["item_features"], "w", encoding="utf-8") as fh:
+            fh.write("item\t" + "\t".join(f"f{j}" for j in range(mat.shape[1])) + "\n")
+            for i, row in zip(ids.to_pylist(), mat):
+                fh.write(i + "\t" + "\t".join(f"{v:.6g}" for v in row) + "\n")
+        with open(paths["categories"], "w", encoding="utf-8") as fh:
+            fh.write("item\tgenres\n")
+            for i, g in self.categories.items():
+                fh.write(f"{i}\t{'|'.join(sorted(g))}\n")
+        return paths
+
+
+def _check(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ParameterError(f"The {name!r} parameter of synthetic must be an int >= {minimum}. Got {value!r} instead.")
+    return int(value)
+
+
+def _model(rng: np.random.Generator, n_users: int, n_items: int, n_factors: int, alpha: float
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[frozenset[str]]]:
+    g = len(GENRES)
+    centroids = rng.normal(size=(g, n_factors))
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    genre_weight = rng.dirichlet(np.full(g, 0.8))  # some genres are much larger than others
+    # items: 1-3 genres, latent vector = mean of their centroids + noise
+    n_gen = rng.choice([1, 2, 3], size=n_items, p=[0.5, 0.35, 0.15])
+    item_vec = np.empty((n_items, n_factors))
+    cats: list[frozenset[str]] = []
+    for i in range(n_items):
+        gs = rng.choice(g, size=n_gen[i], replace=False, p=genre_weight)
+        item_vec[i] = centroids[gs].mean(axis=0) + rng.normal(scale=0.3 / np.sqrt(n_factors), size=n_factors)
+        cats.append(frozenset(GENRES[j] for j in gs))
+    # users: 1-2 liked genres
+    user_vec = np.empty((n_users, n_factors))
+    for u in range(n_users):
+        gs = rng.choice(g, size=rng.choice([1, 2], p=[0.6, 0.4]), replace=False, p=genre_weight)
+        user_vec[u] = centroids[gs].mean(axis=0) + rng.normal(scale=0.3 / np.sqrt(n_factors), size=n_factors)
+    # popularity: Zipf over a random permutation of the items
+    ranks = rng.permutation(n_items) + 1
+    pop = ranks.astype(np.float64) ** -alpha
+    return user_vec, item_vec, pop / pop.sum(), cats
+
+
+def _sample(rng: np.random.Generator, user_vec: np.ndarray, item_vec: np.ndarray, pop: np.ndarray,
+            counts: np.ndarray, taste: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Items of each user (Gumbel top-k without replacement) and their affinities."""
+    n_users, n_items = len(user_vec), len(item_vec)
+    logpop = np.log(pop)
+    users, items, aff = [], [], []
+    step = max(1, 2_000_000 // n_items)
+    for a in range(0, n_users, step):
+        b = min(a + step, n_users)
+        affinity = user_vec[a:b] @ item_vec.T
+        keys = logpop + taste * affinity + rng.gumbel(size=(b - a, n_items))
+        order = np.argsort(-keys, axis=1)
+        for r in range(b - a):
+            chosen = order[r, : counts[a + r]]
+            users.append(np.full(len(chosen), a + r))
+            items.append(chosen)
+            aff.append(affinity[r, chosen])
+    return np.concatenate(users), np.concatenate(items), np.concatenate(aff)
+
+
+def _ratings_and_times(rng: np.random.Generator, users: np.ndarray, aff: np.ndarray, n_users: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    z = (aff - aff.mean()) / (aff.std() or 1.0)
+    ratings = np.clip(np.rint(3.55 + 0.75 * z + rng.normal(scale=0.8, size=len(z))), 1, 5).astype(np.int64)
+    period = _T1 - _T0
+    start = _T0 + rng.uniform(0, 0.85, size=n_users) * period
+    span = np.minimum(rng.exponential(0.15, size=n_users) * period, _T1 - start)
+    ts = start[users] + rng.uniform(size=len(users)) * span[users]
+    return ratings, np.floor(ts).astype(np.int64)
+
+
+def _result(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, ts: np.ndarray, item_vec: np.ndarray,
+            cats: list[frozenset[str]], params: dict[str, Any]) -> SyntheticData:
+    order = np.lexsort((items, ts, users))  # by user, then time
+    table = pa.table({
+        "user": pa.array(users[order] + 1, pa.int64()),
+        "item": pa.array(items[order] + 1, pa.int64()),
+        "rating": pa.array(ratings[order], pa.int64()),
+        "timestamp": pa.array(ts[order], pa.int64()),
+    })
+    ids = [str(i + 1) for i in range(len(item_vec))]
+    return SyntheticData(
+        interactions=table,
+        item_features=(pa.array(ids, pa.string()), item_vec),
+        categories={ids[i]: cats[i] for i in range(len(ids))},
+        params=params,
+    )
+
+
+def synthetic(n_users: int = 1000, n_items: int = 2000, *, seed: int = 0, mean_per_user: float = 50.0,
+              min_per_user: int = 10, n_factors: int = 16, alpha: float = 1.0, taste: float = 5.0) -> SyntheticData:
+    """A deterministic implicit-feedback data set (see the module docstring for the model).
+
+    ``mean_per_user`` is the mean number of interactions per user (log-normal, at least
+    ``min_per_user``, at most half the items); ``alpha`` the Zipf exponent of item
+    popularity; ``taste`` how much users follow their latent tastes rather than popularity.
+    """
+    n_users = _check("n_users", n_users, 2)
+    n_items = _check("n_items", n_items, 2)
+    seed = _check("seed", seed, 0)
+    min_per_user = _check("min_per_user", min_per_user, 1)
+    rng = np.random.default_rng(seed)
+    user_vec, item_vec, pop, cats = _model(rng, n_users, n_items, n_factors, alpha)
+    cap = max(min_per_user, n_items // 2)
+    sigma = 0.9
+    mu = np.log(max(mean_per_user - min_per_user, 1.0)) - sigma**2 / 2
+    counts = np.minimum(min_per_user + np.floor(rng.lognormal(mu, sigma, size=n_users)).astype(np.int64), cap)
+    users, items, aff = _sample(rng, user_vec, item_vec, pop, counts, taste)
+    ratings, ts = _ratings_and_times(rng, users, aff, n_users)
+    params = dict(n_users=n_users, n_items=n_items, seed=seed, mean_per_user=mean_per_user,
+                  min_per_user=min_per_user, n_factors=n_factors, alpha=alpha, taste=taste)
+    return _result(users, items, ratings, ts, item_vec, cats, params)
+
+
+def movielens100k_like(seed: int = 0, *, n_users: int = 943, n_items: int = 1682, n_ratings: int = 100_000,
+                       min_per_user: int = 20) -> SyntheticData:
+    """A data set of exactly MovieLens-100k's shape: 943 users, 1,682 items, 100,000 ratings.
+
+    Every user has at least 20 ratings and every item at least one, as in the real
+    ``u.data``; ratings 1-5 and Unix timestamps of the same period. Deterministic in ``seed``.
+    """
+    seed = _check("seed", seed, 0)
+    if n_ratings < n_users * min_per_user or n_ratings > n_users * n_items or n_ratings < n_items:
+        raise ParameterError(f"cannot place {n_ratings} ratings for {n_users} users x {n_items} items "
+                             f"with at least {min_per_user} per user")
+    rng = np.random.default_rng(seed)
+    user_vec, item_vec, pop, cats = _model(rng, n_users, n_items, 16, 1.0)
+    # users' counts: min_per_user + a multinomial share, capped (MovieLens' busiest user has 737)
+    cap = min(737, n_items)
+    weights = rng.lognormal(0.0, 1.1, size=n_users)
+    counts = np.full(n_users, min_per_user, dtype=np.int64)
+    left = n_ratings - counts.sum()
+    while left > 0:
+        room = cap - counts
+        w = np.where(room > 0, weights, 0.0)
+        add = np.minimum(rng.multinomial(left, w / w.sum()), room)
+        counts += add
+        left = n_ratings - counts.sum()
+    users, items, aff = _sample(rng, user_vec, item_vec, pop, counts, 5.0)
+    # every item rated at least once: give each missing item a row of a popular item,
+    # taken from a user who has that popular item (the missing item is new to everyone)
+    per_item = np.bincount(items, minlength=n_items)
+    missing = np.flatnonzero(per_item == 0)
+    if len(missing):
+        donors = np.argsort(-per_item, kind="stable")
+        d = 0
+        for m in missing:
+            while per_item[donors[d]] <= 1:
+                d += 1
+            rows = np.flatnonzero(items == donors[d])
+            row = rows[rng.integers(len(rows))]
+            per_item[donors[d]] -= 1
+            items[row] = m
+            per_item[m] = 1
+            aff[row] = float(user_vec[users[row]] @ item_vec[m])
+            d = (d + 1) % max(1, min(len(donors), 50))
+    ratings, ts = _ratings_and_times(rng, users, aff, n_users)
+    params = dict(kind="movielens100k_like", seed=seed, n_users=n_users, n_items=n_items, n_ratings=n_ratings)
+    return _result(users, items, ratings, ts, item_vec, cats, params)
+
+
+def write_udata(table: Any, path: str | Path) -> Path:
+    """Write interactions in MovieLens' ``u.data`` layout: ``user item rating timestamp``, tabs, no header."""
+    import pyarrow.csv as pacsv
+
+    t = table.interactions if isinstance(table, SyntheticData) else table
+    cols = [c for c in ("user", "item", "rating", "timestamp") if c in t.column_names]
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    pacsv.write_csv(t.select(cols), p, write_options=pacsv.WriteOptions(include_header=False, delimiter="\t",
+                                                                          quoting_style="none"))
+    return p

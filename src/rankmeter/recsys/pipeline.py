@@ -1,0 +1,453 @@
+"""The recommender evaluation pipeline: data, split, baselines, top-k lists, metrics, comparison, report.
+
+>>> from rankmeter.recsys.pipeline import experiment
+>>> from rankmeter.recsys.datasets import synthetic
+>>> data = synthetic(n_users=120, n_items=150, seed=1)
+>>> res = experiment(data, k=5, n_resamples=200)
+>>> list(res.results), res.baseline, res.mode
+(['random', 'popular', 'itemknn'], 'itemknn', 'full ranking')
+>>> bool(res.means.loc["popular", "ndcg@5"] > res.means.loc["random", "ndcg@5"])
+True
+
+Stages
+------
+1. **load**: :func:`rankmeter.io.interactions.read_interactions` (paths, MovieLens ``u.data``,
+   DataFrames, Arrow tables), or a :class:`rankmeter.datasets.SyntheticData` (its item
+   features and genres are used for diversity).
+2. **split** (with the filters ``min_user_interactions`` / ``min_item_interactions``):
+   :mod:`rankmeter.split`. ``split="temporal"`` (default) holds out each user's latest
+   ``test_fraction`` (0.2) of interactions; ``"temporal_global"``, ``"holdout"``,
+   ``"leave_k_out"``/``"leave_one_out"``, ``"auto"`` (temporal when there are timestamps,
+   else a per-user random hold-out), a :class:`rankmeter.split.Split`, a ``(train, test)``
+   pair or a callable returning either. Every row is counted in ``result.split``.
+3. **fit** and **recommend**: each recommender (reference ones by name: ``random``,
+   ``popular``, ``itemknn``; objects with ``fit``/``recommend``; callables
+   ``f(train, users, k)``; files of top-k lists) gives top-k lists for the test users with
+   a relevant test item, without their training items (``exclude_seen``).
+4. **validate**: duplicates, items outside the catalogue, a user's own training items,
+   missing, short and long lists are counted per recommender (:class:`Validation`);
+   duplicates and unknown items are removed (the first occurrence in rank order is
+   kept); training items are kept and counted. A recommender that leaves no usable row
+   for any user is an error.
+5. **evaluate**: :func:`rankmeter.evaluate` with accuracy and beyond-accuracy metrics
+   (context from :func:`rankmeter.beyond.context_from_train`).
+6. **compare**: :func:`rankmeter.compare` of the per-user metrics against the best
+   reference recommender (``baseline="best"``) with paired tests and corrections.
+7. **report**: :meth:`ExperimentResult.print` (terminal), :meth:`ExperimentResult.save`
+   (``report.html``, ``results.json``, ``means.csv``).
+
+Sampled mode (``sampled=N``) ranks each user's test items among N sampled negatives
+(:mod:`rankmeter.sampled`); every output then carries the label
+``sampled (N=..., seed=...): inflates scores vs full ranking``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from .._compute import pc_on_first_use as pc
+from .._errors import InputError, ParameterError, RankmeterError
+from ..data._ids import as_string_array, encode, union_vocab
+from .loading import load_interactions, resolve_categories, resolve_features
+from .result import FULL_RANKING, ExperimentResult
+from .splitting import canonical_table, split_interactions
+from .validation import Validation, validate_recommendations
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["experiment", "default_metrics"]
+
+_REFERENCE_TYPES = ("Random", "MostPopular", "ItemKNN")
+
+
+def default_metrics(k: int, *, features: bool = False, categories: bool = False, cold: bool = False) -> list[str]:
+    """Accuracy then beyond-accuracy metrics at cutoff ``k`` (ILD when features/categories exist).
+
+    >>> default_metrics(10)[:3]
+    ['ndcg@10', 'recall@10', 'P@10']
+    """
+    acc = [f"ndcg@{k}", f"recall@{k}", f"P@{k}", f"map@{k}", f"mrr@{k}"]
+    beyond = [f"novelty(cold=one)@{k}" if cold else f"novelty@{k}", f"serendipity@{k}", f"arp@{k}"]
+    if features:
+        beyond.append(f"ild@{k}")
+    if categories:
+        beyond.append(f"ild(distance=jaccard)@{k}")
+    beyond += [f"catalog_coverage@{k}", f"user_coverage@{k}", f"personalization@{k}", f"gini@{k}",
+               f"entropy@{k}"]
+    return acc + beyond
+
+# --------------------------------------------------------------------------- progress and timing
+
+class _Stages:
+    """A progress bar per stage (rich, on stderr) and the time of every stage."""
+
+    def __init__(self, enabled: bool, console: "Console | None" = None) -> None:
+        self.timings: dict[str, float] = {}
+        self._progress = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._progress = Progress(TextColumn("{task.description:<28}"), BarColumn(), TaskProgressColumn(),
+                                      TimeElapsedColumn(), console=console or Console(stderr=True),
+                                      transient=False)
+            self._progress.start()
+
+    @contextmanager
+    def stage(self, name: str, total: int = 1) -> Iterator[Callable[[int, int], None]]:
+        task = self._progress.add_task(name, total=max(total, 1)) if self._progress is not None else None
+        t0 = time.perf_counter()
+
+        def update(done: int, of: int) -> None:
+            if self._progress is not None and task is not None:
+                self._progress.update(task, completed=done, total=max(of, 1))
+
+        try:
+            yield update
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
+            if self._progress is not None and task is not None:
+                t = self._progress.tasks[[x.id for x in self._progress.tasks].index(task)]
+                self._progress.update(task, completed=t.total)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+# --------------------------------------------------------------------------- recommenders
+
+def _named_recommenders(recommenders: Any) -> list[tuple[str, Any]]:
+    from .recommenders import make_recommender
+
+    items: list[tuple[str | None, Any, dict]] = []
+    if isinstance(recommenders, Mapping):
+        for name, spec in recommenders.items():
+            if isinstance(spec, Mapping):
+                spec = dict(spec)
+                if "lists" in spec:
+                    items.append((str(name), spec.pop("lists"), spec))
+                elif "callable" in spec:
+                    items.append((str(name), spec.pop("callable"), spec))
+                else:
+                    kind = spec.pop("type", name)
+                    items.append((str(name), kind, spec))
+            else:
+                items.append((str(name), spec, {}))
+    elif isinstance(recommenders, (str, Path)) or callable(recommenders) or hasattr(recommenders, "recommend"):
+        items.append((None, recommenders, {}))
+    else:
+        items += [(None, r, {}) for r in recommenders]
+    out: list[tuple[str, Any]] = []
+    used: set[str] = set()
+    for name, spec, params in items:
+        rec = make_recommender(spec, params, name=name)
+        nm = name or getattr(rec, "name", None) or type(rec).__name__.lower()
+        base, n = nm, 2
+        while nm in used:
+            nm, n = f"{base}_{n}", n + 1
+        used.add(nm)
+        out.append((nm, rec))
+    if not out:
+        raise ParameterError("The 'recommenders' parameter of experiment is empty: give at least one recommender.")
+    return out
+
+
+def repeated_pairs(users: pa.Array, items: pa.Array) -> tuple[int, int]:
+    """``(pairs occurring more than once, rows beyond the first of each pair)`` of interaction ids.
+
+    >>> repeated_pairs(pa.array(["u", "u", "u", "v"]), pa.array(["a", "a", "a", "a"]))
+    (1, 2)
+    """
+    if len(users) == 0:
+        return 0, 0
+    uc, _ = encode(users)
+    ic, ivocab = encode(items)
+    _, counts = np.unique(uc * max(len(ivocab), 1) + ic, return_counts=True)
+    return int((counts > 1).sum()), int((counts - 1).sum())
+
+
+def rows_in_train(users: pa.Array, items: pa.Array, train_users: pa.Array, train_items: pa.Array,
+                  train_keys: np.ndarray) -> np.ndarray:
+    """Mask of the (user, item) rows whose pair is among the training pairs.
+
+    ``train_keys``: sorted ``user code * len(train_items) + item code`` of the training pairs.
+
+    >>> tu, ti = pa.array(["u", "v"]), pa.array(["a", "b"])
+    >>> rows_in_train(pa.array(["u", "u", "w"]), pa.array(["a", "b", "a"]), tu, ti, np.array([0, 3])).tolist()
+    [True, False, False]
+    """
+    if len(users) == 0 or len(train_keys) == 0:
+        return np.zeros(len(users), dtype=bool)
+    u = np.asarray(pc.fill_null(pc.index_in(users, value_set=train_users), -1).to_numpy(zero_copy_only=False))
+    i = np.asarray(pc.fill_null(pc.index_in(items, value_set=train_items), -1).to_numpy(zero_copy_only=False))
+    keys = u.astype(np.int64) * max(len(train_items), 1) + i
+    at = np.minimum(np.searchsorted(train_keys, keys), len(train_keys) - 1)
+    return (u >= 0) & (i >= 0) & (train_keys[at] == keys)
+
+
+def _own_code(name: str, rec: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``rec.fit`` / ``rec.recommend``; an exception from a user's object is reported as theirs."""
+    try:
+        return getattr(rec, method)(*args, **kwargs)
+    except RankmeterError:
+        raise
+    except Exception as exc:
+        if type(rec).__module__.startswith("rankmeter."):
+            raise
+        raise RankmeterError(f"the recommender {name!r} raised {type(exc).__name__} in {method}(): {exc} "
+                             "(an error in its own code, not in rankmeter)") from exc
+
+
+def _is_reference(rec: Any) -> bool:
+    return type(rec).__name__ in _REFERENCE_TYPES and type(rec).__module__.startswith("rankmeter.recsys.recommenders")
+
+def experiment(
+    interactions: Any,
+    *,
+    split: Any = "temporal",
+    split_params: Mapping[str, Any] | None = None,
+    recommenders: Any = ("random", "popular", "itemknn"),
+    metrics: Sequence[str] | None = None,
+    k: int = 10,
+    relevance: float | None = None,
+    min_user_interactions: int = 1,
+    min_item_interactions: int = 1,
+    item_features: Any = None,
+    categories: Any = None,
+    catalog: str = "train",
+    exclude_seen: bool = True,
+    sampled: int | None = None,
+    sample_seed: int = 0,
+    baseline: str | None = "best",
+    test: str | Sequence[str] = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    user: str | None = None,
+    item: str | None = None,
+    rating: Any = None,
+    timestamp: Any = None,
+    progress: bool = False,
+    console: "Console | None" = None,
+) -> ExperimentResult:
+    """Run the whole recommender evaluation loop (see the module docstring for the stages).
+
+    ``relevance``: with a rating column, the test interactions rated ``>= relevance`` are
+    relevant (the others are judged non-relevant); None (default): every test interaction
+    is relevant (implicit feedback). ``catalog``: the recommendable items, ``"train"`` (the
+    training items, default) or ``"all"`` (every item of the data). ``sampled``: N negatives
+    per user for sampled evaluation (``sample_seed``). ``baseline``: ``"best"`` (the
+    reference recommender with the best mean on the first per-user metric), a
+    recommender name, or None (no comparison). ``test``, ``correction``, ``alpha``,
+    ``n_resamples``, ``seed`` go to :func:`rankmeter.compare`; ``seed`` is also the seed of a random
+    split (hold-out, leave-k-out without timestamps) unless ``split_params`` gives one. ``progress``: show a
+    progress bar per stage on stderr.
+    """
+    from .beyond import context_from_train
+    from ..data import Qrels, Run
+    from ..evaluate import evaluate
+    from ..metrics.registry import parse_metrics
+    from .recommenders import MatrixRecommender, check_k
+
+    k = check_k(k, "experiment")
+    if catalog not in ("train", "all"):
+        raise ParameterError(f"The 'catalog' parameter of experiment must be 'train' or 'all'. Got {catalog!r} instead.")
+    if sampled is not None and (isinstance(sampled, bool) or not isinstance(sampled, (int, np.integer)) or sampled < 1):
+        raise ParameterError(f"The 'sampled' parameter of experiment must be an int >= 1 or None. Got {sampled!r} instead.")
+    stages = _Stages(progress, console)
+    notes: list[str] = []
+    try:
+        # ---------------------------------------------------------------- load
+        with stages.stage("load"):
+            data, feats0, cats0 = load_interactions(interactions, {"user": user, "item": item, "rating": rating,
+                                                       "timestamp": timestamp})
+            if feats0 is not None:
+                gen = getattr(interactions, "params", {})
+                source_text = "generated: " + ", ".join(f"{a}={b}" for a, b in gen.items())
+            feats = resolve_features(item_features) if item_features is not None else feats0
+            cats = resolve_categories(categories) if categories is not None else cats0
+            all_u = as_string_array(data.table.column(data.user))
+            all_i = as_string_array(data.table.column(data.item))
+            data_info = {"source": (source_text if feats0 is not None else None) or data.source
+                         or f"<{data.kind} table>", "rows": len(data),
+                         "users": len(pc.unique(all_u)), "items": len(pc.unique(all_i)),
+                         "columns": {"user": data.user, "item": data.item, "rating": data.rating,
+                                     "timestamp": data.timestamp}}
+            pairs, extra_rows = repeated_pairs(all_u, all_i)
+            data_info["repeated_pairs"] = pairs
+            data_info["repeated_rows"] = extra_rows
+            if pairs:
+                notes.append(f"{pairs} (user, item) pairs occur more than once in the data ({extra_rows} extra rows); "
+                             "repeats count once in the training history, the judgments and the checks")
+        if relevance is not None and data.rating is None:
+            raise ParameterError("The 'relevance' parameter of experiment needs a rating column; the data has none "
+                                 f"(columns: {', '.join(data.table.column_names)}).")
+
+        # ---------------------------------------------------------------- split
+        with stages.stage("split"):
+            filters = {"min_user_interactions": min_user_interactions, "min_item_interactions": min_item_interactions}
+            tr_raw, te_raw, split_info = split_interactions(data, split, dict(split_params or {}), filters, seed)
+            train = canonical_table(tr_raw, data)
+            test_t = canonical_table(te_raw, data)
+        if train.num_rows == 0 or test_t.num_rows == 0:
+            raise InputError(f"the split left {train.num_rows} training and {test_t.num_rows} test interactions; "
+                             "both must be non-empty", source=data_info["source"])
+
+        # judgments: test interactions (graded by the relevance threshold when given)
+        if relevance is not None:
+            grades = np.asarray(pc.greater_equal(test_t.column("rating"), float(relevance)).to_numpy(
+                zero_copy_only=False), dtype=np.float64)
+        else:
+            grades = np.ones(test_t.num_rows)
+        qrels = Qrels.from_columns(test_t.column("user"), test_t.column("item"), grades, duplicates="max")
+        positive_users = np.unique(qrels.row_queries()[qrels.grades > 0])
+        users = qrels.query_ids.take(pa.array(positive_users, pa.int64()))
+        if len(users) == 0:
+            raise InputError("no test user has a relevant test interaction"
+                             + (f" (rating >= {relevance})" if relevance is not None else ""), source="test")
+        left_out = qrels.n_queries - len(users)
+        if left_out:
+            notes.append(f"{left_out} test users have no relevant test interaction and are not evaluated")
+
+        tu_codes, tu_vocab = encode(train.column("user").combine_chunks())
+        ti_codes, ti_vocab = encode(train.column("item").combine_chunks())
+        train_keys = np.unique(tu_codes * max(len(ti_vocab), 1) + ti_codes)
+        in_train = rows_in_train(test_t.column("user").combine_chunks(), test_t.column("item").combine_chunks(),
+                                 tu_vocab, ti_vocab, train_keys)
+        split_info = dict(split_info)
+        split_info["test_rows_in_train"] = int(in_train.sum())
+        if in_train.any():
+            n_in, n_test = int(in_train.sum()), test_t.num_rows
+            why = ("under exclude_seen (the default) no recommender can return them, which caps recall and every "
+                   "other accuracy metric below 1" if exclude_seen else
+                   "exclude_seen is off, so the recommenders may return them")
+            notes.append(f"{n_in} of {n_test} test interactions ({100 * n_in / n_test:.1f}%) repeat a (user, item) "
+                         f"pair of the same user's training data: {why}")
+        all_items = union_vocab(ti_vocab, test_t.column("item").combine_chunks())
+        cat_ids = ti_vocab if catalog == "train" else all_items
+        ctx = context_from_train(train, item_features=feats, categories=cats, test=test_t)
+        ctx["catalog"] = cat_ids
+
+        candidates = None
+        mode = FULL_RANKING
+        if sampled is not None:
+            from .sampled import sample_candidates
+
+            with stages.stage("sample negatives"):
+                ku = pa.concat_arrays([train.column("user").combine_chunks(), test_t.column("user").combine_chunks()])
+                ki = pa.concat_arrays([train.column("item").combine_chunks(), test_t.column("item").combine_chunks()])
+                pos = qrels.grades > 0
+                qu = qrels.query_ids.take(pa.array(qrels.row_queries()[pos]))
+                qi = qrels.item_ids.take(pa.array(qrels.items[pos]))
+                candidates = sample_candidates(qu, qi, ku, ki, cat_ids, int(sampled), int(sample_seed))
+            mode = candidates.label
+            if candidates.short_users:
+                notes.append(f"{candidates.short_users} users had fewer than {sampled} items to sample negatives "
+                             "from and got all of them")
+
+        # ---------------------------------------------------------------- metrics
+        if metrics is None:
+            metric_list = default_metrics(k, features=feats is not None, categories=cats is not None,
+                                          cold=catalog == "all" or sampled is not None)
+        else:
+            if not isinstance(metrics, str) and not (isinstance(metrics, (list, tuple))
+                                                     and all(isinstance(m, str) for m in metrics)):
+                raise ParameterError("The 'metrics' parameter of experiment must be a metric name or a list of "
+                                     f"metric names. Got {metrics!r} instead.")
+            metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+        parsed = parse_metrics(metric_list)
+        texts = tuple(m.text for m in parsed)
+
+        # ---------------------------------------------------------------- recommenders
+        named = _named_recommenders(recommenders)
+        results: dict[str, Any] = {}
+        runs: dict[str, Any] = {}
+        validation: dict[str, Validation] = {}
+        reference = tuple(n for n, r in named if _is_reference(r))
+        for name, rec in named:
+            with stages.stage(f"fit {name}"):
+                _own_code(name, rec, "fit", train)
+            with stages.stage(f"recommend {name}", total=len(users)) as upd:
+                if isinstance(rec, MatrixRecommender):
+                    parts = []
+                    step = 2000
+                    for a in range(0, len(users), step):
+                        parts.append(rec.recommend(users.slice(a, step), k, exclude_seen=exclude_seen,
+                                                   candidates=candidates))
+                        upd(min(a + step, len(users)), len(users))
+                    table = pa.concat_tables(parts)
+                else:
+                    from .recommenders import as_recommendation_table
+
+                    raw = _own_code(name, rec, "recommend", users.to_pylist(), k, exclude_seen=exclude_seen,
+                                    candidates=candidates)
+                    table = as_recommendation_table(raw, source=f"<recommender {name}>")
+            with stages.stage(f"evaluate {name}"):
+                clean, v = validate_recommendations(table, name=name, users=users, k=k, catalog=cat_ids,
+                                                    train_users=tu_vocab, train_items=ti_vocab,
+                                                    train_keys=train_keys, candidates=candidates)
+                validation[name] = v
+                run = Run.from_columns(clean.column("user"), clean.column("item"), clean.column("score"))
+                runs[name] = run
+                results[name] = dataclasses.replace(evaluate(qrels, run, parsed, context=ctx), index_name="user")
+
+        # ---------------------------------------------------------------- compare
+        query_metrics = [m.text for m in parsed if m.spec.level == "query"]
+        base = _pick_baseline(baseline, results, reference, parsed)
+        comparison = None
+        if base is not None and len(results) > 1 and query_metrics:
+            from ..compare import compare
+
+            with stages.stage("compare", total=1) as upd:
+                comparison = compare(None, results, query_metrics, baseline=base, test=test, correction=correction,
+                                     alpha=alpha, n_resamples=n_resamples, seed=seed,
+                                     progress=(lambda task, done, total: upd(done, total)) if progress else None)
+        elif base is not None and len(results) == 1:
+            notes.append("a single recommender: nothing to compare")
+    finally:
+        stages.close()
+
+    settings = {"split": split if isinstance(split, str) else type(split).__name__,
+                "split_params": dict(split_params or {}), "k": k, "relevance": relevance,
+                "min_user_interactions": min_user_interactions, "min_item_interactions": min_item_interactions,
+                "catalog": catalog, "exclude_seen": exclude_seen, "sampled": sampled,
+                "sample_seed": sample_seed if sampled is not None else None,
+                "recommenders": {n: repr(r) for n, r in named}, "test": test, "correction": correction,
+                "alpha": alpha, "n_resamples": n_resamples, "seed": seed}
+    return ExperimentResult(results=results, comparison=comparison, validation=validation, timings=stages.timings,
+                            metrics=texts, k=k, baseline=base, mode=mode, data=data_info, split=split_info,
+                            notes=tuple(notes), runs=runs, reference=reference, settings=settings, qrels=qrels,
+                            context=ctx)
+
+
+def _pick_baseline(baseline: str | None, results: Mapping[str, Any], reference: Sequence[str],
+                   parsed: Sequence[Any]) -> str | None:
+    if baseline is None:
+        return None
+    if baseline != "best":
+        if baseline not in results:
+            raise ParameterError(f"The 'baseline' parameter of experiment must be 'best', None or one of "
+                                 f"{', '.join(results)}. Got {baseline!r} instead.")
+        return baseline
+    first = next((m for m in parsed if m.spec.level == "query"), None)
+    pool = list(reference) or list(results)
+    if first is None:
+        return pool[0]
+    sign = 1.0 if first.spec.higher_is_better else -1.0
+    return max(pool, key=lambda n: (sign * results[n].mean[first.text], -pool.index(n)))
+

@@ -1,0 +1,244 @@
+"""What an experiment produced (:class:`ExperimentResult`): tables, JSON, CSV; the HTML is in report/."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+
+from .validation import Validation
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..compare import Comparison
+    from ..data import Qrels, Run
+    from ..result import Result
+
+__all__ = ["ExperimentResult", "FULL_RANKING"]
+
+FULL_RANKING = "full ranking"
+
+
+@dataclass(frozen=True, eq=False)
+class ExperimentResult:
+    """Everything an experiment produced.
+
+    ``results[name]``: the :class:`~rankmeter.result.Result` of each recommender (per-user
+    values and means, corpus-level values in ``.corpus``); ``comparison``: the
+    :class:`~rankmeter.compare.Comparison` of the per-user metrics against ``baseline``
+    (None with a single recommender); ``validation[name]``: what each recommender
+    returned, counted; ``timings``: seconds per stage; ``mode``: ``"full ranking"`` or
+    the sampled-mode label; ``data`` and ``split``: the counts of the input and of the
+    split; ``notes``: everything a reader should know.
+    """
+
+    results: dict[str, "Result"]
+    comparison: "Comparison | None"
+    validation: dict[str, Validation]
+    timings: dict[str, float]
+    metrics: tuple[str, ...]
+    k: int
+    baseline: str | None
+    mode: str
+    data: dict[str, Any]
+    split: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    runs: dict[str, "Run"] = field(default_factory=dict, repr=False)
+    reference: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+    qrels: "Qrels | None" = field(default=None, repr=False)
+    context: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def sampled(self) -> bool:
+        return self.mode != FULL_RANKING
+
+    @property
+    def means(self) -> "pd.DataFrame":
+        """Recommender x metric means (corpus-level metrics: their single value)."""
+        import pandas as pd
+
+        rows = {n: r.mean for n, r in self.results.items()}
+        frame = pd.DataFrame.from_dict(rows, orient="index")[list(self.metrics)]
+        frame.index.name = "recommender"
+        return frame
+
+    @property
+    def total_seconds(self) -> float:
+        return float(sum(self.timings.values()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict: settings, mode, data and split counts, means, validation, timings, tests."""
+        out: dict[str, Any] = {
+            "mode": self.mode,
+            "k": self.k,
+            "metrics": list(self.metrics),
+            "baseline": self.baseline,
+            "reference_recommenders": list(self.reference),
+            "settings": jsonable(self.settings),
+            "data": jsonable(self.data),
+            "split": jsonable(self.split),
+            "means": {n: {m: json_number(v) for m, v in r.mean.items()} for n, r in self.results.items()},
+            "users_evaluated": {n: r.n_queries for n, r in self.results.items()},
+            "validation": {n: v.to_dict() for n, v in self.validation.items()},
+            "timings_seconds": {k: round(v, 4) for k, v in self.timings.items()},
+            "notes": list(self.notes),
+        }
+        if self.comparison is not None:
+            out["comparison"] = self.comparison.to_dict(details=True)
+        return out
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
+        if path is not None:
+            Path(path).write_text(text + "\n", encoding="utf-8")
+        return text
+
+    def to_csv(self, path: str | Path | None = None) -> str:
+        """The means table as CSV, with a ``mode`` column (the sampled label when sampled)."""
+        frame = self.means.copy()
+        frame.insert(0, "mode", self.mode)
+        text = frame.to_csv(lineterminator="\n")
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    # ------------------------------------------------------------------ terminal
+
+    def table(self, digits: int = 4) -> "Table":
+        """A rich table: one row per metric, one column per recommender; markers against the baseline."""
+        from rich.markup import escape
+        from rich.table import Table
+
+        title = f"rankmeter experiment: top-{self.k}, {self.mode}"
+        t = Table(title=escape(title), caption=escape(self.caption()), show_lines=False)
+        t.add_column("metric", style="bold")
+        for name in self.results:
+            t.add_column(escape(name + (" (baseline)" if name == self.baseline else "")), justify="right")
+        means = {n: r.mean for n, r in self.results.items()}
+        for m in self.metrics:
+            t.add_row(escape(m), *[format_value(means[n].get(m, float("nan")), digits) + self.marker(m, n) for n in self.results])
+        return t
+
+    def marker(self, metric: str, name: str) -> str:
+        """``" ▲"`` / ``" ▼"`` when ``name`` is significantly better / worse than the baseline on ``metric``."""
+        if self.comparison is None or name == self.baseline or metric not in self.comparison.metrics:
+            return ""
+        pt = self.comparison.against_baseline(metric, name)
+        if pt is None or not pt.significant:
+            return ""
+        return " ▲" if pt.better == name else " ▼"
+
+    def caption(self) -> str:
+        """What the markers mean, the number of test users, and the sampled-mode warning."""
+        parts = []
+        if self.comparison is not None:
+            s = self.comparison.settings
+            parts.append(f"▲/▼: significantly better/worse than {self.baseline} ({s.tests[0]} test, "
+                         f"{s.correction} correction, alpha={s.alpha:g}); corpus-level metrics are not tested")
+        n_users = next(iter(self.results.values())).n_queries if self.results else 0
+        parts.append(f"{n_users} test users")
+        if self.sampled:
+            parts.append(f"WARNING: {self.mode}")
+        return "; ".join(parts)
+
+    def print(self, console: "Console | None" = None, digits: int = 4) -> None:
+        """The means table, the checks of each recommender's output, the notes and the timings."""
+        from rich.console import Console
+        from rich.markup import escape
+
+        con = console or Console()
+        if self.sampled:
+            con.print(f"[bold yellow]{escape(self.mode)}[/bold yellow]")
+        con.print(self.table(digits))
+        for name, v in self.validation.items():
+            for line in v.problems():
+                con.print(f"[yellow]{escape(name)}[/yellow]: {escape(line)}")
+        for line in self.notes:
+            con.print(f"note: {escape(line)}")
+        timing = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
+        con.print(f"[dim]timings: {timing} (total {self.total_seconds:.1f}s)[/dim]")
+
+    # ------------------------------------------------------------------ HTML
+
+    def to_html(self, path: str | Path | None = None, *, title: str | None = None, k_max: int | None = None) -> str:
+        """One self-contained HTML page (inline CSS and figures, nothing from the network).
+
+        See :func:`rankmeter.report.experiment.to_html`: the mode (with the sampled-mode
+        warning), data and split counts, every metric, metric@k curves, the paired tests,
+        per-user differences and distributions, the checks of each recommender's output,
+        the notes and the timings. Without matplotlib, the page has the tables only.
+        """
+        from ..report.experiment import to_html
+
+        text = to_html(self, title=title, k_max=k_max)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def save(self, directory: str | Path) -> dict[str, Path]:
+        """Write ``report.html``, ``results.json`` and ``means.csv`` into ``directory``.
+
+        The files are listed in the folder's manifest (``.rankmeter-files.json``), so a
+        later run may replace them (see :mod:`rankmeter.recsys.output`).
+        """
+        from .output import record_files
+
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        paths = {"report": d / "report.html", "json": d / "results.json", "csv": d / "means.csv"}
+        record_files(d, [p.name for p in paths.values()])
+        self.to_html(paths["report"])
+        self.to_json(paths["json"])
+        self.to_csv(paths["csv"])
+        return paths
+
+    def __repr__(self) -> str:
+        return (f"ExperimentResult({len(self.results)} recommenders, top-{self.k}, {self.mode}, "
+                f"baseline={self.baseline!r})")
+
+
+def format_value(v: Any, digits: int) -> str:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(f):
+        return "nan"
+    if f.is_integer() and abs(f) >= 1:
+        return f"{int(f)}"
+    return f"{f:.{digits}f}"
+
+
+def json_number(v: Any) -> Any:
+    if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
+        return None
+    return float(v) if isinstance(v, (float, np.floating)) else v
+
+
+def jsonable(x: Any) -> Any:
+    if isinstance(x, Mapping):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return json_number(float(x))
+    if isinstance(x, (str, int, bool)) or x is None:
+        return x
+    try:
+        from fractions import Fraction
+
+        if isinstance(x, Fraction):
+            return float(x)
+    except ImportError:  # pragma: no cover
+        pass
+    return str(x)

@@ -1,0 +1,94 @@
+"""The experiment's split: a protocol name with parameters, a Split, a (train, test) pair or a callable."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Mapping
+
+import pyarrow as pa
+
+from .._compute import pc_on_first_use as pc
+from .._errors import ParameterError
+from ..data._ids import as_string_array
+
+__all__ = ["SPLIT_NAMES", "split_interactions", "canonical_table"]
+
+
+SPLIT_NAMES = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out")
+
+
+def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters: Mapping[str, Any],
+                       seed: int = 0) -> tuple[Any, Any, dict]:
+    """(train table, test table, summary dict) in the input's column names."""
+    from .. import split as S
+
+    if isinstance(split, S.Split):
+        return split.table("train"), split.table("test"), split.summary.to_dict()
+    if isinstance(split, tuple) and len(split) == 2:
+        return _given(split, data)
+    if callable(split) and not isinstance(split, str):
+        out = split(data)
+        if isinstance(out, S.Split):
+            return out.table("train"), out.table("test"), out.summary.to_dict()
+        if isinstance(out, tuple) and len(out) == 2:
+            return _given(out, data)
+        raise ParameterError(f"a split callable must return a rankmeter.split.Split or (train, test). "
+                             f"Got {type(out).__name__} instead.")
+    if not isinstance(split, str) or split.lower() not in SPLIT_NAMES:
+        raise ParameterError(f"The 'split' parameter of experiment must be one of {', '.join(SPLIT_NAMES)}, a "
+                             f"Split, a (train, test) pair or a callable. Got {split!r} instead.")
+    name = split.lower()
+    if name == "auto":
+        name = "temporal" if data.timestamp is not None else "holdout"
+    func = {"temporal": S.temporal, "temporal_global": S.temporal, "holdout": S.holdout}.get(name, S.leave_k_out)
+    accepted = [p for p in inspect.signature(func).parameters if p not in ("interactions", "user", "item", "timestamp")]
+    if name == "temporal_global":
+        accepted.remove("k")
+    if name == "leave_one_out":
+        accepted.remove("k")
+    unknown = [p for p in params if p not in accepted]
+    if unknown:
+        raise ParameterError(f"The split parameter {unknown[0]!r} does not apply to split={split!r} (its parameters: "
+                             f"{', '.join(accepted)}).")
+    kw = dict(filters)
+    kw.update(params)
+    if name == "temporal":
+        kw.setdefault("per_user", True)
+        if not any(key in kw for key in ("k", "cutoff", "test_span", "test_fraction")):
+            kw["test_fraction"] = 0.2
+        s = S.temporal(data, **kw)
+    elif name == "temporal_global":
+        kw.setdefault("per_user", False)
+        s = S.temporal(data, **kw)
+    elif name == "holdout":
+        kw.setdefault("per_user", True)
+        kw.setdefault("seed", seed)
+        s = S.holdout(data, **kw)
+    else:
+        kw.setdefault("seed", seed)
+        if name == "leave_one_out":
+            kw.setdefault("k", 1)
+        if data.timestamp is None:
+            kw.setdefault("by", "random")
+        s = S.leave_k_out(data, **kw)
+    return s.table("train"), s.table("test"), s.summary.to_dict()
+
+
+def _given(pair: tuple[Any, Any], data: Any) -> tuple[Any, Any, dict]:
+    from ..io.interactions import read_interactions
+
+    cols = {"user": data.user, "item": data.item}
+    tr = read_interactions(pair[0], **cols).table
+    te = read_interactions(pair[1], **cols).table
+    summary = {"method": "given", "params": {}, "train": {"rows": tr.num_rows}, "test": {"rows": te.num_rows}}
+    return tr, te, summary
+
+
+def canonical_table(table: pa.Table, data: Any) -> pa.Table:
+    cols: dict[str, Any] = {"user": as_string_array(table.column(data.user)),
+                            "item": as_string_array(table.column(data.item))}
+    if data.rating is not None and data.rating in table.column_names:
+        cols["rating"] = pc.cast(table.column(data.rating), pa.float64())
+    if data.timestamp is not None and data.timestamp in table.column_names:
+        cols["timestamp"] = table.column(data.timestamp)
+    return pa.table(cols)

@@ -1,0 +1,446 @@
+"""One self-contained HTML page for a recommender experiment (:class:`rankmeter.recsys.result.ExperimentResult`).
+
+The page follows the comparison report (:mod:`rankmeter.report.html`: its stylesheet,
+its figure helpers, the same wording of the tests) and adds what an experiment knows:
+the mode (with the sampled-mode warning), the data and split counts, every metric
+(corpus-level ones included), the checks of each recommender's output, the notes and
+the timings. Rows are users, and every table and caption says so.
+
+Layout rules: no table needs horizontal scrolling on a 1400 px window or on paper
+(metrics are rows and recommenders columns; the checks table is transposed; cells
+wrap), figures keep inside the page when printed (print stylesheet). p-values that
+underflow to 0 are written ``< 1e-300``. Per-user difference bars are sorted by
+improvement over the baseline, whatever the metric's direction, so the better users
+are always on the left.
+
+Figures need matplotlib (``rankmeter[report]``); without it the page has the tables
+only and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .._errors import MissingExtraError
+from ._common import fmt, fmt_signed
+from ._common import test_label as _test_label
+from .html import _CSS, _bars, _colors, _e, _img, _mpl
+
+# The result is typed as Any: report/ renders what recsys/ computes and does not import it
+# (not even for type checking), so the two packages never import each other.
+ExperimentResult = Any
+
+__all__ = ["to_html", "fmt_pvalue"]
+
+#: p-values below this are written "< 1e-300" (a float64 p of exactly 0 is an underflow, not a certainty)
+P_FLOOR = 1e-300
+
+_EXTRA_CSS = """
+.sampled { background: #fff4d6; border: 2px solid #c98a00; padding: 10px 14px; font-weight: 600; }
+table.fit { max-width: 100%; }
+table.fit th, table.fit td { white-space: normal; overflow-wrap: break-word; }
+table.fit th.num { overflow-wrap: anywhere; }
+table.fit td.num, table.fit .nw { white-space: nowrap; }
+td .ci { font-weight: normal; }
+@media print {
+  body { background: #fff; }
+  main { max-width: none; padding: 0; }
+  .scroll { overflow: visible; }
+  table { font-size: 0.72rem; }
+  th, td { padding: 2px 6px; }
+  table.fit td.num .ci { display: block; }
+  figure, tr, dl { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  figure img { max-width: 100%; }
+}
+"""
+
+_SHORT = {"t": "t-test", "wilcoxon": "Wilcoxon", "randomization": "randomisation", "bootstrap": "bootstrap"}
+
+
+def fmt_pvalue(p: float | None) -> str:
+    """A p-value for a report: three decimals, scientific below 0.001, ``< 1e-300`` when it underflows.
+
+    >>> fmt_pvalue(0.04321), fmt_pvalue(2.5e-7), fmt_pvalue(0.0), fmt_pvalue(float("nan"))
+    ('0.043', '2.5e-07', '< 1e-300', 'n/a')
+    """
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    if p < P_FLOOR:
+        return "< 1e-300"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def _value(v: Any, digits: int = 4) -> str:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(f):
+        return "n/a"
+    if f.is_integer() and abs(f) >= 1:
+        return f"{int(f)}"
+    return fmt(f, digits)
+
+
+def _dl(rows: Sequence[tuple[Any, Any]]) -> str:
+    return '<dl class="settings">' + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in rows) + "</dl>"
+
+
+def _counts(c: Any) -> str:
+    if not isinstance(c, Mapping):
+        return ""
+    return " / ".join(str(c.get(k, "")) for k in ("rows", "users", "items"))
+
+
+# --------------------------------------------------------------------------- sections
+
+def _summary(res: ExperimentResult) -> str:
+    d, s = res.data, res.split
+    rows: list[tuple[str, Any]] = [
+        ("Input", d.get("source", "")), ("Interactions", d.get("rows")), ("Users", d.get("users")),
+        ("Items", d.get("items"))]
+    if d.get("repeated_pairs") is not None:
+        rows.append(("Repeated (user, item) pairs", d.get("repeated_pairs")))
+    rows += [("Split", s.get("method", "")),
+             ("Split parameters", json.dumps(s.get("params", {}), default=str)),
+             ("Train rows / users / items", _counts(s.get("train"))),
+             ("Test rows / users / items", _counts(s.get("test")))]
+    if s.get("test_rows_in_train") is not None:
+        rows.append(("Test rows already in the user's train set", s.get("test_rows_in_train")))
+    rows += [("Rows dropped by the split", s.get("dropped_rows")), ("Cut-off k", res.k),
+             ("Recommenders", ", ".join(res.results)), ("Baseline", res.baseline or "none")]
+    return "<h2>Experiment</h2>" + _dl([(k, v) for k, v in rows if v is not None])
+
+
+def _means(res: ExperimentResult, digits: int) -> str:
+    cmp = res.comparison
+    names = list(res.results)
+    head = "".join(f'<th class="num">{_e(n)}{"<br><span class=ci>(baseline)</span>" if n == res.baseline else ""}'
+                   "</th>" for n in names)
+    body = []
+    first = res.results[names[0]]
+    hib_of = _directions(res.metrics)
+    for m in res.metrics:
+        per_user = m in first.values
+        hib = hib_of.get(m)
+        arrow = "" if hib is None else (" &uarr;" if hib else " &darr;")
+        cells = []
+        for n in names:
+            v = res.results[n].mean.get(m, float("nan"))
+            text = _e(_value(v, digits))
+            if cmp is not None and m in cmp.metrics:
+                lo, hi = cmp.intervals[n][m]
+                text += f' <span class="ci">[{fmt(lo, digits)}, {fmt(hi, digits)}]</span>'
+            mk = res.marker(m, n).strip()
+            if mk:
+                text += f' <span class="{"up" if mk == "▲" else "down"}">{mk}</span>'
+            cells.append(f'<td class="num">{text}</td>')
+        level = "per user" if per_user else "corpus"
+        body.append(f'<tr><td class="l">{_e(m)}{arrow}</td><td class="l nw">{level}</td>{"".join(cells)}</tr>')
+    caption = [_e(res.caption()) + "."]
+    if cmp is not None:
+        pct = f"{cmp.settings.confidence * 100:g}%"
+        caption.append(f"Brackets: {pct} {'BCa' if cmp.settings.interval == 'bca' else 'percentile'} bootstrap "
+                       "interval over the users. &uarr;/&darr;: higher/lower is better.")
+    return ('<h2>Means</h2><table class="fit"><thead><tr><th class="l">metric</th><th class="l">level</th>'
+            f'{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<p class="caption">{" ".join(caption)} Corpus-level metrics have one value per recommender and no '
+            'test.</p>')
+
+
+def _directions(metrics: Sequence[str]) -> dict[str, bool]:
+    """Whether higher is better, per metric, from the registry (empty when a name does not parse)."""
+    from .._errors import RankmeterError
+    from ..metrics.registry import parse_metrics
+
+    try:
+        return {m.text: bool(m.spec.higher_is_better) for m in parse_metrics(list(metrics))}
+    except RankmeterError:
+        return {}
+
+
+def _tests(res: ExperimentResult, digits: int) -> str:
+    cmp = res.comparison
+    if cmp is None:
+        return ""
+    from ..stats.correction import correction_name
+
+    corr = correction_name(cmp.settings.correction)
+    pct = f"{cmp.settings.confidence * 100:g}%"
+    rows = []
+    for t in cmp.tests:
+        cls = ' class="num sig up"' if t.significant and t.better == t.b else \
+            ' class="num sig down"' if t.significant else ' class="num"'
+        rows.append(
+            f'<tr><td class="l">{_e(t.metric)}</td><td class="l">{_e(t.b)} vs {_e(t.a)}</td>'
+            f'<td class="l nw">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)} '
+            f'<span class="ci">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</span></td>'
+            f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
+            f'<td class="num">{_e(fmt_pvalue(t.p_value))}</td><td{cls}>{_e(fmt_pvalue(t.p_adjusted))}</td></tr>')
+    return ('<h2>Paired tests</h2><table class="fit"><thead><tr><th class="l">metric</th><th class="l">b vs a</th>'
+            f'<th class="l">test</th><th class="num">diff (b &minus; a) [{pct} interval]</th>'
+            '<th class="num">d<sub>z</sub></th><th class="num">statistic</th><th class="num">p</th>'
+            f'<th class="num">p ({_e(corr)})</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f'<p class="caption">Paired by user over {cmp.n_queries} test users. Coloured: adjusted p &lt; '
+            f'{cmp.settings.alpha:g}; green when b is better, red when worse. d<sub>z</sub>: mean difference / '
+            'standard deviation of the per-user differences. p-values below 1e-300 underflow double precision '
+            'and are written &lt; 1e-300.</p>')
+
+
+def _checks(res: ExperimentResult) -> str:
+    names = list(res.validation)
+    if not names:
+        return ""
+    labels = [("users", "test users asked for"), ("rows", "rows returned"), ("kept_rows", "rows evaluated"),
+              ("duplicates", "duplicates removed"), ("unknown_items", "items outside the catalogue (removed)"),
+              ("extra_user_rows", "rows for users not asked for (removed)"),
+              ("outside_candidates", "outside the sampled candidates (removed)"),
+              ("training_items", "the user's own training items (kept)"),
+              ("missing_users", "users without a list"), ("short_lists", "lists shorter than k"),
+              ("long_lists", "lists longer than k")]
+    dicts = {n: res.validation[n].to_dict() for n in names}
+    head = "".join(f'<th class="num">{_e(n)}</th>' for n in names)
+    body = "".join(f'<tr><td class="l">{_e(label)}</td>'
+                   + "".join(f'<td class="num">{dicts[n][key]}</td>' for n in names) + "</tr>"
+                   for key, label in labels)
+    return ('<h2>Checks of the recommendations</h2><table class="fit"><thead><tr><th class="l">check</th>'
+            f'{head}</tr></thead><tbody>{body}</tbody></table>'
+            '<p class="caption">Duplicates, items outside the catalogue, users outside the test set and items '
+            'outside the sampled candidates are removed before evaluation; training items are kept. A user '
+            'without a list scores as an empty list.</p>')
+
+
+def _notes(res: ExperimentResult) -> str:
+    lines = [f"{n}: {p}" for n, v in res.validation.items() for p in v.problems()] + list(res.notes)
+    if res.comparison is not None:
+        lines += [n for n in res.comparison.notes if n not in lines]
+    if not lines:
+        return ""
+    return '<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{_e(x)}</li>" for x in lines) + "</ul>"
+
+
+def _settings(res: ExperimentResult) -> str:
+    cmp = res.comparison
+    if cmp is None:
+        return ""
+    from ..stats.correction import correction_name
+    from ._common import family_text
+
+    s = cmp.settings
+    rows = [
+        ("Test users", f"{cmp.n_queries}"),
+        ("Comparisons", f"each recommender against {s.baseline}" if s.pairs == "baseline" else "every pair"),
+        ("Tests", "; ".join(_test_label(t) for t in s.tests) + " (two-sided, paired by user)"),
+        ("Markers", f"{_test_label(s.tests[0])}, adjusted p < {s.alpha:g}"),
+        ("Correction", f"{correction_name(s.correction)}: {family_text(cmp)}"),
+        ("Intervals", f"{s.confidence * 100:g}% {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap, "
+                      f"{s.n_resamples:,} resamples of the users (the same for every recommender)"),
+        ("Randomisation", s.randomization or "not run"),
+        ("Seed", f"{s.seed}"),
+    ]
+    return "<h2>Test settings</h2>" + _dl(rows)
+
+
+def _timings(res: ExperimentResult) -> str:
+    rows = [(k, f"{v:.3f} s") for k, v in res.timings.items()] + [("total", f"{res.total_seconds:.2f} s")]
+    return "<h2>Timings</h2>" + _dl(rows)
+
+
+# --------------------------------------------------------------------------- figures
+
+def curves(res: ExperimentResult, k_max: int) -> dict[str, dict[str, np.ndarray]]:
+    """Mean metric@k over the evaluated users for k = 1..k_max: ``{"ndcg@k": {recommender: array}}``.
+
+    Per-user accuracy metrics that take a cutoff (beyond-accuracy ones, whose value at
+    k = 1 says little, are left out), evaluated on each recommender's cleaned lists
+    with the experiment's judgments and context. Empty when the result carries no
+    judgments (an :class:`ExperimentResult` built by hand).
+    """
+    import dataclasses
+
+    from ..evaluate import evaluate
+    from ..metrics.registry import parse_metrics
+
+    if res.qrels is None or not res.runs:
+        return {}
+    wanted: list[tuple[str, int, Any]] = []
+    seen: set[str] = set()
+    for m in parse_metrics(list(res.metrics)):
+        if not (m.spec.cutoff and m.spec.level == "query") or m.spec.family == "beyond":
+            continue
+        label = m.text.rsplit("@", 1)[0] + "@k"
+        if label in seen:
+            continue
+        seen.add(label)
+        for k in range(1, k_max + 1):
+            wanted.append((label, k, dataclasses.replace(m, k=k, text=f"{label[:-2]}@{k}")))
+    out: dict[str, dict[str, np.ndarray]] = {}
+    if not wanted:
+        return out
+    users = list(next(iter(res.results.values())).queries)
+    for name, run in res.runs.items():
+        means = evaluate(res.qrels, run, [w[2] for w in wanted], queries=users, context=res.context).mean
+        for label, k, m in wanted:
+            out.setdefault(label, {}).setdefault(name, np.zeros(k_max))[k - 1] = means[m.text]
+    return out
+
+
+def _curves(res: ExperimentResult, k_max: int, Figure: Any, Canvas: Any) -> str:
+    data = curves(res, k_max)
+    if not data:
+        why = ("none of the per-user accuracy metrics takes a cutoff @k" if res.qrels is not None
+               else "the result carries no judgments")
+        return f'<h2>Metric@k curves</h2><p class="caption">No metric@k curves: {_e(why)}.</p>'
+    names = list(res.results)
+    colors = _colors(len(names))
+    ks = np.arange(1, k_max + 1)
+    n_users = next(iter(res.results.values())).n_queries
+    out = []
+    for label, per in data.items():
+        fig = Figure(figsize=(5.4, 3.4), layout="constrained")
+        ax = fig.add_subplot()
+        for i, n in enumerate(names):
+            if n in per:
+                ax.plot(ks, per[n], color=colors[i], lw=2.4 if n == res.baseline else 1.8,
+                        ls="--" if n == res.baseline else "-", marker="o", ms=3, label=n)
+        ax.set_xlabel("k")
+        ax.set_ylabel(label)
+        ax.set_xlim(1, max(k_max, 2))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, frameon=False, ncols=2 if len(names) > 6 else 1)
+        ax.set_title(f"{label}, k = 1..{k_max} (mean over {n_users} users)", fontsize=10)
+        base = f"; dashed: the baseline {_e(res.baseline)}" if res.baseline else ""
+        out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}, "
+                   f"from each recommender's top-{res.k} lists{base}.</figcaption></figure>")
+    return '<h2>Metric@k curves</h2><div class="figs">' + "".join(out) + "</div>"
+
+
+def improvement_order(diff: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    """Indices that sort per-user differences from the largest improvement to the largest loss.
+
+    An improvement is a positive difference when higher is better and a negative one when
+    lower is better; ties keep the users' order.
+
+    >>> improvement_order(np.array([0.5, -1.0, 2.0]), True).tolist()
+    [2, 0, 1]
+    >>> improvement_order(np.array([0.5, -1.0, 2.0]), False).tolist()
+    [1, 0, 2]
+    """
+    gain = diff if higher_is_better else -diff
+    return np.argsort(-gain, kind="stable")
+
+
+def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -> str:
+    cmp = res.comparison
+    others = [r for r in cmp.runs if r != cmp.baseline]
+    base = cmp.scores[cmp.baseline][metric]
+    hib = cmp.higher_is_better.get(metric, True)
+    ncols = min(3, len(others))
+    nrows = (len(others) + ncols - 1) // ncols
+    fig = Figure(figsize=(3.6 * ncols + 0.6, 2.6 * nrows + 0.5), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
+    good, bad = "#2e8b57", "#d0453a"
+    for i, r in enumerate(others):
+        ax = axes[i // ncols][i % ncols]
+        diff = cmp.scores[r][metric] - base
+        d = diff[improvement_order(diff, hib)]
+        gain = d if hib else -d
+        x, y = _bars(d)
+        _, g = _bars(gain)
+        ax.fill_between(x, y, 0, where=g > 0, step="post", color=good, lw=0)
+        ax.fill_between(x, y, 0, where=g < 0, step="post", color=bad, lw=0)
+        ax.axhline(0, color="#333", lw=0.6)
+        better, worse = int((gain > 0).sum()), int((gain < 0).sum())
+        ax.set_title(f"{r}: better for {better}, worse for {worse},\ntied for {len(d) - better - worse} users",
+                     fontsize=9)
+        ax.set_xlim(0, max(len(d), 1))
+        ax.set_xlabel("users, from most improved to most worsened", fontsize=8)
+        if i % ncols == 0:
+            ax.set_ylabel(f"{metric} − {cmp.baseline}" + ("" if hib else "\n(lower is better)"), fontsize=8)
+        ax.tick_params(labelsize=7)
+    for j in range(len(others), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    direction = "higher" if hib else "lower"
+    return (f"<figure class=\"wide\">{_img(fig, f'per-user differences on {metric}', Canvas)}<figcaption>One bar "
+            f"per test user: the recommender's {_e(metric)} minus the baseline's, sorted from the largest "
+            f"improvement to the largest loss ({direction} is better). Green: better than the baseline, red: "
+            "worse.</figcaption></figure>")
+
+
+def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -> str:
+    cmp = res.comparison
+    names = list(cmp.runs)
+    vals = [cmp.scores[r][metric] for r in names]
+    allv = np.concatenate(vals)
+    lo, hi = float(allv.min()), float(allv.max())
+    edges = np.histogram_bin_edges(allv, bins=min(30, max(5, int(np.sqrt(len(vals[0])) + 1))),
+                                   range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
+    colors = _colors(len(names))
+    fig = Figure(figsize=(max(4.4, 0.9 * len(names) + 2), 3.4), layout="constrained")
+    ax = fig.add_subplot()
+    for i, v in enumerate(vals):
+        counts, _ = np.histogram(v, bins=edges)
+        w = 0.42 * counts / max(counts.max(), 1)
+        ax.stairs(i + w, edges, baseline=i - w, orientation="horizontal", fill=True, color=colors[i], alpha=0.75)
+        ax.plot([i], [float(np.mean(v))], marker="D", color="white", mec="black", ms=6, zorder=3)
+        med = float(np.median(v))
+        ax.plot([i - 0.2, i + 0.2], [med, med], color="black", lw=1.2, zorder=3)
+    ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 4 else 0,
+                  ha="right" if len(names) > 4 else "center", fontsize=8)
+    ax.set_ylabel(metric)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"Per-user {metric} ({cmp.n_queries} users)", fontsize=10)
+    return (f"<figure>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-user "
+            f"{_e(metric)} of each recommender, mirrored; diamond: mean, bar: median.</figcaption></figure>")
+
+
+# --------------------------------------------------------------------------- page
+
+def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | None = None, digits: int = 4) -> str:
+    """The experiment's report as one self-contained HTML page (see the module docstring).
+
+    ``k_max``: the largest k of the metric@k curves (default: the experiment's k, the
+    length of the lists).
+    """
+    title = title or f"rankmeter experiment: top-{res.k} recommendations ({res.mode})"
+    k_max = int(k_max or res.k)
+    n_users = next(iter(res.results.values())).n_queries if res.results else 0
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{_CSS}{_EXTRA_CSS}</style></head><body><main>",
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="lead">{_e(", ".join(res.results))} on {n_users} test users'
+        + (f"; baseline <strong>{_e(res.baseline)}</strong>" if res.baseline else "") + ". Made with rankmeter.</p>",
+    ]
+    if res.sampled:
+        parts.append(f'<p class="sampled">Sampled evaluation: {_e(res.mode)}. Each user\'s test items are ranked '
+                     "against sampled non-interacted items only; the scores are higher than with full ranking and "
+                     "are not comparable with it.</p>")
+    else:
+        parts.append(f'<p class="lead">Mode: {_e(res.mode)} (every recommendable item is a candidate).</p>')
+    parts += [_summary(res), _means(res, digits), _tests(res, digits), _notes(res), _checks(res)]
+    try:
+        Figure, Canvas = _mpl()
+    except MissingExtraError:
+        parts.append('<p class="caption">No figures: matplotlib is not installed '
+                     "(pip install 'rankmeter[report]').</p>")
+    else:
+        parts.append(_curves(res, k_max, Figure, Canvas))
+        cmp = res.comparison
+        if cmp is not None and len(cmp.runs) > 1:
+            parts.append(f"<h2>Per-user differences against {_e(cmp.baseline)}</h2>")
+            for m in cmp.metrics:
+                parts.append(f"<h3>{_e(m)}</h3>" + _differences(res, m, Figure, Canvas))
+        if cmp is not None:
+            parts.append('<h2>Distributions of per-user scores</h2><div class="figs">')
+            parts += [_distribution(res, m, Figure, Canvas) for m in cmp.metrics]
+            parts.append("</div>")
+    parts += [_settings(res), _timings(res), "</main></body></html>"]
+    return "\n".join(p for p in parts if p) + "\n"
