@@ -83,4 +83,4 @@ def test_gm_aggregate_is_registry_data() -> None:
 
     assert get_spec("gm_map").aggregate == "gmean" and get_spec("gm_bpref").aggregate == "gmean"
     assert get_spec("num_q").count
-    assert get_spec("infAP").trec_name == "infAP" and get_spec("trec_rbp").trec_name == "rbp"
+    assert get_spec("infAP").trec_name == "infAP" and get_spec("gm_map").name == "gm_ap"

@@ -21,10 +21,9 @@ from .. import _segments as S
 from ..batch import Batch
 from ..ranking.ap import ap_kernel, ap_reference
 from ..ranking.bpref import bpref_kernel, bpref_reference
-from ..registry import Example, MetricSpec, Param, register
+from ..registry import Example, MetricSpec, Param, TrecName, register
 
-REL = Param("rel", float, 1.0, doc="minimum grade that counts as relevant",
-            rule="(any number; grades >= rel are relevant)")
+REL = Param("rel", float, 1.0, doc="minimum grade that counts as relevant")
 ROUND = Param("round", str, "10.0", "how a recall level becomes a number of relevant items: 10.0 rounds "
               "(lround(x R)), 9.0.8 truncates x R + 0.9", choices=("10.0", "9.0.8"))
 INFAP_EPSILON = 0.00001
@@ -142,7 +141,6 @@ register(MetricSpec(
     kernel=lambda b, rel: ap_kernel(b, rel, "relevant"),
     reference=lambda ranking, qrels, k, rel: ap_reference(ranking, qrels, k, rel, "relevant"),
     params=(REL,),
-    aliases={"gm_map": {}},
     examples=(Example(("a", "x", "b"), {"a": 1, "b": 1, "c": 1}, (1 + 2 / 3) / 3),),
     properties=frozenset({"ranking", "binary"}),
     trec_name="gm_map",
@@ -234,8 +232,7 @@ register(MetricSpec(
     ),
     kernel=iprec_kernel,
     reference=iprec_reference,
-    params=(REL, Param("recall", float, 0.0, "recall level in [0, 1]", check=lambda x: 0.0 <= x <= 1.0,
-                       rule="in [0, 1]"), ROUND),
+    params=(REL, Param("recall", float, 0.0, "recall level in [0, 1]", low=0.0, high=1.0), ROUND),
     examples=(
         Example(("x", "a", "b", "y", "c"), {"a": 1, "b": 1, "c": 1, "d": 1}, 2 / 3,
                 params={"recall": 0.5}, note="c = lround(2) = 2: max(P@3, P@5) = max(2/3, 3/5)"),
@@ -243,7 +240,6 @@ register(MetricSpec(
                 params={"recall": 1.0}, note="only 3 of 4 relevant items retrieved"),
     ),
     properties=frozenset({"ranking", "binary"}),
-    trec_name="iprec_at_recall",
 ))
 
 
@@ -272,7 +268,6 @@ register(MetricSpec(
     aliases={"eleven_pt_avg": {}},
     examples=(Example(("a", "x"), {"a": 1}, 1.0, note="the only relevant item first: 1 at every level"),),
     properties=frozenset({"ranking", "binary"}),
-    trec_name="11pt_avg",
 ))
 
 
@@ -606,11 +601,10 @@ register(MetricSpec(
     convention="c rounds as trec_eval ((long)(x R + 0.9)); 0 when c = 0; mult = 1 is R-precision.",
     kernel=rprec_mult_kernel,
     reference=rprec_mult_reference,
-    params=(REL, Param("mult", float, 1.0, "multiple of R", check=lambda x: x >= 0, rule=">= 0")),
+    params=(REL, Param("mult", float, 1.0, "multiple of R", low=0.0)),
     examples=(Example(("a", "x", "b", "y"), {"a": 1, "b": 1}, 1 / 2, params={"mult": 1.0}),
               Example(("a", "x", "b", "y"), {"a": 1, "b": 1}, 2 / 4, params={"mult": 2.0})),
     properties=frozenset({"ranking", "binary"}),
-    trec_name="Rprec_mult",
 ))
 
 
@@ -637,11 +631,10 @@ register(MetricSpec(
     kernel=relative_p_kernel,
     reference=relative_p_reference,
     params=(REL,),
-    aliases={"set_relative_p": {}},
     examples=(Example(("a", "x", "y"), {"a": 1, "b": 1}, 1 / 2, k=3, note="1 hit over min(3, 2)"),
               Example(("a", "x"), {"a": 1, "b": 1, "c": 1}, 1 / 2, note="set: 1 hit over min(2, 3)")),
     properties=frozenset({"ranking", "binary", "k_scaled"}),
-    trec_name="relative_P",
+    trec_names=(TrecName("relative_P", cutoff=True), TrecName("set_relative_P")),
 ))
 
 
@@ -701,7 +694,7 @@ register(MetricSpec(
             Param("b", float, -1.0, "worth of a non-relevant retrieved item"),
             Param("c", float, 0.0, "worth of a relevant item not retrieved"),
             Param("d", float, 0.0, "worth of a non-relevant item not retrieved"),
-            Param("n_docs", int, 0, "documents in the collection", check=lambda x: x >= 0, rule=">= 0")),
+            Param("n_docs", int, 0, "documents in the collection", low=0)),
     examples=(Example(("a", "x", "y"), {"a": 1, "b": 1}, 1 - 2),),
     properties=frozenset({"ranking", "binary", "order_free"}),
     trec_name="utility",
@@ -755,13 +748,12 @@ register(MetricSpec(
     ),
     kernel=trec_rbp_kernel,
     reference=trec_rbp_reference,
-    params=(Param("p", float, 0.9, "persistence", check=lambda x: 0 < x < 1, rule="in (0, 1)"),
+    params=(Param("p", float, 0.9, "persistence", low=0.0, high=1.0, low_open=True, high_open=True),
             Param("residual", bool, False, "return the residual instead of RBP")),
     aliases={"rbp_trec": {}, "trec_rbp_resid": {"residual": True}},
     examples=(Example(("a", "b"), {"a": 2, "b": 1}, 0.1 * (1.0 + 0.5 * 0.9), note="grades / 2"),
               Example(("a", "u"), {"a": 1}, 0.9 ** 2 + 0.1 * 0.9, params={"residual": True})),
     properties=frozenset({"ranking", "graded"}),
-    trec_name="rbp",
 ))
 
 
