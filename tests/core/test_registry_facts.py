@@ -50,7 +50,8 @@ def get_count(name: str) -> bool:
 
 def test_only_counts_are_counts() -> None:
     counts = {s.name for s in SPECS if s.count}
-    assert counts == {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "hits", "tp", "fp", "fn", "tn"}
+    assert counts == {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "hits", "tp", "fp", "fn", "tn",
+                      "num_q"}
     assert not is_count("ndcg@10") and not is_count("p@10")
 
 
