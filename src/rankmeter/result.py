@@ -100,6 +100,29 @@ def _mean(v: np.ndarray) -> float:
     return float(np.mean(v)) if has.all() and len(v) else (float(np.mean(v[has])) if has.any() else float("nan"))
 
 
+GMEAN_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref): a zero would make them 0
+
+
+def _aggregate(v: np.ndarray, how: str) -> float:
+    """A metric's summary over queries, as its registry entry declares: ``mean``, ``gmean``
+    (exp of the mean log of max(v, 1e-5), trec_eval's gm_*) or ``sum``; nan values are left out.
+
+    >>> round(_aggregate(np.array([0.5, 0.0]), "gmean"), 6), _aggregate(np.array([1.0, 2.0]), "sum")
+    (0.002236, 3.0)
+    """
+    if how == "mean":
+        return _mean(v)
+    v = np.asarray(v, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if not len(v):
+        return float("nan")
+    if how == "gmean":
+        return float(np.exp(np.mean(np.log(np.maximum(v, GMEAN_FLOOR)))))
+    if how == "sum":
+        return float(np.sum(v))
+    raise ValueError(f"unknown aggregate {how!r}")
+
+
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
@@ -127,8 +150,10 @@ class Result:
 
     @property
     def mean(self) -> dict[str, float]:
-        """Metric -> aggregate: the mean over queries, or the corpus-level value."""
-        out = {m: _mean(v) for m, v in self.values.items()}
+        """Metric -> aggregate: the mean over queries (or the summary the metric's registry entry
+        declares, e.g. a geometric mean for gm_map), or the corpus-level value."""
+        how = {m.text: getattr(getattr(m, "spec", None), "aggregate", "mean") for m in self.metrics}
+        out = {m: _aggregate(v, how.get(m, "mean")) for m, v in self.values.items()}
         out.update(self.corpus)
         if self.metrics:
             order = [m.text for m in self.metrics if m.text in out]

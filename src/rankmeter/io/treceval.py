@@ -76,7 +76,7 @@ def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True,
     ``groups``: the second column names a judgment group (trec_eval ``-R qrels_jg``):
     judgments become ``{qid: {group: {docno: grade}}}``.
     """
-    from ..metrics.trec.engine import atol
+    from .cnumbers import atol
 
     out: dict[str, Any] = {}
     skipped = 0
@@ -107,7 +107,7 @@ def parse_prefs_text(text: str, source: str = "<prefs>", comments: bool = True,
     ``qid jg jsg docno rel_level`` (-R prefs); with ``from_qrels``, a qrels file read as
     preferences (-R qrels_prefs): ``qid jg docno rel_level``, one sub-group per group.
     """
-    from ..metrics.trec.engine import atof
+    from .cnumbers import atof
 
     out: dict[str, Any] = {}
     skipped = 0
@@ -131,7 +131,7 @@ def parse_prefs_text(text: str, source: str = "<prefs>", comments: bool = True,
 
 def parse_results_text(text: str, source: str = "<run>", comments: bool = True) -> TrecEvalResults:
     """Results from trec_eval's results text (6 columns, more are ignored)."""
-    from ..metrics.trec.engine import atof
+    from .cnumbers import atof
 
     res = TrecEvalResults()
     for n, raw in enumerate(text.splitlines(), start=1):
@@ -156,7 +156,7 @@ def parse_results_text(text: str, source: str = "<run>", comments: bool = True) 
 
 def parse_zscores_text(text: str, source: str = "<zscores>") -> dict[tuple[str, str], tuple[float, float]]:
     """Means and standard deviations per (query, measure) from a trec_eval ``-Z`` file."""
-    from ..metrics.trec.engine import atof
+    from .cnumbers import atof
 
     out: dict[tuple[str, str], tuple[float, float]] = {}
     for n, raw in enumerate(text.splitlines(), start=1):

@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..._errors import InputError, ParameterError
+from ...io.cnumbers import atof, atol
 
 __all__ = [
     "NONPOOL",
@@ -41,8 +42,6 @@ __all__ = [
     "NICKNAMES",
     "measure",
     "expand_selection",
-    "atol",
-    "atof",
     "trec_ap",
     "trec_infap",
     "trec_bing",
@@ -152,32 +151,6 @@ def form_res_rels(
     num_rel_ret = int(np.count_nonzero(rel >= lvl))
     return ResRels(rel=rel, rel_levels=rel_levels.astype(np.int64), num_rel=num_rel, num_rel_ret=num_rel_ret,
                    level=lvl)
-
-
-# --- C number parsing (trec_eval reads parameters with atol / atof) ---------------------
-
-_INT = re.compile(r"\s*([+-]?\d+)")
-_FLOAT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf(?:inity)?|nan))", re.I)
-
-
-def atol(text: str) -> int:
-    """C's ``atol``: the leading integer of the text, 0 when there is none.
-
-    >>> atol("23.4"), atol("x"), atol(" -7")
-    (23, 0, -7)
-    """
-    m = _INT.match(text)
-    return int(m.group(1)) if m else 0
-
-
-def atof(text: str) -> float:
-    """C's ``atof``: the leading number of the text, 0.0 when there is none.
-
-    >>> atof(".25"), atof("5.0x"), atof(""), atof("nan")
-    (0.25, 5.0, 0.0, nan)
-    """
-    m = _FLOAT.match(text)
-    return float(m.group(1)) if m else 0.0
 
 
 # --- helpers -----------------------------------------------------------------------------
