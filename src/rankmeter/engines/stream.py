@@ -31,6 +31,7 @@ descending, comparing bytes); ``order="rank"`` uses the rank column.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shutil
@@ -275,14 +276,33 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
         yield chunk.combine_chunks(), pending_first
 
 
+def _open_files_budget() -> int:
+    """How many partition files may be open at once: a quarter of the soft limit on open files
+    (macOS: 256, Linux: often 1024), between 16 and 256."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft == resource.RLIM_INFINITY or soft <= 0:
+            soft = 1024
+    except (ImportError, OSError, ValueError):  # no resource module (Windows)
+        soft = 256
+    return int(max(16, min(256, soft // 4)))
+
+
 class _Partitions:
-    """Hash-partition a run by query into temporary Arrow IPC files, then read them back one by one."""
+    """Hash-partition a run by query into temporary Arrow IPC files, then read them back one by one.
+
+    The number of partitions aims at ``chunk_rows / 2`` rows each, but never exceeds the
+    open-files budget (:func:`_open_files_budget`): a run of more than budget x chunk_rows / 2
+    rows makes larger partitions rather than failing under a low ``ulimit -n``.
+    """
 
     def __init__(self, blocks: Iterator[tuple[pa.Table, int]], total_rows: int | None, chunk_rows: int,
                  tmp_dir: str | os.PathLike[str] | None, on_rows: Callable[[int], None] | None = None) -> None:
         self.blocks = blocks
         target = max(1, chunk_rows // 2)
-        self.n_parts = int(min(1000, max(1, math.ceil((total_rows or chunk_rows) / target))))
+        self.n_parts = int(min(_open_files_budget(), max(1, math.ceil((total_rows or chunk_rows) / target))))
         self.dir = tempfile.mkdtemp(prefix="rankmeter-partitions-", dir=tmp_dir)
         self.on_rows = on_rows
         self.rows_written = 0
@@ -373,6 +393,29 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+@contextlib.contextmanager
+def _cleanup_on_sigterm() -> Iterator[None]:
+    """While partitions are on disk, SIGTERM unwinds like SIGINT does (so ``finally`` removes the
+    files) and then ends the process with the usual status; restored afterwards. Only the main
+    thread can set signal handlers: elsewhere this does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def handler(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _locate(src: _Source, exc: RowError) -> InputError:
@@ -510,6 +553,9 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
               tmp_dir: Any, depth: int | None = None, judged_only: bool = False) -> Result:
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
                   func="evaluate_stream")
+    if tmp_dir is not None and not os.path.isdir(tmp_dir):  # checked before any work, not after it
+        raise ParameterError(f"The 'tmp_dir' parameter of evaluate_stream must be an existing folder. Got "
+                             f"{str(tmp_dir)!r} instead.")
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels, duplicates=duplicates)
     engine = Engine(q, metrics, queries=queries, context=context, order=order, duplicates=duplicates,
                     source=src.source, depth=depth, judged_only=judged_only)
@@ -539,13 +585,14 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
                 bar.phase("partitioning (the run is not grouped by query)", src.total_rows)
         parts = _Partitions(src.blocks(block_rows), src.total_rows, chunk_rows, tmp_dir, on_rows=bar.advance)
         try:
-            try:
-                parts.write()
-            except RowError as exc:
-                raise _locate(src, exc) from None
-            bar.phase("evaluating partitions", parts.rows_written)
-            acc = _run_chunks(engine, parts.tables(), workers, bar, src)
-            return acc.result()
+            with _cleanup_on_sigterm():
+                try:
+                    parts.write()
+                except RowError as exc:
+                    raise _locate(src, exc) from None
+                bar.phase("evaluating partitions", parts.rows_written)
+                acc = _run_chunks(engine, parts.tables(), workers, bar, src)
+                return acc.result()
         finally:
             parts.cleanup()
     finally:
