@@ -135,6 +135,8 @@ class Engine:
         self.coverage_metric = Metric(spec=cover.spec, params=cover.params, k=cover.k, text="\0judged")
         self.all_metrics: list[Metric] = self.metrics + [self.coverage_metric]
         self.reader_notes: tuple[str, ...] = tuple(qrels.notes)
+        # whether some kernel reads item codes: if none does, no item vocabulary is built for the run
+        self.reads_items = any(m.spec.reads_items for m in self.all_metrics)
         self.fast = order == "score" and all(
             m.spec.level == "query" and not m.spec.reads_items
             for m in self.metrics)
@@ -318,7 +320,7 @@ class Engine:
     def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any],
                                                                               pa.Array]:
         """Join a built run with the judgments of its selected queries, then run the kernels."""
-        batch, qids, _ = align(sub, run, sel_ids, self.context)
+        batch, qids, _ = align(sub, run, sel_ids, self.context, items=self.reads_items)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
         return values, states, qids
 
