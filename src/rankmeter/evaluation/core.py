@@ -492,27 +492,14 @@ class Engine:
         """Evaluate judged queries that never appeared in the run, as empty rankings."""
         codes = np.sort(np.asarray(codes, dtype=np.int64))
         sub = self.sub_qrels(codes)
-        empty = pa.array([], type=pa.string())
-        run = Run.from_columns(empty, empty, pa.array([], type=pa.float64()))
-        ids = [self.judged_ids[c] for c in codes] + list(extra_ids)
-        batch, qids, _ = align(sub, run, ids if ids else "qrels", self.context)
+        empty = pa.nulls(0, pa.string())  # (pa.array of a list would import pandas)
+        run = Run.from_columns(empty, empty, np.zeros(0))
+        ids: Any = C.take(self.qrels.query_ids, ints(codes))
+        if extra_ids:
+            ids = ids.to_pylist() + list(extra_ids)
+        batch, qids, _ = align(sub, run, ids if len(ids) else "qrels", self.context, items=self.reads_items)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
         return qids, values, states
-
-
-_INT_LIMIT = 10**18
-
-
-def is_int_id_type(t: pa.DataType) -> bool:
-    """Integer ids the fast path keeps as numbers (their text is their decimal form)."""
-    return pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())
-
-
-def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:
-    if isinstance(col, pa.ChunkedArray):
-        return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-    return col
-
 
 
 _INT_LIMIT = 10**18
