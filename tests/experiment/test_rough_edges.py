@@ -365,3 +365,17 @@ def test_temporal_cutoff_without_a_default_fraction(udata) -> None:
     res = experiment(str(udata), split="temporal", split_params={"per_user": False, "test_span": 0.3},
                      recommenders=("popular",), metrics=["P@3"], k=3)
     assert res.split["params"].get("test_fraction") is None
+
+
+def test_means_csv_is_spreadsheet_safe(udata, tmp_path) -> None:
+    """#12.24: a recommender named like a formula is quoted in means.csv; control characters escaped in the table."""
+    res = experiment(str(udata), recommenders={"=HYPERLINK(1)": "popular", "a\x1b[31mb": "random"}, k=3,
+                     metrics=["P@3"], n_resamples=50)
+    csv_text = res.to_csv(tmp_path / "means.csv")
+    assert "\n'=HYPERLINK(1)," in csv_text and "\x1b" not in csv_text
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    console.print(res.table())
+    shown = console.export_text()
+    assert "\x1b[31m" not in shown and "\\x1b" in shown

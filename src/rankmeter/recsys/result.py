@@ -103,8 +103,13 @@ class ExperimentResult:
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """The means table as CSV, with a ``mode`` column (the sampled label when sampled)."""
+        from ..report.tabular import safe_text
+
         frame = self.means.copy()
         frame.insert(0, "mode", self.mode)
+        # names are data: a recommender called "=HYPERLINK(...)" must not become a spreadsheet formula
+        frame.index = [safe_text(n) for n in frame.index]
+        frame.columns = [safe_text(c) for c in frame.columns]
         text = frame.to_csv(lineterminator="\n")
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
@@ -114,8 +119,13 @@ class ExperimentResult:
 
     def table(self, digits: int = 4) -> "Table":
         """A rich table: one row per metric, one column per recommender; markers against the baseline."""
-        from rich.markup import escape
+        from rich.markup import escape as markup
         from rich.table import Table
+
+        from ..report.terminal import terminal_text
+
+        def escape(text: str) -> str:  # shown as written: no markup, no terminal control characters
+            return markup(terminal_text(text))
 
         title = f"rankmeter experiment: top-{self.k}, {self.mode}"
         t = Table(title=escape(title), caption=escape(self.caption()), show_lines=False)
