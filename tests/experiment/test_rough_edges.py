@@ -379,3 +379,17 @@ def test_means_csv_is_spreadsheet_safe(udata, tmp_path) -> None:
     console.print(res.table())
     shown = console.export_text()
     assert "\x1b[31m" not in shown and "\\x1b" in shown
+
+
+def test_run_experiment_piped_never_cuts_names(udata, tmp_path) -> None:
+    """#12.22: piped to a file, long metric and recommender names are printed whole."""
+    long_metric = "ndcg(gain=exp,discount=jarvelin)@5"
+    names = [f"a_rather_long_recommender_name_{i}=popular" for i in range(3)]
+    args = ["run-experiment", "-i", str(udata), "-m", long_metric, "-m", "P@5", "-k", "5", "--no-report"]
+    for n in names:
+        args += ["-r", n]
+    out = rankmeter(*args, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert long_metric in out.stdout and "…" not in out.stdout
+    for n in names:
+        assert n.split("=")[0] in out.stdout

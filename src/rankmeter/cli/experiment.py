@@ -86,9 +86,9 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
     if fmt == "json":
         write_json(res.to_dict())
     else:
-        from rich.console import Console
+        from ..report.terminal import print_grid
 
-        Console(soft_wrap=False).print(res.table())
+        print_grid(res.grid())
     if report:
         paths = res.save(target)
         note(f"report written to {paths['report']} (also {paths['json'].name}, {paths['csv'].name}); "

@@ -13,6 +13,7 @@ import numpy as np
 from .validation import Validation
 
 if TYPE_CHECKING:
+    from ..report.terminal import Grid
     import pandas as pd
     from rich.console import Console
     from rich.table import Table
@@ -108,7 +109,7 @@ class ExperimentResult:
         frame = self.means.copy()
         frame.insert(0, "mode", self.mode)
         # names are data: a recommender called "=HYPERLINK(...)" must not become a spreadsheet formula
-        frame.index = [safe_text(n) for n in frame.index]
+        frame.index = type(frame.index)([safe_text(n) for n in frame.index], name=frame.index.name)
         frame.columns = [safe_text(c) for c in frame.columns]
         text = frame.to_csv(lineterminator="\n")
         if path is not None:
@@ -117,25 +118,23 @@ class ExperimentResult:
 
     # ------------------------------------------------------------------ terminal
 
-    def table(self, digits: int = 4) -> "Table":
-        """A rich table: one row per metric, one column per recommender; markers against the baseline."""
-        from rich.markup import escape as markup
-        from rich.table import Table
+    def grid(self, digits: int = 4) -> "Grid":
+        """The means as a :class:`~rankmeter.report.terminal.Grid`: one row per metric, one column per
+        recommender, markers against the baseline; printed whole or in parts, never cut."""
+        from ..report.terminal import Grid
 
-        from ..report.terminal import terminal_text
-
-        def escape(text: str) -> str:  # shown as written: no markup, no terminal control characters
-            return markup(terminal_text(text))
-
-        title = f"rankmeter experiment: top-{self.k}, {self.mode}"
-        t = Table(title=escape(title), caption=escape(self.caption()), show_lines=False)
-        t.add_column("metric", style="bold")
-        for name in self.results:
-            t.add_column(escape(name + (" (baseline)" if name == self.baseline else "")), justify="right")
         means = {n: r.mean for n, r in self.results.items()}
-        for m in self.metrics:
-            t.add_row(escape(m), *[format_value(means[n].get(m, float("nan")), digits) + self.marker(m, n) for n in self.results])
-        return t
+        return Grid(
+            columns=["metric"] + [n + (" (baseline)" if n == self.baseline else "") for n in self.results],
+            rows=[[m] + [format_value(means[n].get(m, float("nan")), digits) + self.marker(m, n) for n in self.results]
+                  for m in self.metrics],
+            title=f"rankmeter experiment: top-{self.k}, {self.mode}",
+            caption=self.caption(),
+        )
+
+    def table(self, digits: int = 4) -> "Table":
+        """A rich table of :meth:`grid` (data-derived text shown as written)."""
+        return self.grid(digits).to_rich()
 
     def marker(self, metric: str, name: str) -> str:
         """``" ▲"`` / ``" ▼"`` when ``name`` is significantly better / worse than the baseline on ``metric``."""
