@@ -399,3 +399,13 @@ def test_compare_family_size_is_singular(trec) -> None:
     out = run_cli("compare", str(trec["qrels"]), str(trec["bm25"]), str(trec["dense"]), "-m", "P@1",
                   "--resamples", "100", "--format", "markdown")
     assert "(1 comparison each)" in out.stdout and "1 comparisons" not in out.stdout
+
+
+def test_compare_says_which_column_became_the_grade(tmp_path) -> None:
+    """#12.19 in compare: the judgments reader's note and each run's judgment coverage reach stderr."""
+    (tmp_path / "t.csv").write_text("user,item,rating\nu1,a,5\nu1,b,3\nu2,c,4\n")
+    (tmp_path / "p.csv").write_text("user,item,score\nu1,a,0.9\nu1,c,0.5\nu2,c,0.7\n")
+    out = run_cli("compare", str(tmp_path / "t.csv"), f"a={tmp_path / 'p.csv'}", f"b={tmp_path / 'p.csv'}",
+                  "-m", "ndcg@10")
+    assert out.returncode == 0, out.stderr
+    assert "grade from column 'rating'" in out.stderr and "judgment coverage" in out.stderr

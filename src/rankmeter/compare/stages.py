@@ -242,9 +242,11 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
     if qrels is None:
         raise ParameterError("The 'qrels' parameter of compare is required when runs are rankings. Got None instead.")
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels)
+    notes.extend(f"judgments: {line}" for line in q.notes)  # what the reader inferred or skipped
     loaded = {}
     for i, (n, r) in enumerate(ranked):
         loaded[n] = as_run(r, source=n) if not isinstance(r, (str, Path)) else as_run(r)
+        notes.extend(f"run {n!r}: {line}" for line in loaded[n].notes)
         if progress is not None:
             progress("reading runs", i + 1, len(ranked))
     if isinstance(queries, str):
@@ -289,6 +291,9 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
                 ex = list(cov.examples.get("without_judgments", ()))
                 notes.append(f"run {n!r}: {_plural(cov.without_judgments, 'run query', 'run queries')} without "
                              f"judgments left out (e.g. {examples(ex)})")
+            if cov.judged is not None:
+                at = f"top {cov.judged_k}" if cov.judged_k is not None else "whole rankings"
+                notes.append(f"run {n!r}: judgment coverage {100 * cov.judged:.1f}% of the {at}")
         out.per_run[n] = (list(res.queries), dict(res.values))
         if progress is not None:
             progress("evaluating runs", i + 1, len(ranked))
