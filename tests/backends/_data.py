@@ -96,6 +96,7 @@ def context_for(qrels: pa.Table, run: pa.Table) -> dict[str, Any]:
         "all_items": items,
         "features": {i: rng.random(4) for i in items},
         "categories": {i: {f"c{int(j)}" for j in rng.integers(0, 4, size=2)} for i in items},
+        "propensity": {i: v / 2 for i, v in pop.items()},  # observation propensities (metrics/unbiased)
     }
 
 
