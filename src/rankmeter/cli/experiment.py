@@ -113,7 +113,7 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
 @click.option("--interactions", "-i", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Interaction file (CSV/TSV with header, Parquet, MovieLens u.data or ratings.dat).")
 @click.option("--split", "split", default=None,
-              type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out"]),
+              type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong"]),
               help="Split protocol [default: temporal, per user].")
 @click.option("--test-fraction", type=float, default=None, help="Share of each user's interactions held out.")
 @click.option("--recommender", "-r", multiple=True,
@@ -157,7 +157,7 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
     config file. See docs/recsys.md for the config format.
     """
     split_params: dict[str, Any] = {}
-    if test_fraction is not None and split in ("leave_k_out", "leave_one_out"):
+    if test_fraction is not None and split in ("leave_k_out", "leave_one_out", "strong"):
         raise click.UsageError(f"--test-fraction does not apply to --split {split} (it holds out k interactions "
                                "per user)")
     if test_fraction is not None:
