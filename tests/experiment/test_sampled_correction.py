@@ -118,3 +118,54 @@ def test_cli_sampled_correction(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "rankmeter", "run-experiment", "-i", str(path),
                           "--sampled-correction", "bv", "--no-report"], capture_output=True, text=True)
     assert bad.returncode == 2 and "needs sampled" in bad.stderr
+
+
+# ----------------------------------------------------------------------------- sampling protocols
+
+from rankmeter.recsys.sampled import sample_negatives  # noqa: E402
+
+
+def _toy():
+    test = {"user": ["u1", "u1", "u2"], "item": ["a", "b", "c"]}
+    known = {"user": ["u1", "u1", "u2", "u1", "u3", "u3", "u4", "u4", "u5"],
+             "item": ["a", "b", "c", "d", "e", "e2", "e", "e2", "e"]}
+    return test, known
+
+
+def test_per_positive_draws_n_per_held_out_item() -> None:
+    test, known = _toy()
+    cat = ["a", "b", "c", "d", "e", "e2", "f", "g", "h", "i"]
+    c = sample_negatives(test, n=2, seed=0, interactions=known, catalog=cat, per="positive")
+    m = c.to_mapping()
+    assert c.negatives.tolist() == [4, 2]  # u1 has 2 held-out items, u2 one
+    assert len(m["u1"]) == 2 + 4 and not ({"a", "b", "d"} & set(m["u1"][2:]))
+    assert c.label == "sampled (N=2 per held-out item, seed=0): inflates scores vs full ranking"
+
+
+def test_popularity_proportional_negatives() -> None:
+    test, known = _toy()
+    cat = ["a", "b", "c", "d", "e", "e2", "f", "g"]
+    counts = {"e": 0, "e2": 0}
+    for seed in range(300):
+        c = sample_negatives(test, n=1, seed=seed, interactions=known, catalog=cat, strategy="popularity")
+        neg = c.to_mapping()["u2"][1:]
+        assert neg and neg[0] in ("a", "b", "d", "e", "e2")  # never f, g: nobody interacted with them
+        if neg[0] in counts:
+            counts[neg[0]] += 1
+    # e is interacted with 3 times, e2 twice: drawn about 3:2
+    assert 1.1 < counts["e"] / counts["e2"] < 2.2, counts
+    assert "popularity-proportional" in c.label
+    with pytest.raises(ParameterError, match="'strategy' parameter"):
+        sample_negatives(test, n=1, strategy="pop")
+
+
+def test_experiment_protocols_are_labelled() -> None:
+    data = rankmeter.datasets.synthetic(n_users=60, n_items=120, seed=2)
+    res = experiment(data, recommenders=("popular",), metrics=["recall@10"], sampled=20, sampled_per="positive",
+                     sampled_strategy="popularity", baseline=None)
+    assert res.mode == "sampled (N=20 per held-out item, popularity-proportional, seed=0): inflates scores vs full ranking"
+    with pytest.raises(ParameterError, match="needs sampled_strategy='uniform'"):
+        experiment(data, sampled=20, sampled_strategy="popularity", sampled_correction="bv")
+    cor = experiment(data, recommenders=("popular", "itemknn"), metrics=["recall@10"], sampled=20,
+                     sampled_per="positive", sampled_correction="mle", n_resamples=100)
+    assert cor.mode == "sampled N=20 per held-out item, seed=0, corrected (mle)"

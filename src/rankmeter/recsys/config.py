@@ -107,6 +107,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "evaluation": {
         "k": _INT1, "metrics": Key((str, list), items=str), "sampled": _INT1, "sample_seed": _INT0,
         "sampled_correction": Key((str,), choices=("none", "bv", "bias", "mle")),
+        "sampled_strategy": Key((str,), choices=("uniform", "popularity")),
+        "sampled_per": Key((str,), choices=("user", "positive")),
         "baseline": _STR, "test": Key((str, list), items=str),
         "correction": Key((str,)), "alpha": Key((float,), minimum=0, maximum=1, open_range=True),
         "n_resamples": _INT1, "seed": _INT0, "exclude_seen": _BOOL, "catalog": Key((str,), choices=("train", "all")),

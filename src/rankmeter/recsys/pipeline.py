@@ -233,6 +233,8 @@ def experiment(
     sampled: int | None = None,
     sample_seed: int = 0,
     sampled_correction: str = "none",
+    sampled_strategy: str = "uniform",
+    sampled_per: str = "user",
     baseline: str | None = "best",
     test: str | Sequence[str] = "t",
     correction: str = "holm",
@@ -279,6 +281,12 @@ def experiment(
     if sampled_correction not in CORRECTIONS:
         raise ParameterError(f"The 'sampled_correction' parameter of experiment must be one of "
                              f"{', '.join(CORRECTIONS)}. Got {sampled_correction!r} instead.")
+    if sampled_strategy not in ("uniform", "popularity") or sampled_per not in ("user", "positive"):
+        raise ParameterError(f"The 'sampled_strategy' parameter of experiment must be uniform or popularity and "
+                             f"'sampled_per' user or positive. Got {sampled_strategy!r} and {sampled_per!r} instead.")
+    if sampled_correction != "none" and sampled_strategy != "uniform":
+        raise ParameterError("The 'sampled_correction' parameter of experiment needs sampled_strategy='uniform': "
+                             "the corrections model uniformly drawn negatives (the sampled rank is binomial)")
     if sampled_correction != "none" and sampled is None:
         raise ParameterError("The 'sampled_correction' parameter of experiment needs sampled=N (it corrects sampled "
                              "metrics); full ranking needs no correction.")
@@ -369,15 +377,21 @@ def experiment(
                 pos = qrels.grades > 0
                 qu = qrels.query_ids.take(pa.array(qrels.row_queries()[pos]))
                 qi = qrels.item_ids.take(pa.array(qrels.items[pos]))
-                candidates = sample_candidates(qu, qi, ku, ki, cat_ids, int(sampled), int(sample_seed))
+                candidates = sample_candidates(qu, qi, ku, ki, cat_ids, int(sampled), int(sample_seed),
+                                               strategy=sampled_strategy, per=sampled_per,
+                                               popularity_of=(train.column("user").combine_chunks(),
+                                                              train.column("item").combine_chunks()))
             mode = candidates.label
             if sampled_correction != "none":
                 from .sampled import corrected_label
 
                 mode = corrected_label(int(sampled), sampled_correction, int(sample_seed))
+                if sampled_per == "positive":
+                    mode = mode.replace(f"N={sampled}", f"N={sampled} per held-out item")
             if candidates.short_users:
-                notes.append(f"{candidates.short_users} users had fewer than {sampled} items to sample negatives "
-                             "from and got all of them")
+                notes.append(f"{candidates.short_users} users had fewer items to sample negatives from than the "
+                             f"protocol asks ({sampled}{' per held-out item' if sampled_per == 'positive' else ''}) "
+                             "and got all of them")
 
         # ---------------------------------------------------------------- metrics
         if metrics is None:
@@ -471,6 +485,8 @@ def experiment(
                 "catalog": catalog, "exclude_seen": exclude_seen, "sampled": sampled,
                 "sample_seed": sample_seed if sampled is not None else None,
                 "sampled_correction": sampled_correction if sampled is not None else None,
+                "sampled_strategy": sampled_strategy if sampled is not None else None,
+                "sampled_per": sampled_per if sampled is not None else None,
                 "recommenders": {n: repr(r) for n, r in named}, "test": test, "correction": correction,
                 "alpha": alpha, "n_resamples": n_resamples, "seed": seed}
     return ExperimentResult(results=results, comparison=comparison, validation=validation, timings=stages.timings,

@@ -39,9 +39,20 @@ __all__ = ["Candidates", "sample_negatives", "label", "restrict", "correct", "Co
            "CORRECTIONS"]
 
 
-def label(n: int, seed: int) -> str:
-    """The label every sampled-mode output carries."""
-    return f"sampled (N={n}, seed={seed}): inflates scores vs full ranking"
+STRATEGIES = ("uniform", "popularity")
+PER = ("user", "positive")
+
+
+def label(n: int, seed: int, strategy: str = "uniform", per: str = "user") -> str:
+    """The label every sampled-mode output carries (the protocol named when it is not the default).
+
+    >>> label(100, 0, "popularity", "positive")
+    'sampled (N=100 per held-out item, popularity-proportional, seed=0): inflates scores vs full ranking'
+    """
+    what = f"N={n}" + (" per held-out item" if per == "positive" else "")
+    if strategy == "popularity":
+        what += ", popularity-proportional"
+    return f"sampled ({what}, seed={seed}): inflates scores vs full ranking"
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,10 +71,12 @@ class Candidates:
     n_negatives: int
     seed: int
     short_users: int = 0
+    strategy: str = "uniform"
+    per: str = "user"
 
     @property
     def label(self) -> str:
-        return label(self.n_negatives, self.seed)
+        return label(self.n_negatives, self.seed, self.strategy, self.per)
 
     def to_mapping(self) -> dict[str, list[str]]:
         ids = self.items.to_pylist()
@@ -95,8 +108,16 @@ def _check_n(n: Any) -> int:
 
 
 def sample_negatives(test: Any, *, n: int = 100, seed: int = 0, interactions: Any = None,
-                     catalog: Iterable[Any] | None = None) -> Candidates:
+                     catalog: Iterable[Any] | None = None, strategy: str = "uniform",
+                     per: str = "user") -> Candidates:
     """Candidates for sampled evaluation: each test user's test items plus ``n`` sampled negatives.
+
+    Protocols (each named in the label): ``strategy="uniform"`` draws negatives uniformly;
+    ``"popularity"`` draws them with probability proportional to their number of
+    interactions in ``interactions`` (RecBole's ``popN``; items never interacted with are
+    never drawn). ``per="user"`` draws ``n`` per user; ``"positive"`` draws ``n`` per
+    held-out item (``n * |test items|`` per user, ranked together with all of them, as
+    RecBole's per-positive sampling).
 
     ``test``: the test interactions (anything ``read_interactions`` reads, or a Qrels).
     ``interactions``: everything known about the users (train and test; default: ``test``);
@@ -114,10 +135,28 @@ def sample_negatives(test: Any, *, n: int = 100, seed: int = 0, interactions: An
     else:
         cat = union_vocab(as_string_array(list(catalog) if not isinstance(catalog, (pa.Array, np.ndarray))
                                           else catalog))
-    return sample_candidates(tu, ti, ku, ki, cat, n, int(seed))
+    return sample_candidates(tu, ti, ku, ki, cat, n, int(seed), strategy=strategy, per=per)
 
 
-def sample_candidates(tu: pa.Array, ti: pa.Array, ku: pa.Array, ki: pa.Array, cat: pa.Array, n: int, seed: int) -> Candidates:
+def _check_protocol(strategy: str, per: str, func: str) -> None:
+    if strategy not in STRATEGIES:
+        raise ParameterError(f"The 'strategy' parameter of {func} must be one of {', '.join(STRATEGIES)}. "
+                             f"Got {strategy!r} instead.")
+    if per not in PER:
+        raise ParameterError(f"The 'per' parameter of {func} must be one of {', '.join(PER)}. Got {per!r} instead.")
+
+
+def sample_candidates(tu: pa.Array, ti: pa.Array, ku: pa.Array, ki: pa.Array, cat: pa.Array, n: int, seed: int,
+                      *, strategy: str = "uniform", per: str = "user",
+                      popularity_of: tuple[pa.Array, pa.Array] | None = None) -> Candidates:
+    """Sample the candidates (see :func:`sample_negatives`). ``popularity_of``: the (user, item) pairs
+    whose item counts weigh popularity-proportional sampling (default: the known pairs ``ku, ki``)."""
+    _check_protocol(strategy, per, "sample_negatives")
+    weights = None
+    if strategy == "popularity":
+        pu, pi_ = popularity_of if popularity_of is not None else (ku, ki)
+        codes = np.asarray(pc.fill_null(pc.index_in(pi_, value_set=cat), -1).to_numpy(zero_copy_only=False))
+        weights = np.bincount(codes[codes >= 0], minlength=len(cat)).astype(np.float64)
     users = union_vocab(tu)
     nu, m = len(users), len(cat)
     # each user's known items, as sorted catalogue positions
@@ -143,22 +182,31 @@ def sample_candidates(tu: pa.Array, ti: pa.Array, ku: pa.Array, ki: pa.Array, ca
     for u in range(nu):
         seen = known_item[known_off[u]:known_off[u + 1]]  # sorted, unique
         free = m - len(seen)
-        take = min(n, free)
-        if take < n:
-            short += 1
+        pos_codes = t_item[t_off[u]:t_off[u + 1]]
+        want = n * len(pos_codes) if per == "positive" else n
         rng = np.random.default_rng([seed, zlib.crc32(uids[u].encode("utf-8"))])
-        j = np.sort(rng.choice(free, size=take, replace=False)) if take > 0 else np.zeros(0, dtype=np.int64)
-        # the j-th catalogue position not in `seen`
-        shift = np.searchsorted(seen - np.arange(len(seen)), j, side="right")
-        neg = j + shift
-        pos_items = tvocab.take(pa.array(t_item[t_off[u]:t_off[u + 1]]))
+        if weights is None:
+            take = min(want, free)
+            j = np.sort(rng.choice(free, size=take, replace=False)) if take > 0 else np.zeros(0, dtype=np.int64)
+            # the j-th catalogue position not in `seen`
+            shift = np.searchsorted(seen - np.arange(len(seen)), j, side="right")
+            neg = j + shift
+        else:
+            pool = np.setdiff1d(np.arange(m), seen, assume_unique=True)
+            pool = pool[weights[pool] > 0]
+            take = min(want, len(pool))
+            neg = np.sort(rng.choice(pool, size=take, replace=False, p=weights[pool] / weights[pool].sum())) \
+                if take > 0 else np.zeros(0, dtype=np.int64)
+        if take < want:
+            short += 1
+        pos_items = tvocab.take(pa.array(pos_codes))
         out_items.append(pos_items)
         out_items.append(cat.take(pa.array(neg, pa.int64())))
         negs[u] = take
         offsets.append(offsets[-1] + len(pos_items) + take)
     items = pa.concat_arrays(out_items) if out_items else pa.array([], pa.string())
     return Candidates(users=users, offsets=np.asarray(offsets, dtype=np.int64), items=items, negatives=negs,
-                      n_negatives=n, seed=seed, short_users=short)
+                      n_negatives=n, seed=seed, short_users=short, strategy=strategy, per=per)
 
 
 def restrict(table: pa.Table, candidates: Candidates) -> tuple[pa.Table, int]:
