@@ -24,8 +24,9 @@ HELP = ("build context['popularity'] and context['n_users'] with rankmeter.beyon
 _KEY = {"popularity": "popularity", "given": "propensity"}
 
 PROPENSITY = Param("propensity", str, "popularity",
-                   "where propensities come from: the power-law model of training popularity (popularity) "
-                   "or context['propensity'] per item (given)", choices=("popularity", "given"))
+                   "where propensities come from: the power-law model of training popularity (popularity), "
+                   "context['propensity'] per item (given), or the position-based model rank**-exponent (position)",
+                   choices=("popularity", "given", "position"))
 EXPONENT = Param("exponent", float, 0.5, "power-law exponent of the popularity model: p(i) = popularity(i)**exponent",
                  low=0)
 CLIP = Param("clip", float, 0.0, "propensities below clip are raised to clip (bounds the weight 1/p by 1/clip)",
@@ -112,8 +113,11 @@ def _finish(p: np.ndarray, clip: float, metric: str) -> np.ndarray:
 
 
 def row_propensity(b: Batch, rows: np.ndarray, propensity: str, exponent: float, clip: float,
-                   metric: str) -> np.ndarray:
-    """Clipped propensity of the given ranked rows (relevant ones)."""
+                   metric: str, rank: np.ndarray | None = None) -> np.ndarray:
+    """Clipped propensity of the given ranked rows (relevant ones); ``rank``: their 1-based ranks (position model)."""
+    if propensity == "position":
+        r = np.asarray(rank if rank is not None else b.pos[rows], dtype=np.float64)
+        return _finish(np.power(r, -exponent), clip, metric)
     key = _KEY[propensity]
     table = _vocab_values(b, key, metric)  # read (and checked) even when no relevant item was retrieved
     if not len(rows):
@@ -131,8 +135,10 @@ def row_propensity(b: Batch, rows: np.ndarray, propensity: str, exponent: float,
 
 
 def ref_propensity(context: Mapping[str, Any] | None, item: str, propensity: str, exponent: float, clip: float,
-                   metric: str) -> float:
-    """Slow path: one item's clipped propensity from a plain dict reading of the context."""
+                   metric: str, rank: int = 1) -> float:
+    """Slow path: one item's clipped propensity from a plain dict reading of the context (or its rank)."""
+    if propensity == "position":
+        return max(rank ** -exponent, clip)
     table = _need(context, _KEY[propensity], metric)
     if isinstance(table, tuple):
         table = dict(zip([str(i) for i in table[0]], table[1]))

@@ -39,7 +39,7 @@ _MISSING = ("A relevant recommended item without a propensity is an InputError (
 
 def _weighted_rows(b: Batch, rel: float, propensity: str, exponent: float, clip: float, metric: str):
     rows, query, rank = b.relevant_rows(rel)
-    w = 1.0 / row_propensity(b, rows, propensity, exponent, clip, metric)
+    w = 1.0 / row_propensity(b, rows, propensity, exponent, clip, metric, rank)
     return w, query, rank
 
 
@@ -48,7 +48,7 @@ def _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, metri
     out = []
     for r, d in enumerate(kept, start=1):
         if d in qrels and qrels[d] >= rel and qrels[d] >= 0:
-            out.append((r, 1.0 / ref_propensity(context, d, propensity, exponent, clip, metric)))
+            out.append((r, 1.0 / ref_propensity(context, d, propensity, exponent, clip, metric, r)))
     return out
 
 
@@ -88,7 +88,10 @@ register(MetricSpec(
               "Joachims (2016), Recommendations as treatments, ICML, arXiv:1602.05352."),
     convention=(_LABEL + "S_u are the observed relevant items (grade >= rel); p_{u,i} = popularity(i)**exponent "
                 "(propensity=popularity, Yang et al.'s power law on the share of training users; exponent "
-                "(gamma+1)/2 in their notation) or context['propensity'][i] (propensity=given); c = clip. "
+                "(gamma+1)/2 in their notation), context['propensity'][i] (propensity=given), or rank_i**-exponent "
+                "(propensity=position: the position-based click model of Joachims, Swaminathan & Schnabel (2017), "
+                "Unbiased learning-to-rank with biased feedback, WSDM; valid when the evaluated ranking is the one "
+                "the clicks were logged on); c = clip. "
                 "Values may exceed 1. 0 for a user without relevant items. " + _MISSING),
     kernel=recall_kernel,
     reference=recall_reference,
@@ -101,6 +104,8 @@ register(MetricSpec(
                         note="popularity model: p = pop**0.5: a .25 -> .5, b .04 -> .2"),
         UnbiasedExample("ips_recall(propensity=given,clip=0.3)@3", {"u": _RUN["u"]}, {"u": _QRELS["u"]}, _CTX,
                         (1 / 0.5 + 1 / 0.3) / 3, note="b's propensity .25 clipped to .3"),
+        UnbiasedExample("ips_recall(propensity=position,exponent=1)@3", {"u": _RUN["u"]}, {"u": _QRELS["u"]}, _CTX,
+                        (1 + 3) / 3, note="position model: a at rank 1 (p 1), b at rank 3 (p 1/3)"),
     ),
     bounds=(0.0, float("inf")),
     properties=_PROPS | {"monotone_k"},
