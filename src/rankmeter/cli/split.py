@@ -32,6 +32,7 @@ _APPLIES = {
     "heldout": ("strong",),
     "heldout_fraction": ("strong",),
     "heldout_n": ("strong",),
+    "validation_fraction": ("holdout", "temporal", "leave-k-out", "kfold"),
 }
 
 
@@ -65,6 +66,9 @@ _APPLIES = {
 @click.option("--time-unit", type=click.Choice(["s", "ms", "us", "ns"]), default=None,
               help="What numeric timestamps count, for a date --cutoff.")
 @click.option("--unit", type=click.Choice(["interactions", "users"]), default=None, help="kfold: deal interactions (default) or users into folds.")
+@click.option("--validation-fraction", type=float, default=None,
+              help="Also carve this share of the training rows into validation.{parquet,csv}, by the method's own "
+                   "rule (latest for temporal / leave-k-out by time, else random).")
 @click.option("--test-users", type=float, default=None, help="strong: share of users tested (default 0.2).")
 @click.option("--validation-users", type=float, default=None, help="strong: share of validation users (default 0).")
 @click.option("--heldout", type=click.Choice(["fraction", "last", "time"]), default=None,
@@ -134,7 +138,8 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
         from ..split import holdout
 
         test_fraction = options["test_fraction"] if options["test_fraction"] is not None else 0.2
-        result: Any = holdout(data, test_fraction=test_fraction, per_user=per_user, seed=seed, **common)
+        result: Any = holdout(data, test_fraction=test_fraction, per_user=per_user, seed=seed,
+                              validation_fraction=options["validation_fraction"], **common)
     elif method == "temporal":
         from ..split import temporal
 
@@ -146,6 +151,7 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
             per_user=per_user,
             k=options["k"],
             time_unit=options["time_unit"],
+            validation_fraction=options["validation_fraction"],
             **common,
         )
     elif method == "leave-k-out":
@@ -154,7 +160,8 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
         if options["by"] != "random" and options["seed"] is not None:
             raise click.UsageError("--seed applies to --method leave-k-out only with --by random")
         result = leave_k_out(
-            data, k=options["k"] if options["k"] is not None else 1, by=options["by"] or "time", seed=seed, **common
+            data, k=options["k"] if options["k"] is not None else 1, by=options["by"] or "time", seed=seed,
+            validation_fraction=options["validation_fraction"], **common
         )
     elif method == "strong":
         from ..split import strong
@@ -183,6 +190,7 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
             unit=options["unit"] or "interactions",
             per_user=per_user,
             seed=seed,
+            validation_fraction=options["validation_fraction"],
             **common,
         )
     _write_all(result, data, out, fmt, interactions)
@@ -205,13 +213,14 @@ def _prepare_out(out: Path, overwrite: bool, fmt: str, method: str, folds: int |
     own = own_split_files(out)
     ext = "parquet" if fmt == "parquet" else "csv"
     if method == "kfold":
-        planned = [out / f"fold-{i + 1}" / f"{part}.{ext}" for i in range(folds or 5) for part in ("train", "test")]
+        planned = [out / f"fold-{i + 1}" / f"{part}.{ext}" for i in range(folds or 5)
+                   for part in ("train", "test", "validation")]
     elif method == "strong":
         from ..split.strong import PARTS
 
         planned = [out / f"{part}.{ext}" for part in PARTS]
     else:
-        planned = [out / f"train.{ext}", out / f"test.{ext}"]
+        planned = [out / f"train.{ext}", out / f"test.{ext}", out / f"validation.{ext}"]
     planned.append(out / "summary.json")
     own_set = {p.resolve() for p in own}
     clash = [p for p in planned if p.exists() and p.resolve() not in own_set]
@@ -291,6 +300,8 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
         lines += _common_lines(summary)
         lines.append(f"  train: {_counts(s.train)} -> {files['train']}")
         lines.append(f"  test:  {_counts(s.test)} -> {files['test']}")
+        if s.validation is not None:
+            lines.append(f"  validation: {_counts(s.validation)} -> {files['validation']}")
         lines.append(
             f"  cold in test: {s.cold.users} users ({s.cold.user_rows} rows), "
             f"{s.cold.items} items ({s.cold.item_rows} rows)"
@@ -306,7 +317,10 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
 
 def _write_split(split: Any, data: Any, folder: Path, ext: str) -> dict[str, str]:
     files = {}
-    for part, mask in (("train", split.train_mask), ("test", split.test_mask)):
+    parts = [("train", split.train_mask), ("test", split.test_mask)]
+    if getattr(split, "validation_mask", None) is not None:
+        parts.append(("validation", split.validation_mask))
+    for part, mask in parts:
         path = folder / f"{part}.{ext}"
         _write_rows(data.table, mask, path, ext)
         files[part] = str(path)
