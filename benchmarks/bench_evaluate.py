@@ -102,8 +102,15 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--judged", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--no-ranx", action="store_true", help="leave ranx out (its JIT takes a minute cold)")
     args = ap.parse_args()
     qpath, rpath = generate(args.queries, args.depth, args.judged)
+    # the same run with a 7th column (a run id written twice, as some tools do): must be as fast
+    r7 = rpath.with_name(rpath.stem + "_7col.txt")
+    if not r7.exists():
+        with open(rpath) as src, open(r7, "w") as dst:
+            for line in src:
+                dst.write(line.rstrip("\n") + " extra\n")
     print(f"data: {args.queries} queries x {args.depth} items ({rpath.stat().st_size / 1e6:.1f} MB run file), "
           f"~{args.judged} judged per query")
     metrics = ["-m", "ndcg@10", "-m", "ap@100", "-m", "rr@100", "-m", "p@10", "-m", "r@100"]
@@ -112,9 +119,13 @@ def main() -> None:
     jobs = {
         "rankmeter evaluate (CLI)": [str(BIN / "rankmeter"), "evaluate", str(qpath), str(rpath), *metrics,
                                      "--format", "json"],
+        "rankmeter evaluate (CLI), 7-column run": [str(BIN / "rankmeter"), "evaluate", str(qpath), str(r7),
+                                                   *metrics, "--format", "json"],
         "pytrec_eval (read dicts + evaluate)": [PY, "-c", PYTREC_JOB, str(qpath), str(rpath)],
         "ranx (from_file + evaluate)": [PY, "-c", RANX_JOB, str(qpath), str(rpath)],
     }
+    if args.no_ranx:
+        del jobs["ranx (from_file + evaluate)"]
     # an installed package has its bytecode compiled by pip; an editable install under
     # PYTHONDONTWRITEBYTECODE=1 never writes it, and would compile rankmeter's sources on every run
     import rankmeter

@@ -133,6 +133,8 @@ def _write_examples(d: Path) -> None:
     three = test[["user", "item"]].assign(rating=rng.integers(1, 4, len(test)),
                                           prediction=rng.integers(1, 4, len(test)))
     three.to_csv(d / "both.csv", index=False)
+    # docs/beyond.md's --group-by file: query -> group
+    (d / "groups.tsv").write_text("query\tgroup\n" + "".join(f"q{i}\t{'odd' if i % 2 else 'even'}\n" for i in range(30)))
     (d / "experiment.toml").write_text('[data]\ninteractions = "u.data"\n\n[evaluation]\nk = 5\n'
                                        'n_resamples = 200\n\n[output]\ndir = "experiment-output"\n')
 

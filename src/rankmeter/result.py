@@ -35,7 +35,7 @@ class Coverage:
     judged: float | None = None  # mean share of the top judged_k that has a judgment (judged@k)
     depth: int | None = None  # rankings cut to their first `depth` items (trec_eval -M)
     judged_only: bool = False  # unjudged items removed from every ranking (trec_eval -J)
-    comment_lines: Mapping[str, int] = field(default_factory=dict)  # skipped by the readers, per input
+    comment_lines: Mapping[str, int] = field(default_factory=dict)  # skipped by the readers, per input (their notes say so)
 
     def notes(self) -> list[str]:
         """Human-readable lines for whatever was not plainly evaluated."""
@@ -73,10 +73,6 @@ class Coverage:
             at = f"top {self.judged_k}" if self.judged_k is not None else "whole rankings"
             out.append(f"judgment coverage: {100 * self.judged:.1f}% of the {at} have a judgment "
                        f"(mean judged@{self.judged_k if self.judged_k is not None else 'all'})")
-        for what, n in self.comment_lines.items():
-            if n:
-                out.append(f"{_count(n, 'comment line', 'comment lines')} (starting with '#') "
-                           f"{_verb(n, 'was', 'were')} skipped in the {what}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,6 +91,36 @@ class Coverage:
             "judged_only": self.judged_only,
             "comment_lines": dict(self.comment_lines),
         }
+
+
+def _mean(v: np.ndarray) -> float:
+    """The mean; a query without a value (nan: e.g. a user without a training profile) is left out."""
+    v = np.asarray(v, dtype=np.float64)
+    has = ~np.isnan(v)
+    return float(np.mean(v)) if has.all() and len(v) else (float(np.mean(v[has])) if has.any() else float("nan"))
+
+
+GMEAN_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref): a zero would make them 0
+
+
+def _aggregate(v: np.ndarray, how: str) -> float:
+    """A metric's summary over queries, as its registry entry declares: ``mean``, ``gmean``
+    (exp of the mean log of max(v, 1e-5), trec_eval's gm_*) or ``sum``; nan values are left out.
+
+    >>> round(_aggregate(np.array([0.5, 0.0]), "gmean"), 6), _aggregate(np.array([1.0, 2.0]), "sum")
+    (0.002236, 3.0)
+    """
+    if how == "mean":
+        return _mean(v)
+    v = np.asarray(v, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if not len(v):
+        return float("nan")
+    if how == "gmean":
+        return float(np.exp(np.mean(np.log(np.maximum(v, GMEAN_FLOOR)))))
+    if how == "sum":
+        return float(np.sum(v))
+    raise ValueError(f"unknown aggregate {how!r}")
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -124,8 +150,10 @@ class Result:
 
     @property
     def mean(self) -> dict[str, float]:
-        """Metric -> aggregate: the mean over queries, or the corpus-level value."""
-        out = {m: (float(np.mean(v)) if len(v) else float("nan")) for m, v in self.values.items()}
+        """Metric -> aggregate: the mean over queries (or the summary the metric's registry entry
+        declares, e.g. a geometric mean for gm_map), or the corpus-level value."""
+        how = {m.text: getattr(getattr(m, "spec", None), "aggregate", "mean") for m in self.metrics}
+        out = {m: _aggregate(v, how.get(m, "mean")) for m, v in self.values.items()}
         out.update(self.corpus)
         if self.metrics:
             order = [m.text for m in self.metrics if m.text in out]
@@ -155,6 +183,12 @@ class Result:
         if self.coverage is not None:
             out["coverage"] = self.coverage.to_dict()
         return out
+
+    def by_group(self, groups: Any, **options: Any) -> Any:
+        """Means per query group, group sizes, gaps and tests: :func:`rankmeter.stats.groups.by_group`."""
+        from .stats.groups import by_group
+
+        return by_group(self, groups, **options)
 
     def __getitem__(self, metric: str) -> float:
         return self.mean[metric]

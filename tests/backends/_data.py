@@ -86,6 +86,12 @@ def context_for(qrels: pa.Table, run: pa.Table) -> dict[str, Any]:
     """A context with every item fact the beyond-accuracy metrics read."""
     items = sorted(set(qrels.column("item").to_pylist()) | set(run.column("item").to_pylist()) | set(_ITEMS))
     rng = np.random.default_rng(7)
+    users = sorted(set(qrels.column("query").to_pylist()) | set(run.column("query").to_pylist()))
+    test: dict[str, list[str]] = {}
+    for q, i, g in zip(qrels.column("query").to_pylist(), qrels.column("item").to_pylist(),
+                       qrels.column("grade").to_pylist()):
+        if g >= 1:
+            test.setdefault(q, []).append(i)
     pop = {i: float(v) for i, v in zip(items, rng.integers(1, 50, size=len(items)) / 50.0)}
     return {
         "popularity": pop,
@@ -97,6 +103,11 @@ def context_for(qrels: pa.Table, run: pa.Table) -> dict[str, Any]:
         "features": {i: rng.random(4) for i in items},
         "categories": {i: {f"c{int(j)}" for j in rng.integers(0, 4, size=2)} for i in items},
         "propensity": {i: v / 2 for i, v in pop.items()},  # observation propensities (metrics/unbiased)
+        "item_groups": {i: f"g{int(j)}" for i, j in zip(items, rng.integers(0, 3, size=len(items)))},
+        # per-user profiles (pop_lift, miscalibration, pop_rsp, pop_reo): every user has training items
+        "train_items": {u: [str(i) for i in rng.choice(items, size=int(rng.integers(1, 8)), replace=False)]
+                        for u in users},
+        "test_items": test,
     }
 
 

@@ -9,13 +9,16 @@ import pytest
 import rankmeter
 from rankmeter.beyond import context_from_train
 from rankmeter.datasets import synthetic
+from rankmeter.metrics.beyond import train_items
 from rankmeter.recommenders import ItemKNN, Random
 
 stream = pytest.importorskip("rankmeter.stream")
 
 METRICS = ["ndcg@10", "novelty@10", "arp@10", "serendipity@10", "ild@10", "ild(distance=jaccard)@10",
            "catalog_coverage@10", "user_coverage(of=relevant)@10", "personalization@10",
-           "personalization(norm=cosine)@10", "gini@10", "entropy(normalize=catalog)@10"]
+           "personalization(norm=cosine)@10", "gini@10", "entropy(normalize=catalog)@10",
+           "aplt@10", "aclt@10", "pop_lift@10", "miscalibration(weights=rank)@10", "pop_rsp@10", "pop_reo@10",
+           "exposure_share@10", "exposure_gap(target=relevant)@10"]
 
 
 @pytest.mark.parametrize("rec", [ItemKNN(neighbors=20), Random(seed=3)], ids=["itemknn", "random"])
@@ -26,6 +29,7 @@ def test_stream_equals_in_memory(rec, tmp_path) -> None:
     s = temporal(d.interactions, per_user=True, test_fraction=0.2)
     train, test = s.table("train"), s.table("test")
     ctx = context_from_train(train, item_features=d.item_features, categories=d.categories)
+    ctx["train_items"], ctx["test_items"] = train_items(train), train_items(test)
     users = sorted({str(u) for u in test.column("user").to_pylist()})
     lists = rec.fit(train).recommend(users, k=10)
     qrels: dict[str, dict[str, float]] = {}

@@ -155,3 +155,13 @@ def test_cli_depth_judged_only_and_trec_names(tmp_path) -> None:
     assert judged.returncode == 0, judged.stderr
     assert float(judged.stdout.splitlines()[1].split()[2]) == pytest.approx(1.0)
     assert "trec_eval -J" in judged.stderr and "internal error" not in judged.stderr
+
+
+def test_geometric_mean_aggregate_is_trec_eval_s(trec_data) -> None:
+    """gm_map's summary is the registry's aggregate="gmean" (floor 1e-5), equal to trec_eval's all line."""
+    golden = {line.split()[0]: float(line.split()[2]) for line in (trec_data / "out.test.a").read_text().splitlines()
+              if line.split()[1] == "all" and line.split()[0] in ("gm_map", "gm_bpref", "map")}
+    got = rankmeter.evaluate(trec_data / "qrels.test", trec_data / "results.test", ["gm_map", "gm_bpref", "map"],
+                             queries="run").mean
+    for name, want in golden.items():
+        assert round(got[name], 4) == want, name

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.data._table import lookup_keys, may_repeat
+from rankmeter.data.table import lookup_keys, may_repeat
 
 keys = st.lists(st.integers(0, 2**64 - 1) | st.sampled_from([0, 1, 2**63, 2**64 - 1]), max_size=60)
 
@@ -44,7 +44,7 @@ def test_may_repeat_never_misses_a_repeat(groups) -> None:
 def test_take_rows_equals_arrow_take(chunks, data) -> None:
     import pyarrow as pa
 
-    from rankmeter.data._ids import take_rows
+    from rankmeter.data.ids import take_rows
 
     col = pa.chunked_array([pa.array(c, type=pa.string()) for c in chunks], type=pa.string())
     n = len(col)

@@ -50,12 +50,13 @@ def get_count(name: str) -> bool:
 
 def test_only_counts_are_counts() -> None:
     counts = {s.name for s in SPECS if s.count}
-    assert counts == {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "hits", "tp", "fp", "fn", "tn"}
+    assert counts == {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "hits", "tp", "fp", "fn", "tn",
+                      "num_q"}
     assert not is_count("ndcg@10") and not is_count("p@10")
 
 
 def test_sql_functions_from_the_specs() -> None:
-    from rankmeter import _listfuncs
+    from rankmeter.engines import sqlfuncs as _listfuncs
 
     expected = {"precision": "p", "precision_at": "p", "recall": "r", "recall_at": "r", "average_precision": "ap",
                 "auc": "auc", "mrr": "rr", "ndcg": "ndcg", "hit_rate": "success", "hitrate": "success"}

@@ -68,7 +68,12 @@ def make_context(qrels: Mapping[str, Mapping[str, float]], run: Mapping[str, Any
         "all_items": items + EXTRA_CATALOG + ["zz_test_only"],
         # observation propensities of the unbiased family (propensity=given): 0.1 .. 1.0
         "propensity": {i: (1 + _h(i, "prop") % 10) / 10 for i in items},
+        "item_groups": {i: LABELS[_h(i, "grp") % len(LABELS)] for i in items},
     }
+    # each user's training items (a quarter of the users have none: left out, nan) and relevant test items
+    users = sorted(set(qrels) | set(run))
+    ctx["train_items"] = {u: [i for i in items if _h(u + i, "train") % 3 == 0] for u in users if _h(u, "u") % 4}
+    ctx["test_items"] = {u: [i for i, g in j.items() if g >= 1] for u, j in qrels.items()}
     return ctx
 
 
@@ -147,7 +152,96 @@ def _entropy(lists, qrels, k, ctx, base, normalize):
     return h
 
 
+def _head_tail(ctx, head_share):
+    """Elliot's short head, written out: user counts descending, ties by id ascending, until head_share."""
+    counts = {i: round(p * ctx["n_users"]) for i, p in ctx["popularity"].items() if p > 0}
+    order = sorted(counts, key=lambda i: (-counts[i], i.encode()))
+    head, reached, total = set(), 0, sum(counts.values())
+    for i in order:
+        if reached >= head_share * total:
+            break
+        head.add(i)
+        reached += counts[i]
+    return head, set(counts) - head
+
+
+def _items_of(ctx, key, user):
+    return set(ctx.get(key, {}).get(user, []))
+
+
+def _spread(a, b):
+    if math.isnan(a) or math.isnan(b) or a + b == 0:
+        return math.nan
+    return abs(a - b) / (a + b)  # population std over mean of two values
+
+
+def _pop_rsp(lists, qrels, k, ctx, head_share):
+    head, tail = _head_tail(ctx, head_share)
+    rh = rt = dh = dt = 0
+    for u, lst in zip(judged_queries(qrels), lists):
+        seen = _items_of(ctx, "train_items", u)
+        rh += sum(i in head for i in lst)
+        rt += sum(i in tail for i in lst)
+        dh += len(head - seen)
+        dt += len(tail - seen)
+    return _spread(rh / dh if dh else math.nan, rt / dt if dt else math.nan)
+
+
+def _pop_reo(lists, qrels, k, ctx, head_share):
+    head, tail = _head_tail(ctx, head_share)
+    hh = ht = nh = nt = 0
+    for u, lst in zip(judged_queries(qrels), lists):
+        rel = _items_of(ctx, "test_items", u)
+        hh += sum(i in head and i in rel for i in lst)
+        ht += sum(i in tail and i in rel for i in lst)
+        nh += len(head & rel)
+        nt += len(tail & rel)
+    return _spread(hh / nh if nh else math.nan, ht / nt if nt else math.nan)
+
+
+def _group_exposure(lists, ctx, groups, weight, p, head_share):
+    if groups == "popularity":
+        head, tail = _head_tail(ctx, head_share)
+        names = ["head", "tail"]
+        label = {**{i: "head" for i in head}, **{i: "tail" for i in tail}}
+    else:
+        label = dict(ctx["item_groups"])
+        names = sorted(set(label.values()))
+    exp = {n: 0.0 for n in names}
+    for lst in lists:
+        for r, i in enumerate(lst, start=1):
+            if i in label:
+                exp[label[i]] += 1 / math.log2(r + 1) if weight == "log" else p ** (r - 1)
+    total = sum(exp.values())
+    return names, label, {n: (v / total if total > 0 else math.nan) for n, v in exp.items()}
+
+
+def _exposure_share(lists, qrels, k, ctx, groups, group, weight, p, head_share):
+    _, _, share = _group_exposure(lists, ctx, groups, weight, p, head_share)
+    return share[group]
+
+
+def _exposure_gap(lists, qrels, k, ctx, groups, target, weight, p, head_share):
+    names, label, share = _group_exposure(lists, ctx, groups, weight, p, head_share)
+    if target == "equal":
+        want = {n: 1 / len(names) for n in names}
+    else:
+        rel = {n: 0 for n in names}
+        for u in judged_queries(qrels):
+            for i in _items_of(ctx, "test_items", u):
+                if i in label:
+                    rel[label[i]] += 1
+        total = sum(rel.values())
+        want = {n: (v / total if total else math.nan) for n, v in rel.items()}
+    gaps = [abs(share[n] - want[n]) for n in names]
+    return math.nan if not gaps or any(math.isnan(g) for g in gaps) else max(gaps)
+
+
 CORPUS_REFERENCES: dict[str, Callable[..., float]] = {
+    "pop_rsp": _pop_rsp,
+    "pop_reo": _pop_reo,
+    "exposure_share": _exposure_share,
+    "exposure_gap": _exposure_gap,
     "catalog_coverage": _catalog_coverage,
     "user_coverage": _user_coverage,
     "personalization": _personalization,
@@ -182,7 +276,13 @@ def _cases(spec: MetricSpec) -> list[dict[str, Any]]:
     out = param_cases(spec)
     if spec.name == "serendipity":
         out.append({"pm": 1})
+    if spec.name == "exposure_share":  # a label of item_groups, not the default "tail"
+        out = [c if c.get("groups") != "item_groups" else {"groups": "item_groups", "group": "y"} for c in out]
     return out
+
+
+# the short head breaks popularity ties by item id ascending: renamed ids keep their byte order for these
+HEAD_TAIL = {"aplt", "aclt", "pop_rsp", "pop_reo", "exposure_share", "exposure_gap"}
 
 
 def _value(text: str, qrels: Any, run: Any, ctx: Any) -> tuple[list[str], np.ndarray | float]:
@@ -203,7 +303,9 @@ def _rename(qrels: dict, run: dict, ctx: dict, f: Callable[[str], str]) -> tuple
     r2 = {q: {f(i): s for i, s in r.items()} for q, r in run.items()}
     c2: dict[str, Any] = {}
     for key, v in ctx.items():
-        if isinstance(v, Mapping):
+        if key in ("train_items", "test_items"):  # user -> items: the users keep their ids
+            c2[key] = {u: [f(i) for i in its] for u, its in v.items()}
+        elif isinstance(v, Mapping):
             c2[key] = {f(i): x for i, x in v.items()}
         elif isinstance(v, list):
             c2[key] = [f(i) for i in v]
@@ -269,7 +371,7 @@ def check_spec(spec: MetricSpec, n_cases: int = N_CASES, seed: int = 0) -> None:
                 assert qs == list(want), f"{text}: queries {qs} != {list(want)}"
                 for q, v in zip(qs, got):
                     assert close(float(v), want[q], 1e-9), f"{text} {q}: kernel {v} != reference {want[q]}"
-                    assert lo - 1e-12 <= v <= hi + 1e-12, f"{text} {q}: {v} outside {spec.bounds}"
+                    assert math.isnan(v) or lo - 1e-12 <= v <= hi + 1e-12, f"{text} {q}: {v} outside {spec.bounds}"
                 # a query's value does not depend on the other queries of the batch
                 if len(qs) > 1:
                     one = qs[int(rng.integers(0, len(qs)))]
@@ -291,7 +393,10 @@ def check_spec(spec: MetricSpec, n_cases: int = N_CASES, seed: int = 0) -> None:
                 got2 = np.asarray(got2)[[qs2.index(q) for q in qs]]
             assert _same(got, got2), f"{text}: depends on query order"
             # item renaming (order-reversing, so ties and the vocabulary order change), context renamed alike
-            q3, r3, c3 = _rename(qrels, run, ctx, lambda i: "r" + "".join(chr(255 - ord(ch)) for ch in i))
+            if spec.name in HEAD_TAIL:
+                q3, r3, c3 = _rename(qrels, run, ctx, lambda i: "r~" + i)
+            else:
+                q3, r3, c3 = _rename(qrels, run, ctx, lambda i: "r" + "".join(chr(255 - ord(ch)) for ch in i))
             if spec.name not in ("serendipity",):  # serendipity's primitive list breaks popularity ties by id
                 _, got3 = _value(text, q3, r3, c3)
                 if "score_ties_matter" not in spec.properties and _no_ties(run):

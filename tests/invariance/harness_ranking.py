@@ -61,6 +61,8 @@ def reference_values(spec: MetricSpec, params: Mapping[str, Any], k: int | None,
         kw = dict(full)
         if takes_context:
             kw["context"] = ctx
+        if "query" in inspect.signature(spec.reference).parameters:  # per-user metrics read the user's profile
+            kw["query"] = q
         out[q] = spec.reference(ranking, qrels[q], k if spec.cutoff else None, **kw)
     return out
 

@@ -221,8 +221,11 @@ def test_unsupported_object() -> None:
 
 
 def test_alias_priority_and_normalisation() -> None:
-    # "user" beats "query"; "Movie-ID" normalises to movie_id
-    data = read_interactions({"query": [1], "user": [2], "Movie-ID": [3]})
+    # "query" and "user" could both be the user column: an error naming both, never a guess;
+    # "Movie-ID" normalises to movie_id
+    with pytest.raises(InputError, match="columns 'query', 'user' could each be the user column"):
+        read_interactions({"query": [1], "user": [2], "Movie-ID": [3]})
+    data = read_interactions({"query": [1], "user": [2], "Movie-ID": [3]}, user="user")
     assert (data.user, data.item) == ("user", "Movie-ID")
     for role, names in ALIASES.items():
         assert len(set(names)) == len(names), role

@@ -107,7 +107,7 @@ def test_csv_tsv_parquet_and_frames(tmp_path) -> None:
 
 def test_csv_missing_column_names_the_columns(tmp_path) -> None:
     pd.DataFrame({"a": [1], "b": [2]}).to_csv(tmp_path / "x.csv", index=False)
-    with pytest.raises(InputError, match="cannot find the query column among a, b"):
+    with pytest.raises(InputError, match="cannot find the query column: no query column among 'a', 'b'"):
         rankmeter.read_run(tmp_path / "x.csv")
 
 
@@ -165,7 +165,7 @@ def test_non_ascii_ids_take_the_fast_path_and_stay_exact(tmp_path) -> None:
 def test_long_ids_with_equal_signatures_are_not_duplicates() -> None:
     # same length, first and last 8 bytes: equal 64-bit signatures, different ids
     a, b = "http://x.org/" + "a" * 10 + "/index.html", "http://x.org/" + "b" * 10 + "/index.html"
-    from rankmeter.data._ids import string_signature
+    from rankmeter.data.ids import string_signature
 
     assert string_signature(pa.array([a]))[0] == string_signature(pa.array([b]))[0]
     r = Run.from_columns(["q", "q"], [a, b], [2.0, 1.0])

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run-experiment": ("rankmeter.cli.experiment", "Run a whole recommender evaluation experiment."),
     "demo": ("rankmeter.cli.demo", "Generate sample data and run the main experiment on it."),
     "metrics": ("rankmeter.cli.metrics", "List the registered metrics with their formulas."),
+    "trec_eval": ("rankmeter.cli.trec_eval", "A drop-in for trec_eval 10.0 (and 9.0.8): same options, same output."),
 }
 
 

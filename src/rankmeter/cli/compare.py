@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from ._groups import group_by_option
 from ._options import COLUMN_OPTIONS, column_options
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
@@ -82,7 +83,7 @@ class _Bar:
 @click.option("--judged-only", "-J", is_flag=True,
               help="Remove unjudged items (and negative grades) from every ranking first (trec_eval -J).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "json", "csv"]), default="table",
-              show_default=True, help="Output on stdout.")
+              show_default=True, help="Output on stdout (with --group-by, csv prints the means per group).")
 @click.option("--details", is_flag=True, help="json: add effect sizes, methods, settings and notes.")
 @click.option("--overlap", "overlap", is_flag=True,
               help="Also report the mean rank-biased overlap (p = 0.9) of each compared pair of runs' rankings.")
@@ -97,13 +98,14 @@ class _Bar:
 @click.option("--duplicates", type=click.Choice(["error", "max", "first", "last"]), default="error",
               show_default=True, help="What to do with a repeated (query, item) row.")
 @column_options("query", "item", "score", "grade", "rank")
+@group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None,
             tests: tuple[str, ...], correction: str, family: str, pairs: str, alpha: float, confidence: float,
             interval: str, resamples: int, seed: int, queries: str, depth: int | None, judged_only: bool,
             fmt: str, details: bool, overlap: bool,
             html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str,
             query_column: str | None, item_column: str | None, score_column: str | None,
-            grade_column: str | None, rank_column: str | None) -> None:
+            grade_column: str | None, rank_column: str | None, group_by: str | None) -> None:
     """Compare RUNs on the judgments QRELS: means, bootstrap intervals, paired tests.
 
     A RUN is PATH (named by its file name without extension), NAME=PATH, or a folder
@@ -150,10 +152,20 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
                       alpha=alpha, confidence=confidence, n_resamples=resamples, seed=seed, pairs=pairs,
                       queries=queries, family=family, interval=interval, progress=bar, depth=depth,
                       judged_only=judged_only, overlap=overlap)
+        views = None
+        if group_by is not None:
+            from ..compare.groups import compare_by_group
+
+            views = compare_by_group(cmp, group_by, option="--group-by")
         if html_path is not None:
-            cmp.to_html(html_path, k_max=k_max, progress=bar)
+            cmp.to_html(html_path, k_max=k_max, progress=bar, groups=views)
     for line in cmp.notes:
         note(line)
+    if views is not None:
+        from . import _groups
+
+        for line in _groups.notes_of(views):
+            note(line)
     if fmt == "table":
         from rich.console import Console
 
@@ -163,8 +175,22 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
     elif fmt == "latex":
         sys.stdout.write(cmp.to_latex())
     elif fmt == "json":
-        sys.stdout.write(cmp.to_json(details=details) + "\n")
-    else:
+        text = cmp.to_json(details=details)
+        if views is not None:
+            import json
+
+            from ._groups import payload
+            from ._output import json_safe
+
+            doc = json.loads(text)
+            doc["groups"] = payload(views) if len(views) > 1 else {next(iter(views)): payload(views)}
+            text = json.dumps(json_safe(doc), indent=2, allow_nan=False)
+        sys.stdout.write(text + "\n")
+    elif views is None:
         sys.stdout.write(cmp.to_csv())
+    if views is not None and fmt != "json":
+        from . import _groups
+
+        _groups.write(views, fmt)  # csv: the means per group, instead of the comparison's table
     if html_path is not None:
         note(f"wrote {html_path}")

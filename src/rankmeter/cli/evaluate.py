@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ._groups import group_by_option
 from ._options import COLUMN_OPTIONS, column_options
 
 # library keywords -> this command's options, for messages (see _options.cli_spelling)
@@ -35,7 +36,7 @@ def _metric_help() -> str:
 @click.option("--per-query", "-q", is_flag=True, help="Also print each query's values.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "trec", "markdown", "latex", "html"]),
               default="table", show_default=True,
-              help="Output format; trec prints trec_eval's three-column lines; markdown, latex and html print "
+              help="Output format (with --group-by, csv prints the means per group); trec prints trec_eval's three-column lines; markdown, latex and html print "
                    "the table a paper needs (one row per run).")
 @click.option("--queries", type=click.Choice(["judged", "run", "qrels"]), default="judged", show_default=True,
               help="Which queries count: judged queries with a relevant item (a query missing from the run "
@@ -53,8 +54,10 @@ def _metric_help() -> str:
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
               help="Stream the run in query-grouped chunks of about this many rows (bounded memory).")
 @column_options("query", "item", "score", "grade", "rank")
+@group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
             order: str, duplicates: str, depth: int | None, judged_only: bool, chunk_rows: int | None,
+            group_by: str | None,
             query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
             rank_column: str | None) -> None:
@@ -71,6 +74,11 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     from ._output import note
 
     notes: list[str] = []
+    if group_by is not None and fmt == "trec":
+        from .._errors import ParameterError
+
+        raise ParameterError("--group-by cannot be written in --format trec (trec_eval's lines have no groups); "
+                             "use table, json, csv, markdown, latex or html")
     named = named_runs(runs, notes)
     parsed, metric_notes = parse_metric_list(metrics)
     notes += metric_notes
@@ -96,15 +104,24 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
         for line in res.notes:
             note(prefix + line)
         results[name] = res
-    _print(results, parsed, per_query, fmt)
+    views = None
+    if group_by is not None:
+        from . import _groups
+
+        views = {name: res.by_group(group_by, option="--group-by") for name, res in results.items()}
+        for line in _groups.notes_of(views):
+            note(line)
+    _print(results, parsed, per_query, fmt, views)
 
 
 def _names(result: Any) -> list[str]:
     return list(result.values) + [m for m in result.corpus if m not in result.values]
 
 
-def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str) -> None:
+def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str, views: Any = None) -> None:
     import click as _click
+
+    from . import _groups
 
     from ._output import is_count, line_safe, note, trec_line, undefined_means, write_csv, write_json, write_table
 
@@ -122,10 +139,15 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
             payload = res.to_dict(per_query=per_query)
             if undefined[run]:
                 payload["notes"] = list(payload.get("notes", [])) + undefined[run]
+            if views is not None:
+                payload["groups"] = views[run].to_dict()
             payloads[run] = payload
         write_json(next(iter(payloads.values())) if single else {"runs": payloads})
         return
     if fmt == "csv":
+        if views is not None:  # one CSV table: the means per group
+            _groups.write(views, "csv")
+            return
         if per_query:
             write_csv(["query"] if single else ["run", "query"], _per_query_rows(results, totals=True),
                       list(first.values))
@@ -155,7 +177,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         _click.echo("\n".join(out))
         return
     if fmt in ("markdown", "latex", "html"):
-        _paper(results, names, per_query, fmt)
+        _paper(results, names, per_query, fmt, _groups.tables(views) if views is not None else [])
         return
     if per_query:
         write_table("per query", ["query"] if single else ["run", "query"], _per_query_rows(results),
@@ -174,6 +196,8 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
                                 for run, res in results.items()) + f" ({_policy(first)})"
         write_table("", ["metric"], [([m], [res.mean[m] for res in results.values()]) for m in names],
                     list(results), caption=caption)
+    if views is not None:
+        _groups.write(views, "table")
 
 
 def _per_query_rows(results: dict[str, Any], totals: bool = False) -> list[tuple[list[str], list[float]]]:
@@ -198,7 +222,7 @@ def _policy(res: Any) -> str:
     return res.coverage.policy if res.coverage else "judged"
 
 
-def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str) -> None:
+def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str, extra: list[Any]) -> None:
     import sys
 
     from ..report.tables import Table, to_html, to_latex, to_markdown
@@ -214,6 +238,7 @@ def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str)
     if per_query:
         tables.append(Table("Per query", ["query"] if len(results) == 1 else ["run", "query"],
                             _per_query_rows(results), list(first.values)))
+    tables += extra
     if fmt == "markdown":
         sys.stdout.write("\n".join(to_markdown(t) for t in tables))
     elif fmt == "latex":

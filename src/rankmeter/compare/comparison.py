@@ -312,19 +312,26 @@ class Comparison:
         print_comparison(self, console=console, digits=digits)
 
     def to_html(self, path: str | Path | None = None, *, k_max: int = 100, title: str | None = None,
-                progress: ProgressFn | None = None) -> str:
+                progress: ProgressFn | None = None, groups: Any = None) -> str:
         """One self-contained HTML page (inline CSS and PNG figures; nothing loads from the network).
 
         Tables, metric@k curves (k = 1..``k_max``, when the runs themselves were
         given), per-query difference plots against the baseline, per-query score
-        distributions and the settings. Needs matplotlib (``pip install
+        distributions and the settings; with ``groups`` (a query -> group mapping or file, or the
+        views of :func:`rankmeter.compare.groups.compare_by_group`) a per-group section with a plot
+        per metric. Needs matplotlib (``pip install
         'rankmeter[report]'``).
         """
         from ..report import to_html
 
         if path is not None:
             _check_writable(path, "to_html")  # before the figures, which take the time
-        text = to_html(self, k_max=k_max, title=title, progress=progress)
+        if groups is not None and not (isinstance(groups, dict) and groups
+                                       and all(hasattr(v, "means") for v in groups.values())):
+            from .groups import compare_by_group
+
+            groups = compare_by_group(self, groups)
+        text = to_html(self, k_max=k_max, title=title, progress=progress, groups=groups)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text

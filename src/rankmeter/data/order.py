@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from ._ids import ints, take_rows, to_numpy
+from .ids import ints, take_rows, to_numpy
 
 __all__ = ["rank_order"]
 

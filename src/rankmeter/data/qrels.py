@@ -9,8 +9,8 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from ._ids import as_string_array, encode, encode_unsorted, ints, to_numpy
-from ._table import Grouped, RowError, duplicate_rows, offsets_from_sorted
+from .ids import as_string_array, encode, encode_unsorted, ints, to_numpy
+from .table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 
 __all__ = ["Qrels"]
 

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from ._ids import (
+from .ids import (
     as_string_column,
     encode_grouped,
     encode_unsorted,
@@ -25,7 +25,7 @@ from ._ids import (
     take_rows,
     to_numpy,
 )
-from ._table import Grouped, RowError, duplicate_rows, may_repeat
+from .table import Grouped, RowError, duplicate_rows, may_repeat
 from .order import rank_order
 from .qrels import _check_no_nulls, _dedupe, _float_column
 
@@ -185,7 +185,7 @@ class Run(Grouped):
 
     @cached_property
     def item_signatures(self) -> np.ndarray:
-        """A 64-bit signature of every row's item id (:func:`~rankmeter.data._ids.string_signature`)."""
+        """A 64-bit signature of every row's item id (:func:`~rankmeter.data.ids.string_signature`)."""
         return string_signature(self.item_rows)
 
     def to_lists(self) -> dict[str, list[str]]:

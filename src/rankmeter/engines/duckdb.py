@@ -46,6 +46,15 @@ __all__ = ["register", "evaluate", "FUNCTIONS"]
 FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
 _INT_TYPES = {"BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UINTEGER", "USMALLINT", "UTINYINT"}
+_FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL", "DECIMAL")
+
+
+def _check_id_type(kind: str, role: str, column: str, source: str) -> None:
+    """Float and decimal ids are refused, as every reader refuses them (DuckDB writes 1.0 where Arrow writes 1)."""
+    if kind.upper().startswith(_FLOAT_TYPES):
+        raise InputError(f"the {role} column {column!r} holds floating-point numbers ({kind}); ids must be text or "
+                         "integers (a float id has no single text form: convert the column to integers or text "
+                         "first)", source=source)
 
 
 def _duckdb() -> Any:
@@ -246,6 +255,9 @@ def evaluate(
         q_rel = _relation(con, qrels, "qrels")
         qc = _pick(q_rel, {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES},
                    {"query": query, "item": item, "grade": grade}, "qrels", optional=("grade",))
+        qtypes = dict(zip(q_rel.columns, [str(t) for t in q_rel.types]))
+        for role in ("query", "item"):
+            _check_id_type(qtypes[qc[role]], role, qc[role], "qrels")
         grade_sql = f"CAST({_quote(qc['grade'])} AS DOUBLE)" if "grade" in qc else "1.0::DOUBLE"
         table = q_rel.query("__rm_q", f"SELECT CAST({_quote(qc['query'])} AS VARCHAR) AS query, "
                                       f"CAST({_quote(qc['item'])} AS VARCHAR) AS item, {grade_sql} AS grade "
@@ -258,6 +270,8 @@ def evaluate(
         raise ParameterError(f"The 'chunk_rows' parameter of rankmeter.duckdb.evaluate must be an int >= 1. "
                              f"Got {chunk_rows!r} instead.")
     types = dict(zip(run_rel.columns, [str(t) for t in run_rel.types]))
+    for role in ("query", "item"):
+        _check_id_type(types[rc[role]], role, rc[role], "run")
 
     def ident(role: str) -> str:  # integer ids stay integers (the engine matches their decimal text)
         name = _quote(rc[role])

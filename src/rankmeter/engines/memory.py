@@ -10,7 +10,19 @@ from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "swapped_hint"]
+
+
+def swapped_hint(qrels_rows: int, run_rows: int) -> list[str]:
+    """A note when the judgments are much larger than the run, as when the two were given in the wrong order.
+
+    >>> print(*swapped_hint(5000, 100))
+    the judgments have 5000 rows, 50x the run's 100: if the two inputs were swapped, the judgments (QRELS) come first
+    """
+    if run_rows and qrels_rows >= 10 * run_rows:
+        return [f"the judgments have {qrels_rows} rows, {qrels_rows // run_rows}x the run's {run_rows}: if the two "
+                "inputs were swapped, the judgments (QRELS) come first"]
+    return []
 
 
 def evaluate(
@@ -56,6 +68,6 @@ def evaluate(
     r = as_run(run, duplicates=duplicates, **({"order": order} if order != "score" else {}))
     acc = engine.accumulator()
     acc.comment_lines = r.comment_lines
-    acc.reader_notes = list(r.notes)
+    acc.reader_notes = list(r.notes) + swapped_hint(len(q), len(r))
     acc.add(engine.evaluate_run(r))
     return acc.result()

@@ -31,6 +31,7 @@ descending, comparing bytes); ``order="rank"`` uses the rank column.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shutil
@@ -46,12 +47,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _compute as C
-from ..data._ids import string_signature
+from ..data.ids import string_signature
 from ..evaluation import Engine, check_options, is_int_id_type
 from .._errors import InputError, ParameterError
 from ..data import Qrels
-from ..data._table import RowError
+from ..data.table import RowError
 from ..io import as_qrels
+from ..io.columns import id_column
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
 from ..result import Result
 
@@ -83,21 +85,18 @@ class _Source:
         return row + 1, None
 
 
-def _standard(table: pa.Table, cols: Mapping[str, str]) -> pa.Table:
+def _standard(table: pa.Table, cols: Mapping[str, str], source: str = "<batches>") -> pa.Table:
+    """The run columns of a batch under their role names; ids typed by the input layer's one rule
+    (:func:`rankmeter.io.columns.id_column`: text as written, float and nested ids refused), except
+    that integer ids stay numbers (the engine matches their decimal text)."""
     out = {}
     for role in ("query", "item", "score", "rank"):
         if role in cols:
             out[role] = table.column(cols[role])
     for role in ("query", "item"):
         col = out[role]
-        if is_int_id_type(col.type):
-            continue  # integer ids stay numbers; their text (decimal) is what the readers use
-        if not (pa.types.is_string(col.type)):
-            if pa.types.is_dictionary(col.type):
-                col = pc.cast(col, pa.string()) if pa.types.is_string(col.type.value_type) else col.dictionary_decode()
-            if not pa.types.is_string(col.type):
-                col = pc.cast(col, pa.string())
-            out[role] = col
+        if not is_int_id_type(col.type):
+            out[role] = id_column(col, role, cols[role], source)
     return pa.table(out)
 
 
@@ -116,158 +115,6 @@ def _run_columns(names: Sequence[str], source: str, order: str, given: Mapping[s
     if order == "score":
         cols.pop("rank", None)
     return cols
-
-
-class _ParquetSource(_Source):
-    def __init__(self, path: Path, order: str, given: Mapping[str, str | None]) -> None:
-        import pyarrow.parquet as pq
-
-        self.path = path
-        self.source = str(path)
-        try:
-            # pre_buffer=False: with it, the reader keeps the file's column chunks buffered (1.4 GB for 100M rows)
-            self.file = pq.ParquetFile(path, pre_buffer=False)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
-        self.cols = _run_columns(self.file.schema_arrow.names, self.source, order, given)
-        self.total_rows = self.file.metadata.num_rows
-
-    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
-        first = 0
-        names = list(dict.fromkeys(self.cols.values()))
-        for batch in self.file.iter_batches(batch_size=rows, columns=names, use_threads=True):
-            t = _standard(pa.Table.from_batches([batch]), self.cols)
-            yield t, first
-            first += t.num_rows
-
-
-class _CsvSource(_Source):
-    def __init__(self, path: Path, sep: str, order: str, given: Mapping[str, str | None]) -> None:
-        import pyarrow.csv as pacsv
-
-        self.path = path
-        self.source = str(path)
-        self.sep = sep
-        try:
-            reader = pacsv.open_csv(path, read_options=pacsv.ReadOptions(block_size=1 << 16),
-                                    parse_options=pacsv.ParseOptions(delimiter=sep))
-            header = reader.schema.names
-        except pa.ArrowInvalid as exc:
-            raise InputError(f"cannot parse as CSV: {str(exc).splitlines()[0]}", source=self.source) from None
-        self.cols = _run_columns(header, self.source, order, given)
-        self.total_rows = None
-        self._pacsv = pacsv
-
-    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
-        pacsv = self._pacsv
-        types = {self.cols["query"]: pa.string(), self.cols["item"]: pa.string()}
-        reader = pacsv.open_csv(
-            self.path,
-            read_options=pacsv.ReadOptions(block_size=max(1 << 16, min(rows * 48, 1 << 28))),
-            parse_options=pacsv.ParseOptions(delimiter=self.sep),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(dict.fromkeys(
-                self.cols.values()))))
-        first = 0
-        try:
-            for batch in reader:
-                t = _standard(pa.Table.from_batches([batch]), self.cols)
-                yield t, first
-                first += t.num_rows
-        except pa.ArrowInvalid as exc:
-            raise InputError(f"cannot parse as CSV: {str(exc).splitlines()[0]}", source=self.source) from None
-
-    def line_of(self, row: int) -> tuple[int | None, str | None]:
-        return row + 2, None  # after the header
-
-
-class _TrecSource(_Source):
-    _NAMES = ["query", "q0", "item", "rank", "score", "tag"]
-
-    def __init__(self, path: Path, order: str) -> None:
-        self.path = path
-        self.source = str(path)
-        self.order = order
-        size = path.stat().st_size
-        if size == 0:
-            raise InputError("the file is empty", source=self.source)
-        self.size = size
-        self.total_rows = None
-
-    def _parse(self, block: bytes, lines_before: int) -> pa.Table:
-        from ..io import trec
-
-        keep = ["query", "item", "score"] + (["rank"] if self.order == "rank" else [])
-        norm = trec._normalise(block)
-        table = trec._fast_table(norm, self._NAMES, {"query": pa.string(), "item": pa.string(),
-                                                     "score": pa.float64(), "rank": pa.string()}, keep)
-        if table is not None:
-            if not pc.all(pc.is_finite(table.column("score"))).as_py():
-                table = None
-        if table is None:
-            try:
-                cols = trec._slow_columns(block, self.source, "run")
-            except InputError as exc:
-                if exc.line is not None:
-                    raise InputError(exc.message, source=self.source, line=exc.line + lines_before,
-                                     text=exc.text) from None
-                if not block.strip() or "no run lines" in exc.message:
-                    return pa.table({"query": pa.array([], pa.string()), "item": pa.array([], pa.string()),
-                                     "score": pa.array([], pa.float64())})
-                raise
-            data = {"query": pa.array(cols["query"], pa.string()), "item": pa.array(cols["item"], pa.string()),
-                    "score": pa.array(cols["score"], pa.float64())}
-            if self.order == "rank":
-                data["rank"] = pa.array([f[3] for _, _, f in trec._lines(block)], pa.string())
-            table = pa.table(data)
-        if self.order == "rank":
-            try:
-                table = table.set_column(table.column_names.index("rank"), "rank",
-                                         pc.cast(table.column("rank"), pa.float64()))
-            except pa.ArrowInvalid:
-                raise InputError("a rank is not a number", source=self.source) from None
-        return table.select(keep)
-
-    def blocks(self, rows: int) -> Iterator[tuple[pa.Table, int]]:
-        block_bytes = max(1 << 16, min(rows * 40, 1 << 28))
-        first = 0
-        lines_before = 0
-        rest = b""
-        with open(self.path, "rb") as fh:
-            while True:
-                data = fh.read(block_bytes)
-                if not data:
-                    break
-                data = rest + data
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    rest = data
-                    continue
-                block, rest = data[: cut + 1], data[cut + 1:]
-                t = self._parse(block, lines_before)
-                if self.total_rows is None and t.num_rows:
-                    self.total_rows = max(t.num_rows, int(t.num_rows * self.size / max(len(block), 1)))
-                lines_before += block.count(b"\n")
-                if t.num_rows:
-                    yield t, first
-                    first += t.num_rows
-        if rest.strip():
-            t = self._parse(rest, lines_before)
-            if t.num_rows:
-                yield t, first
-        elif first == 0:
-            raise InputError("no run lines (the file is empty or only comments)", source=self.source)
-
-    def line_of(self, row: int) -> tuple[int | None, str | None]:
-        seen = -1
-        with open(self.path, "rb") as fh:
-            for n, raw in enumerate(fh, start=1):
-                s = raw.strip()
-                if not s or s.startswith(b"#"):
-                    continue
-                seen += 1
-                if seen == row:
-                    return n, raw.decode("utf-8", "replace").rstrip("\r\n")
-        return None, None
 
 
 class _BatchSource(_Source):
@@ -295,32 +142,25 @@ class _BatchSource(_Source):
             t = b if isinstance(b, pa.Table) else pa.Table.from_batches([b])
             if t.num_rows == 0:
                 continue
-            t = _standard(t, self.cols)
+            t = _standard(t, self.cols, self.source)
             yield t, first
             first += t.num_rows
 
 
-def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None]) -> _Source:
+def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None], comments: bool = True) -> Any:
+    """A run file (or ``-``, a FIFO, gzip) as block reader: :func:`rankmeter.io.blocks.open_run_blocks`,
+    the same parsing as the in-process readers."""
     if isinstance(run, _Source):
         return run
     if not isinstance(run, (str, Path)):
         raise InputError(f"evaluate_stream reads a run file (Parquet, TREC text, CSV/TSV), got a {type(run).__name__}; "
                          "use rankmeter.evaluate for in-memory runs", source="run")
-    from ..io.loaders import detect_format
+    if fmt not in ("auto", "trec", "csv", "tsv", "parquet"):
+        raise ParameterError(f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv' or 'parquet'. Got {fmt!r} "
+                             "instead.")
+    from ..io.blocks import open_run_blocks
 
-    path = Path(run)
-    if not path.exists():
-        raise InputError("no such file", source=str(run))
-    if path.is_dir():
-        raise InputError("is a directory, not a file", source=str(run))
-    kind = detect_format(path) if fmt == "auto" else fmt
-    if kind == "parquet":
-        return _ParquetSource(path, order, given)
-    if kind in ("csv", "tsv"):
-        return _CsvSource(path, "\t" if kind == "tsv" else ",", order, given)
-    if kind == "trec":
-        return _TrecSource(path, order)
-    raise ParameterError(f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv' or 'parquet'. Got {fmt!r} instead.")
+    return open_run_blocks(run, format=fmt, order=order, comments=comments, **given)
 
 
 # ---------------------------------------------------------------------------------
@@ -436,14 +276,33 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
         yield chunk.combine_chunks(), pending_first
 
 
+def _open_files_budget() -> int:
+    """How many partition files may be open at once: a quarter of the soft limit on open files
+    (macOS: 256, Linux: often 1024), between 16 and 256."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft == resource.RLIM_INFINITY or soft <= 0:
+            soft = 1024
+    except (ImportError, OSError, ValueError):  # no resource module (Windows)
+        soft = 256
+    return int(max(16, min(256, soft // 4)))
+
+
 class _Partitions:
-    """Hash-partition a run by query into temporary Arrow IPC files, then read them back one by one."""
+    """Hash-partition a run by query into temporary Arrow IPC files, then read them back one by one.
+
+    The number of partitions aims at ``chunk_rows / 2`` rows each, but never exceeds the
+    open-files budget (:func:`_open_files_budget`): a run of more than budget x chunk_rows / 2
+    rows makes larger partitions rather than failing under a low ``ulimit -n``.
+    """
 
     def __init__(self, blocks: Iterator[tuple[pa.Table, int]], total_rows: int | None, chunk_rows: int,
                  tmp_dir: str | os.PathLike[str] | None, on_rows: Callable[[int], None] | None = None) -> None:
         self.blocks = blocks
         target = max(1, chunk_rows // 2)
-        self.n_parts = int(min(1000, max(1, math.ceil((total_rows or chunk_rows) / target))))
+        self.n_parts = int(min(_open_files_budget(), max(1, math.ceil((total_rows or chunk_rows) / target))))
         self.dir = tempfile.mkdtemp(prefix="rankmeter-partitions-", dir=tmp_dir)
         self.on_rows = on_rows
         self.rows_written = 0
@@ -536,6 +395,29 @@ class _Progress:
             self.bar.stop()
 
 
+@contextlib.contextmanager
+def _cleanup_on_sigterm() -> Iterator[None]:
+    """While partitions are on disk, SIGTERM unwinds like SIGINT does (so ``finally`` removes the
+    files) and then ends the process with the usual status; restored afterwards. Only the main
+    thread can set signal handlers: elsewhere this does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def handler(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _locate(src: _Source, exc: RowError) -> InputError:
     line, text = src.line_of(exc.row)
     return InputError(exc.message, source=src.source, line=line, text=text)
@@ -574,6 +456,8 @@ def _run_chunks(engine: Engine, chunks: Iterator[tuple[pa.Table, Any]], workers:
             for fut, _ in inflight:
                 fut.cancel()
             pool.shutdown(wait=True)
+    acc.comment_lines = int(getattr(src, "comment_lines", 0))  # known once the reader is through
+    acc.reader_notes = list(getattr(src, "notes", ()))
     return acc
 
 
@@ -669,6 +553,9 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
               tmp_dir: Any, depth: int | None = None, judged_only: bool = False) -> Result:
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
                   func="evaluate_stream")
+    if tmp_dir is not None and not os.path.isdir(tmp_dir):  # checked before any work, not after it
+        raise ParameterError(f"The 'tmp_dir' parameter of evaluate_stream must be an existing folder. Got "
+                             f"{str(tmp_dir)!r} instead.")
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels, duplicates=duplicates)
     engine = Engine(q, metrics, queries=queries, context=context, order=order, duplicates=duplicates,
                     source=src.source, depth=depth, judged_only=judged_only)
@@ -698,13 +585,14 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
                 bar.phase("partitioning (the run is not grouped by query)", src.total_rows)
         parts = _Partitions(src.blocks(block_rows), src.total_rows, chunk_rows, tmp_dir, on_rows=bar.advance)
         try:
-            try:
-                parts.write()
-            except RowError as exc:
-                raise _locate(src, exc) from None
-            bar.phase("evaluating partitions", parts.rows_written)
-            acc = _run_chunks(engine, parts.tables(), workers, bar, src)
-            return acc.result()
+            with _cleanup_on_sigterm():
+                try:
+                    parts.write()
+                except RowError as exc:
+                    raise _locate(src, exc) from None
+                bar.phase("evaluating partitions", parts.rows_written)
+                acc = _run_chunks(engine, parts.tables(), workers, bar, src)
+                return acc.result()
         finally:
             parts.cleanup()
     finally:

@@ -36,8 +36,8 @@ from .. import _compute as C
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
-from ..data._ids import as_string_array, ints, positions_or_minus1, string_signature, to_numpy
-from ..data._table import RowError, lookup_keys, may_repeat
+from ..data.ids import as_string_array, ints, positions_or_minus1, string_signature, to_numpy
+from ..data.table import RowError, lookup_keys, may_repeat
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
 from ..metrics.batch import Batch
@@ -135,6 +135,8 @@ class Engine:
         self.coverage_metric = Metric(spec=cover.spec, params=cover.params, k=cover.k, text="\0judged")
         self.all_metrics: list[Metric] = self.metrics + [self.coverage_metric]
         self.reader_notes: tuple[str, ...] = tuple(qrels.notes)
+        # whether some kernel reads item codes: if none does, no item vocabulary is built for the run
+        self.reads_items = any(m.spec.reads_items for m in self.all_metrics)
         self.fast = order == "score" and all(
             m.spec.level == "query" and not m.spec.reads_items
             for m in self.metrics)
@@ -218,7 +220,7 @@ class Engine:
 
         Rows of a query need not be contiguous nor in rank order. ``row_index`` (or
         ``first_row``) gives each row's position in the whole run, for error messages
-        (raised as :class:`~rankmeter.data._table.RowError` with that position).
+        (raised as :class:`~rankmeter.data.table.RowError` with that position).
         """
         n = table.num_rows
         if row_index is None:
@@ -318,7 +320,7 @@ class Engine:
     def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any],
                                                                               pa.Array]:
         """Join a built run with the judgments of its selected queries, then run the kernels."""
-        batch, qids, _ = align(sub, run, sel_ids, self.context)
+        batch, qids, _ = align(sub, run, sel_ids, self.context, items=self.reads_items)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
         return values, states, qids
 

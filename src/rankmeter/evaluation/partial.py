@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from .. import _compute as C
 from .._errors import InputError
-from ..data._ids import ints, to_numpy
+from ..data.ids import ints, to_numpy
 from ..result import Coverage, Result
 from .compute import finalize
 

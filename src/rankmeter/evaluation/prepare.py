@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from .. import _compute as C
 from ..data import Qrels, Run
-from ..data._ids import (
+from ..data.ids import (
     as_string_array,
     bools,
     extend_vocab,
@@ -26,7 +26,7 @@ from ..data._ids import (
     string_signature,
     union_vocab,
 )
-from ..data._table import lookup_keys
+from ..data.table import lookup_keys
 from ..metrics.batch import Batch
 from ..result import Coverage
 from .selection import QueryPolicy, check_queries
@@ -161,6 +161,7 @@ def align(
     }
     if context:
         ctx.update(context)
+    ctx["query_ids"] = C.take(qvocab, ints(batch_codes))  # the users of per-user beyond-accuracy metrics
     batch = Batch.build(
         offsets=offsets,
         grade=grade,
@@ -172,7 +173,7 @@ def align(
         context=ctx,
         qrel_sorted=True,
     )
-    return batch, C.take(qvocab, ints(batch_codes)), coverage
+    return batch, ctx["query_ids"], coverage
 
 
 def _grades_by_code(qrels: Qrels, imap_q: np.ndarray | None, n_items: int, qrel_rowq: np.ndarray,

@@ -4,7 +4,8 @@
 splitters, the rating metrics and the recommender pipeline all start from it.
 It accepts
 
-* a path: CSV (``.csv``) or TSV (``.tsv``, ``.tab``) with a header line,
+* a path (``-`` is standard input; pipes, FIFOs and gzip data under any name are
+  read whole through :func:`rankmeter.io.source.open_input`): CSV (``.csv``) or TSV (``.tsv``, ``.tab``) with a header line,
   Parquet (``.parquet``, ``.pq``, or any file starting with the Parquet magic),
   Arrow IPC/Feather (``.arrow``, ``.feather``), MovieLens ``u.data``-style
   headerless tab-separated ``user item rating timestamp`` files, and
@@ -56,6 +57,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, MissingExtraError
+from .columns import ALIASES as _COLUMN_ALIASES
 
 __all__ = ["Interactions", "read_interactions", "to_input_kind", "ALIASES", "InputKind"]
 
@@ -64,10 +66,7 @@ InputKind = Literal["pandas", "polars", "arrow", "path"]
 #: Column names recognised for each role, in order of preference. Matching ignores
 #: case, ``_``, ``-`` and spaces.
 ALIASES: dict[str, tuple[str, ...]] = {
-    "user": ("user", "user_id", "userid", "uid", "query", "qid", "query_id"),
-    "item": ("item", "item_id", "itemid", "iid", "movie_id", "doc", "docid", "doc_id"),
-    "rating": ("rating", "score", "relevance", "grade", "label"),
-    "timestamp": ("timestamp", "time", "ts", "datetime", "date", "unix_time"),
+    role: _COLUMN_ALIASES[role] for role in ("user", "item", "rating", "timestamp")
 }
 
 _HEADERLESS_NAMES = ("user", "item", "rating", "timestamp")
@@ -101,6 +100,8 @@ class Interactions:
     pandas_index: Any = field(default=None, repr=False)
     #: 1-based line of the first data row of a text file (None otherwise)
     first_line: int | None = field(default=None, repr=False)
+    #: the text of an input that cannot be read again (stdin, a pipe, gzip), for line lookups
+    raw: bytes | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -152,7 +153,7 @@ class Interactions:
             return InputError(message, source=self.source)
         text = None
         if self.first_line is not None and self.source is not None:
-            line, text = _line_of_row(self.source, self.first_line, row)
+            line, text = _line_of_row(self.raw if self.raw is not None else self.source, self.first_line, row)
             return InputError(message, source=self.source, line=line, text=text)
         where = f"row {row}"
         if self.pandas_index is not None:
@@ -215,9 +216,12 @@ def read_interactions(
             return source
         return _resolve(
             source.table, explicit, kind=source.kind, source=source.source,
-            pandas_index=source.pandas_index, first_line=source.first_line,
+            pandas_index=source.pandas_index, first_line=source.first_line, raw=source.raw,
         )
     if isinstance(source, (str, Path)) or hasattr(source, "__fspath__"):
+        if str(source) == "-" or not _plain_file(Path(source)):  # stdin, a pipe, gzip under any name
+            table, first_line, raw, name = _read_stream(str(source), sep=sep, header=header, explicit=explicit)
+            return _resolve(table, explicit, kind="path", source=name, first_line=first_line, raw=raw)
         path = Path(source)
         table, first_line = _read_path(path, sep=sep, header=header, explicit=explicit)
         return _resolve(table, explicit, kind="path", source=str(path), first_line=first_line)
@@ -301,60 +305,16 @@ def _names(columns: list[str]) -> str:
     return ", ".join(repr(c) for c in columns) if columns else "(none)"
 
 
-def _find_explicit(columns: list[str], name: str, role: str, source: str | None) -> str:
-    if name in columns:
-        return name
-    matches = [c for c in columns if c.lower() == str(name).lower()]
-    if len(matches) == 1:
-        return matches[0]
-    raise InputError(
-        f"no column {name!r} (asked for as the {role} column); found columns {_names(columns)}",
-        source=source,
-    )
-
-
-def _detect(columns: list[str], role: str, taken: set[str], source: str | None) -> str | None:
-    for alias in ALIASES[role]:
-        matches = [c for c in columns if _norm(c) == _norm(alias) and c not in taken]
-        if len(matches) == 1:
-            return matches[0]
-        if len(matches) > 1:
-            raise InputError(
-                f"columns {_names(matches)} could each be the {role} column; "
-                f"choose one with {role}=<column>",
-                source=source,
-            )
-    return None
-
-
 def _resolve_names(columns: list[str], explicit: dict[str, Any], source: str | None) -> dict[str, str | None]:
-    roles: dict[str, str | None] = {}
-    taken: set[str] = set()
-    for role in ("user", "item", "rating", "timestamp"):
-        given = explicit.get(role)
-        if given is False:
-            roles[role] = None
-        elif given is not None:
-            roles[role] = _find_explicit(columns, given, role, source)
-            taken.add(roles[role])  # type: ignore[arg-type]
-    for role in ("user", "item", "timestamp", "rating"):
-        if role in roles:
-            continue
-        found = _detect(columns, role, taken, source)
-        roles[role] = found
-        if found is not None:
-            taken.add(found)
-    for role in ("user", "item"):
-        if roles[role] is None:
-            raise InputError(
-                f"no {role} column: expected one of {', '.join(ALIASES[role])} (any case) "
-                f"or {role}=<column>; found columns {_names(columns)}",
-                source=source,
-            )
-    used = [v for v in roles.values() if v is not None]
-    if len(set(used)) != len(used):
-        raise InputError(f"one column given two roles: {roles}", source=source)
-    return roles
+    """Roles to columns through the one resolver (:func:`rankmeter.io.columns.resolve`)."""
+    from .columns import resolve
+
+    wanted = {role: explicit.get(role) for role in ("user", "item", "timestamp", "rating")
+              if explicit.get(role) is not False}
+    hint = {role: f"{role}=<column>" for role in wanted}
+    found = resolve(columns, {r: (v if v else None) for r, v in wanted.items()}, source=source,
+                    optional=("timestamp", "rating"), aliases=ALIASES, hint=hint)
+    return {role: found.get(role) for role in ("user", "item", "rating", "timestamp")}
 
 
 def _resolve(
@@ -365,6 +325,7 @@ def _resolve(
     source: str | None = None,
     pandas_index: Any = None,
     first_line: int | None = None,
+    raw: bytes | None = None,
 ) -> Interactions:
     columns = [str(c) for c in table.column_names]
     if len(set(columns)) != len(columns):
@@ -381,6 +342,7 @@ def _resolve(
         source=source,
         pandas_index=pandas_index,
         first_line=first_line,
+        raw=raw,
     )
     for role in ("user", "item"):
         _check_ids(data, getattr(data, role), role)
@@ -557,6 +519,52 @@ def _to_numpy(col: pa.ChunkedArray) -> np.ndarray:
 # --------------------------------------------------------------------------- files
 
 
+def _plain_file(path: Path) -> bool:
+    """A regular file that is not gzip-compressed under another name (read by its path)."""
+    import stat
+
+    try:
+        st = path.stat()
+    except OSError:
+        return True  # the path reader reports it
+    if not stat.S_ISREG(st.st_mode):
+        return stat.S_ISDIR(st.st_mode)  # a Parquet dataset folder is read by its path
+    if path.name.lower().endswith(_COMPRESSION_SUFFIXES):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) != b"\x1f\x8b"
+    except OSError:
+        return True
+
+
+def _read_stream(name: str, *, sep: str | None, header: bool | None,
+                 explicit: dict[str, Any]) -> tuple[pa.Table, int | None, bytes | None, str]:
+    """Standard input, a pipe or FIFO, or gzip data: read whole through :func:`rankmeter.io.source.open_input`."""
+    from .source import base_name, open_input
+
+    inp = open_input(name)
+    raw = inp.read_all()
+    base = base_name(inp.name)
+    if raw[:4] == b"PAR1":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_table(pa.BufferReader(raw)), None, None, inp.name
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", source=inp.name) from None
+    if raw[:6] == b"ARROW1":
+        import pyarrow.feather as feather
+
+        try:
+            return feather.read_table(pa.BufferReader(raw)), None, None, inp.name
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"not a readable Arrow IPC/Feather file ({exc})", source=inp.name) from None
+    table, first_line = _read_text(Path(base or "stdin"), sep=sep, header=header, explicit=explicit, raw=raw,
+                                   source=inp.name)
+    return table, first_line, raw, inp.name
+
+
 def _read_path(path: Path, *, sep: str | None, header: bool | None, explicit: dict[str, Any]) -> tuple[pa.Table, int | None]:
     source = str(path)
     if not path.exists():
@@ -593,12 +601,12 @@ def _read_parquet(path: Path) -> pa.Table:
     return table
 
 
-def _open_text(path: str) -> _io.TextIOWrapper:
-    stream = pa.input_stream(path, compression="detect")
+def _open_text(path: str | bytes) -> _io.TextIOWrapper:
+    stream = _io.BytesIO(path) if isinstance(path, bytes) else pa.input_stream(path, compression="detect")
     return _io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")  # type: ignore[arg-type]
 
 
-def _first_lines(path: str, n: int) -> list[tuple[int, str]]:
+def _first_lines(path: str | bytes, n: int) -> list[tuple[int, str]]:
     """The first ``n`` non-empty lines with their 1-based line numbers."""
     out: list[tuple[int, str]] = []
     try:
@@ -612,7 +620,7 @@ def _first_lines(path: str, n: int) -> list[tuple[int, str]]:
                     if len(out) >= n:
                         break
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"cannot read the file: {exc}", source=path) from None
+        raise InputError(f"cannot read the file: {exc}", source=path if isinstance(path, str) else None) from None
     return out
 
 
@@ -649,11 +657,13 @@ def _split_fields(line: str, sep: str) -> list[str]:
     return next(_pycsv.reader([line], delimiter=sep))
 
 
-def _read_text(path: Path, *, sep: str | None, header: bool | None, explicit: dict[str, Any]) -> tuple[pa.Table, int | None]:
+def _read_text(path: Path, *, sep: str | None, header: bool | None, explicit: dict[str, Any],
+               raw: bytes | None = None, source: str | None = None) -> tuple[pa.Table, int | None]:
     import pyarrow.csv as pacsv
 
-    source = str(path)
-    head = _first_lines(source, 1)
+    source = source or str(path)
+    where: str | bytes = raw if raw is not None else source  # what to read (again)
+    head = _first_lines(where, 1)
     if not head:
         raise InputError("the file is empty", source=source)
     first_number, first = head[0]
@@ -697,7 +707,7 @@ def _read_text(path: Path, *, sep: str | None, header: bool | None, explicit: di
         read_names, delimiter = names, sep
     try:
         table = pacsv.read_csv(
-            source,
+            pa.BufferReader(raw) if raw is not None else source,
             read_options=pacsv.ReadOptions(column_names=read_names, skip_rows=skip),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False if double_colon else '"'
@@ -705,7 +715,7 @@ def _read_text(path: Path, *, sep: str | None, header: bool | None, explicit: di
             convert_options=pacsv.ConvertOptions(column_types=column_types),
         )
     except pa.ArrowInvalid as exc:
-        raise _locate_csv_error(source, sep, len(names), first_data, str(exc)) from None
+        raise _locate_csv_error(source, sep, len(names), first_data, str(exc), where) from None
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"cannot read the file: {exc}", source=source) from None
     if double_colon:
@@ -713,7 +723,7 @@ def _read_text(path: Path, *, sep: str | None, header: bool | None, explicit: di
             if n.startswith("\x00gap"):
                 row = _first_true(pc.not_equal(table.column(n), ""))
                 if row is not None:
-                    line, text = _line_of_row(source, first_data, row)
+                    line, text = _line_of_row(where, first_data, row)
                     raise InputError(
                         "a field contains ':' in a '::'-separated file", source=source, line=line, text=text
                     )
@@ -721,7 +731,8 @@ def _read_text(path: Path, *, sep: str | None, header: bool | None, explicit: di
     return table, first_data
 
 
-def _locate_csv_error(source: str, sep: str, n_fields: int, first_data: int, message: str) -> InputError:
+def _locate_csv_error(source: str, sep: str, n_fields: int, first_data: int, message: str,
+                      where: str | bytes | None = None) -> InputError:
     """Turn a pyarrow CSV error into file:line: the first line with the wrong field count,
     or the first line holding the value pyarrow could not convert."""
     message = message.replace("CSV parse error: ", "").strip()
@@ -730,7 +741,7 @@ def _locate_csv_error(source: str, sep: str, n_fields: int, first_data: int, mes
     if m:
         bad_value = m.group(1)
     try:
-        with _open_text(source) as fh:
+        with _open_text(where if where is not None else source) as fh:
             for number, line in enumerate(fh, start=1):
                 if number < first_data:
                     continue
@@ -756,7 +767,7 @@ def _locate_csv_error(source: str, sep: str, n_fields: int, first_data: int, mes
     return InputError(message, source=source)
 
 
-def _line_of_row(source: str, first_data: int, row: int) -> tuple[int | None, str | None]:
+def _line_of_row(source: str | bytes, first_data: int, row: int) -> tuple[int | None, str | None]:
     """Line number and text of data row ``row`` (0-based) of a text file (blank lines skipped)."""
     seen = -1
     try:

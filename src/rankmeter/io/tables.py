@@ -1,26 +1,42 @@
 """Columnar inputs: CSV/TSV and Parquet files, pandas and polars DataFrames, pyarrow Tables.
 
-Column names are given or detected (case-insensitive) from the usual spellings.
+CSV/TSV: the header is read first, the columns of each role are resolved from it
+(:mod:`rankmeter.io.columns`), and those columns are read as **text**, never
+type-inferred: ``007`` stays ``007``, ``1.0`` stays ``1.0``, a date stays as
+written, two 21-digit ids stay two ids. Scores, grades and ranks are then parsed
+with the one number grammar (:func:`~rankmeter.io.columns.number_column`), and a
+bad value is reported by file and line.
+
+Typed sources (Parquet, DataFrames, Arrow) keep their types until
+:func:`~rankmeter.io.columns.id_column` turns ids into text (integers into their
+decimal text; float and nested ids are refused).
 """
 
 from __future__ import annotations
 
+import csv as _pycsv
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
+import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError
+from .columns import ALIASES, check_unique_names, normalise, resolve
+from .source import Input, open_input
 
 __all__ = ["QUERY_NAMES", "ITEM_NAMES", "GRADE_NAMES", "SCORE_NAMES", "RANK_NAMES", "to_arrow", "pick_columns",
-           "read_table_file"]
+           "read_table_file", "CsvText", "parse_csv", "csv_header", "is_frame", "id_like_columns", "read_parquet"]
 
-QUERY_NAMES = ("query", "query_id", "qid", "topic", "topic_id", "user", "user_id", "userid", "uid")
-ITEM_NAMES = ("item", "item_id", "itemid", "iid", "doc", "doc_id", "docid", "docno", "document", "document_id",
-              "movie_id", "product_id")
-GRADE_NAMES = ("relevance", "rel", "grade", "label", "judgment", "judgement", "rating", "gain", "relevance_grade")
-SCORE_NAMES = ("score", "prediction", "predicted", "pred", "rating", "similarity", "sim", "weight")
-RANK_NAMES = ("rank", "position", "pos")
+QUERY_NAMES = ALIASES["query"]
+ITEM_NAMES = ALIASES["item"]
+GRADE_NAMES = ALIASES["grade"]
+SCORE_NAMES = ALIASES["score"]
+RANK_NAMES = ALIASES["rank"]
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def is_frame(obj: Any) -> bool:
@@ -29,22 +45,31 @@ def is_frame(obj: Any) -> bool:
 
 
 def to_arrow(obj: Any, source: str = "<table>") -> pa.Table:
-    """A pyarrow Table from a pandas/polars DataFrame, a RecordBatch or a Table."""
+    """A pyarrow Table from a pandas/polars DataFrame, a RecordBatch or a Table.
+
+    A repeated column name is an error naming it (pandas allows them; a column must
+    be one column).
+    """
     if isinstance(obj, pa.Table):
-        return obj
-    if isinstance(obj, pa.RecordBatch):
-        return pa.Table.from_batches([obj])
-    mod = type(obj).__module__
-    if mod.startswith("polars"):
-        if type(obj).__name__ == "LazyFrame":
-            obj = obj.collect()
-        return obj.to_arrow()  # type: ignore[no-any-return]
-    if mod.startswith("pandas"):
-        try:
-            return pa.Table.from_pandas(obj, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"cannot convert the DataFrame: {exc}", source=source) from None
-    raise InputError(f"not a table: {type(obj).__name__}", source=source)
+        table = obj
+    elif isinstance(obj, pa.RecordBatch):
+        table = pa.Table.from_batches([obj])
+    else:
+        mod = type(obj).__module__
+        if mod.startswith("polars"):
+            if type(obj).__name__ == "LazyFrame":
+                obj = obj.collect()
+            table = obj.to_arrow()
+        elif mod.startswith("pandas"):
+            check_unique_names(list(obj.columns), source)
+            try:
+                table = pa.Table.from_pandas(obj, preserve_index=False)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+                raise InputError(f"cannot convert the DataFrame: {exc}", source=source) from None
+        else:
+            raise InputError(f"not a table: {type(obj).__name__}", source=source)
+    check_unique_names(table.column_names, source)
+    return table
 
 
 def pick_columns(
@@ -54,63 +79,161 @@ def pick_columns(
     source: str,
     optional: Sequence[str] = (),
 ) -> dict[str, str]:
-    """Resolve role -> column name, from explicit names or by detection."""
-    lower = {c.lower(): c for c in table.column_names}
-    out: dict[str, str] = {}
-    used: set[str] = set()
-    for role, candidates in wanted.items():
-        name = given.get(role)
-        if name is not None:
-            if name not in table.column_names:
-                raise InputError(
-                    f"no column {name!r} for the {role} (columns: {', '.join(table.column_names)})", source=source)
-            out[role] = name
-            used.add(name)
-            continue
-        for c in candidates:
-            if c in lower and lower[c] not in used:
-                out[role] = lower[c]
-                used.add(lower[c])
-                break
-        else:
-            if role in optional:
-                continue
-            raise InputError(
-                f"cannot find the {role} column among {', '.join(table.column_names)}; name it with "
-                f"{role}=... (CLI: --{role}-column), or use one of: {', '.join(candidates[:6])}",
-                source=source,
-            )
-    return out
+    """Resolve role -> column name, from explicit names or by detection (:func:`~rankmeter.io.columns.resolve`)."""
+    return resolve(table.column_names, {role: given.get(role) for role in wanted}, source=source,
+                   optional=optional, aliases=wanted)
 
 
-def read_table_file(path: str | Path, sep: str | None = None) -> pa.Table:
-    """Read a CSV/TSV (with a header row) or Parquet file."""
-    p = Path(path)
-    suffix = "".join(p.suffixes[-2:]).lower() if p.suffix.lower() in (".gz", ".bz2", ".zst") else p.suffix.lower()
-    if not p.exists():
-        raise InputError("no such file", source=str(path))
-    if p.stat().st_size == 0:
-        raise InputError("the file is empty", source=str(path))
-    if suffix in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
+# --------------------------------------------------------------------------- CSV / TSV text
 
-        try:
-            return pq.read_table(p)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(f"not a readable Parquet file ({exc})", source=str(path)) from None
+
+def csv_header(head: bytes, sep: str) -> list[str]:
+    """The column names of the first non-empty line of CSV/TSV text."""
+    text = head[3:] if head.startswith(_BOM) else head
+    for raw in re.split(rb"\r\n|\r|\n", text):
+        if raw.strip():
+            line = raw.decode("utf-8", "replace")
+            return next(_pycsv.reader([line], delimiter=sep))
+    return []
+
+
+def id_like_columns(names: Sequence[str], roles: Iterable[str] = ("query", "item", "user")) -> list[str]:
+    """The columns whose name is an alias of an id role (read as text)."""
+    keys = {normalise(a) for r in roles for a in ALIASES[r]}
+    return [n for n in names if normalise(n) in keys]
+
+
+@dataclass(eq=False)
+class CsvText:
+    """A CSV/TSV parse: the table and how its rows map to lines."""
+
+    table: pa.Table
+    source: str
+    first_line: int = 1  # line number of the text's first line in its file
+    header: bool = True  # the text's first non-empty line is the header
+    _raw: bytes = field(default=b"", repr=False)
+
+    def lines(self) -> np.ndarray:
+        from .trec import data_lines
+
+        n = data_lines(_unified(self._raw))
+        return (n[1:] if self.header else n) + (self.first_line - 1)
+
+    def line_of(self, row: int) -> tuple[int, str]:
+        from .trec import data_lines, line_text
+
+        n = data_lines(_unified(self._raw))
+        k = int(n[row + 1] if self.header else n[row])
+        return k + self.first_line - 1, line_text(self._raw, k)
+
+
+def _unified(raw: bytes) -> bytes:
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
+
+
+def parse_csv(data: bytes, sep: str, source: str, *, text: Sequence[str] = (), keep: Sequence[str] | None = None,
+              names: Sequence[str] | None = None, first_line: int = 1, numbers: Sequence[str] = ()) -> CsvText:
+    """Parse CSV/TSV text; the ``text`` columns are read as strings, exactly as written.
+
+    ``numbers``: columns parsed as float64 straight away when every value reads as a
+    number (else they come back as text, for :func:`~rankmeter.io.columns.number_column`
+    to name the first bad value). ``names`` given: the text has no header line (a
+    block of a longer file) and these are its columns. ``keep``: the columns to return
+    (default: all).
+
+    >>> parse_csv(b"qid,doc,score\\n007,1e3,1.0\\n", ",", "r.csv", text=["qid", "doc", "score"]).table.to_pydict()
+    {'qid': ['007'], 'doc': ['1e3'], 'score': ['1.0']}
+    """
     import pyarrow.csv as pacsv
 
-    if sep is None:
-        sep = "\t" if ".tsv" in suffix or ".tab" in suffix else ","
-    try:
-        return pacsv.read_csv(p, parse_options=pacsv.ParseOptions(delimiter=sep))
-    except pa.ArrowInvalid as exc:
-        msg = str(exc)
-        line = None
-        import re
+    raw = data[3:] if first_line == 1 and data.startswith(_BOM) else data
+    header = names is None
+    if names is None:
+        names = csv_header(raw[: 1 << 16] if len(raw) > 1 << 16 else raw, sep)
+        check_unique_names(names, source)
 
-        m = re.search(r"[Rr]ow #(\d+)", msg)
-        if m:
-            line = int(m.group(1)) + 1  # pyarrow counts data rows from 1 after the header
-        raise InputError(f"cannot parse as {'TSV' if sep == chr(9) else 'CSV'}: {msg.splitlines()[0]}",
-                         source=str(path), line=line) from None
+    def read(types: dict[str, pa.DataType]) -> pa.Table:
+        return pacsv.read_csv(
+            pa.BufferReader(raw),
+            read_options=pacsv.ReadOptions(column_names=None if header else list(names), block_size=1 << 20),
+            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types=types, include_columns=list(keep) if keep else None, strings_can_be_null=False,
+                quoted_strings_can_be_null=False, null_values=[] if numbers else None),
+        )
+
+    types = {c: pa.string() for c in text}
+    try:
+        try:
+            table = read({**types, **{c: pa.float64() for c in numbers}})
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            if not numbers:
+                raise
+            table = read({**types, **{c: pa.string() for c in numbers}})
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise _locate_csv_error(raw, sep, len(names), source, str(exc), header, first_line) from None
+    return CsvText(table, source, first_line, header, raw)
+
+
+def _locate_csv_error(raw: bytes, sep: str, n_fields: int, source: str, message: str, header: bool,
+                      first_line: int) -> InputError:
+    """A pyarrow CSV error as file:line: the first line with the wrong number of fields or bad bytes."""
+    message = message.replace("CSV parse error: ", "").strip().splitlines()[0]
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        n = _unified(raw[: exc.start]).count(b"\n") + 1
+        from .trec import line_text
+
+        return InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source,
+                          line=n + first_line - 1, text=line_text(raw, n))
+    seen_header = not header
+    for number, line in enumerate(_unified(raw).split(b"\n"), start=first_line):
+        if not line:
+            continue
+        if not seen_header:
+            seen_header = True
+            continue
+        text = line.decode("utf-8", "replace")
+        fields = next(_pycsv.reader([text], delimiter=sep))
+        if len(fields) != n_fields:
+            return InputError(f"expected {n_fields} fields (as the header), found {len(fields)}", source=source,
+                              line=number, text=text)
+    what = "TSV" if sep == "\t" else "CSV"
+    return InputError(f"cannot parse as {what}: {message}", source=source)
+
+
+def read_parquet(inp: Input, columns: Sequence[str] | None = None) -> pa.Table:
+    """A Parquet input (a file, or a stream read whole) as a table."""
+    import pyarrow.parquet as pq
+
+    try:
+        if inp.plain_file:
+            table = pq.read_table(str(inp.path), columns=list(columns) if columns else None, pre_buffer=False)
+        else:
+            table = pq.read_table(pa.BufferReader(inp.read_all()), columns=list(columns) if columns else None)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", source=inp.name) from None
+    check_unique_names(table.column_names, inp.name)
+    return table
+
+
+def read_table_file(path: str | Path | Input, sep: str | None = None,
+                    text_columns: Callable[[list[str]], Iterable[str]] | None = None) -> pa.Table:
+    """Read a CSV/TSV (with a header row) or Parquet file, gzip-compressed or not, or ``-``.
+
+    Columns named like ids (query, user, item... aliases) or listed by
+    ``text_columns(header)`` are read as text, never type-inferred.
+    """
+    inp = path if isinstance(path, Input) else open_input(path)
+    name = inp.name.lower()
+    if inp.head.startswith(b"PAR1") or name.endswith((".parquet", ".pq")):
+        return read_parquet(inp)
+    from .source import base_name
+
+    if sep is None:
+        sep = "\t" if base_name(inp.name).endswith((".tsv", ".tab")) else ","
+    header = csv_header(inp.head, sep)
+    check_unique_names(header, inp.name)
+    text = set(id_like_columns(header)) | set(text_columns(header) if text_columns else ())
+    return parse_csv(inp.read_all(), sep, inp.name, text=sorted(text)).table

@@ -1,268 +1,440 @@
 """TREC text formats: qrels (``query iter item grade``) and runs (``query Q0 item rank score tag``).
 
-Fast path: pyarrow's CSV reader parses the file itself, with one blank as the
-separator. The result is accepted only when nothing needs the tolerant reading:
-every line has exactly the expected columns, no id is empty, none holds a tab or
-another control character, and no query starts with ``#`` (a comment line). Else
-the bytes are read, tabs and runs of blanks folded to one space and comment lines
-removed, and parsed again; when even that fails (a malformed line, a varying number
-of extra columns), a line-by-line pass takes over: it tolerates columns after the
-sixth and reports the first bad line by file, line number and content.
+One parser reads every TREC text, whole files and streaming blocks alike
+(:func:`parse_trec`). Its rules:
+
+- **Fields** are separated by runs of ASCII blanks: space, tab, vertical tab and
+  form feed. trec_eval splits with C's ``isspace``, which is exactly these plus the
+  line ends, so the same bytes give the same fields. No other character separates
+  fields: U+00A0 (no-break space), U+2028 and the like are part of the id they are in.
+- **Lines** end at ``\\n``, ``\\r\\n`` or ``\\r``; nothing else (``\\f``, ``\\v``,
+  U+2028 and U+0085 do not end a line), so line numbers in messages are the ones
+  an editor shows. (trec_eval ends lines at ``\\n`` only and reads a lone ``\\r``
+  as a blank.)
+- A UTF-8 byte order mark at the very start is dropped, once.
+- **Comments**: a line whose first non-blank character is ``#`` is a comment, as in
+  trec_eval 10.0; comment lines are skipped and counted (``comment_lines`` on the
+  result, and a note). ``comments=False`` reads them as data, as trec_eval 9.0.8
+  does (a query id may then begin with ``#``). A ``#`` elsewhere is data.
+- **Columns**: judgments have exactly 4; runs have at least 6, and columns after
+  the sixth are ignored (any number of them, at the speed of 6 columns). A
+  file with the other role's column count is reported as such: QRELS comes first.
+- **Numbers** (scores, grades, ranks) follow Arrow's number grammar, the one of
+  every rankmeter reader: ``1``, ``-2.5``, ``.5``, ``1e3``, ``inf`` parse;
+  ``1_000``, ``0x10`` do not. ``nan`` and infinities are errors.
+
+Every error names the file and line, and quotes the line.
+
+How: the bytes are normalised in a few whole-buffer passes (line ends to ``\\n``,
+blanks to one space, comment and blank lines emptied but kept, so rows map back to
+line numbers), then parsed by pyarrow's CSV reader with a one-space delimiter.
 """
 
 from __future__ import annotations
 
-import io
 import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from .. import _compute as C
 from .._errors import InputError
-from ..data import Qrels, Run
-from ..data._ids import string_buffers
-from ..data._table import RowError
+from ..data import Qrels, RowError, Run
+from .columns import number_column
+from .source import Input, open_input
 
-__all__ = ["read_trec_qrels", "read_trec_run", "parse_trec_run_bytes", "parse_trec_qrels_bytes"]
+__all__ = [
+    "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes", "parse_trec_qrels_bytes",
+    "comment_note", "locate",
+]
 
-_TAB = bytes.maketrans(b"\t\r\v\f", b"    ")
-_BLANKS = re.compile(rb" {2,}")
+_BOM = b"\xef\xbb\xbf"
+_BLANKS = bytes.maketrans(b"\t\v\f", b"   ")
+_MULTI = re.compile(rb" {2,}")
 _EDGE = re.compile(rb"(?m)^ +| +$")
-_COMMENT = re.compile(rb"(?m)^#[^\n]*(\n|$)")
+_COMMENT = re.compile(rb"(?m)^#[^\n]*")
+_RUN_NAMES = ["query", "q0", "item", "rank", "score", "tag"]
+_QRELS_NAMES = ["query", "iter", "item", "grade"]
+_RUN_FORM = "query Q0 item rank score tag"
+_QRELS_FORM = "query iteration item grade"
 
 
-def _blank(data: bytes) -> bool:
-    """Empty or only whitespace (stops at the first other byte; no copy)."""
-    return not data or data.isspace()
+@dataclass(eq=False)
+class TrecText:
+    """The parse of some TREC text: a table of the kept columns and how rows map to lines.
+
+    ``table`` has ``query``, ``item`` (string) and ``score`` or ``grade`` (float64),
+    plus ``rank`` (text, as written) when asked for. ``first_line`` is the line number of
+    the text's first line in its file (blocks of a stream start further down).
+    """
+
+    table: pa.Table
+    comment_lines: int
+    source: str
+    first_line: int = 1
+    _norm: bytes = field(default=b"", repr=False)
+    _raw: bytes = field(default=b"", repr=False)
+    _load: Callable[[], bytes] | None = field(default=None, repr=False)  # the bytes, read on first need
+
+    def _texts(self) -> tuple[bytes, bytes]:
+        if self._load is not None:
+            raw = self._load()
+            self._raw = raw[3:] if raw.startswith(_BOM) else raw
+            self._norm = _normalise_counted(self._raw, True)[0]
+            self._load = None
+        return self._norm, self._raw
+
+    def lines(self) -> np.ndarray:
+        """The line number of every row."""
+        return data_lines(self._texts()[0]) + (self.first_line - 1)
+
+    def line_of(self, row: int) -> tuple[int, str]:
+        """Line number and text of row ``row``."""
+        norm, raw = self._texts()
+        n = int(data_lines(norm)[row])
+        return n + self.first_line - 1, line_text(raw, n)
+
+    def error(self, exc: RowError) -> InputError:
+        line, text = self.line_of(exc.row)
+        return InputError(exc.message, source=self.source, line=line, text=text)
 
 
-def _normalise(data: bytes) -> bytes:
-    if b"\t" in data or b"\r" in data or b"\v" in data or b"\f" in data:
-        data = data.translate(_TAB)
-    # two-byte patterns are slow to search with bytes.__contains__; one numpy pass finds
-    # doubled blanks and blanks at line ends or starts
-    buf = np.frombuffer(data, dtype=np.uint8)
-    sp = buf == 32
-    if sp[0] or sp[-1] or bool((sp[1:] & (sp[:-1] | (buf[:-1] == 10))).any()) or bool((sp[:-1] & (buf[1:] == 10)).any()):
-        data = _EDGE.sub(b"", _BLANKS.sub(b" ", data))
-    if data.startswith(b"#") or (b"#" in data and b"\n#" in data):
-        data = _COMMENT.sub(b"", data)
+def data_lines(norm: bytes) -> np.ndarray:
+    """1-based numbers of the non-empty lines of normalised text (``\\n`` line ends only)."""
+    buf = np.frombuffer(norm, dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    starts = np.concatenate(([0], nl + 1))
+    ends = np.concatenate((nl, [len(buf)]))
+    return np.flatnonzero(ends > starts) + 1
+
+
+def _unify_line_ends(data: bytes) -> bytes:
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
 
 
-def _fast_table(data: bytes | str, names: list[str], types: dict[str, pa.DataType],
-                keep: list[str]) -> pa.Table | None:
-    """Parse normalised bytes, or a file by its path; None when the fast path does not apply."""
-    if isinstance(data, bytes) and _blank(data):
+def line_text(raw: bytes, n: int) -> str:
+    """The text of line ``n`` (1-based) of ``raw`` (line ends ``\\n``, ``\\r\\n``, ``\\r``)."""
+    lines = _unify_line_ends(raw).split(b"\n")
+    return lines[n - 1].decode("utf-8", "replace") if 0 < n <= len(lines) else ""
+
+
+def _normalise_counted(data: bytes, comments: bool) -> tuple[bytes, int]:
+    """One space between fields, none at line edges, comment lines emptied; and the number of comments."""
+    data = _unify_line_ends(data)
+    if b"\t" in data or b"\v" in data or b"\f" in data:
+        data = data.translate(_BLANKS)
+    # a blank that is doubled or at a line's edge? (one pass over the bytes, then over the spaces only)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    sp = np.flatnonzero(buf == 32)
+    n = len(buf)
+    if len(sp) and (sp[0] == 0 or sp[-1] == n - 1 or bool((np.diff(sp) == 1).any())
+                    or bool((buf[sp - 1] == 10).any()) or bool((buf[sp + 1] == 10).any())):
+        data = _EDGE.sub(b"", _MULTI.sub(b" ", data))
+    del buf, sp
+    n_comments = 0
+    if comments and b"#" in data and (data.startswith(b"#") or b"\n#" in data):
+        data, n_comments = _COMMENT.subn(b"", data)
+    return data, n_comments
+
+
+def _spaces(norm: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of the spaces, the line (0-based) of each, and the number of spaces on every line."""
+    buf = np.frombuffer(norm, dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    sp = np.flatnonzero(buf == 32)
+    line = np.searchsorted(nl, sp)
+    return sp, line, np.bincount(line, minlength=len(nl) + 1)
+
+
+def _field_counts(norm: bytes, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(line numbers, number of fields) of every non-empty line of normalised text."""
+    keep = data_lines(norm) - 1
+    return keep + 1, counts[keep] + 1
+
+
+def _swapped(kind: str, n: int) -> str:
+    if kind == "qrels" and n >= 6:
+        return (f"; this looks like a TREC run ({_RUN_FORM}), not judgments: QRELS comes first, then RUN")
+    if kind == "run" and n == 4:
+        return (f"; this looks like TREC judgments ({_QRELS_FORM}), not a run: QRELS comes first, then RUN")
+    return ""
+
+
+def _column_error(kind: str, norm: bytes, raw: bytes, source: str, first_line: int,
+                  counts: np.ndarray) -> InputError | None:
+    """The first line with the wrong number of columns, as an error (None: every line is fine)."""
+    lines, fields = _field_counts(norm, counts)
+    bad = np.flatnonzero(fields < 6) if kind == "run" else np.flatnonzero(fields != 4)
+    if not len(bad):
         return None
+    i = int(bad[0])
+    n, count = int(lines[i]), int(fields[i])
+    form = _RUN_FORM if kind == "run" else _QRELS_FORM
+    want = "6" if kind == "run" else "4"
+    # a whole file of the other role's shape says so
+    hint = _swapped(kind, count) if (i == 0 and bool((fields == count).all())) else ""
+    return InputError(f"expected {want} whitespace-separated columns ({form}), found {count}{hint}",
+                      source=source, line=n + first_line - 1, text=line_text(raw, n))
+
+
+def _absorb_extra(norm: bytes, sp: np.ndarray, line: np.ndarray, counts: np.ndarray) -> bytes:
+    """Join the columns after the sixth of each line into the sixth (the tag, never read)."""
+    if not len(sp):
+        return norm
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))  # index (in ``sp``) of each line's first space
+    extra = sp[(np.arange(len(sp)) - first[line]) >= 5]
+    if not len(extra):
+        return norm
+    out = bytearray(norm)
+    np.frombuffer(out, dtype=np.uint8)[extra] = 0x1F
+    return bytes(out)
+
+
+def _read(norm: bytes, names: list[str], types: dict[str, pa.DataType], keep: list[str]) -> pa.Table:
+    return pacsv.read_csv(
+        pa.BufferReader(norm),
+        read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 20, use_threads=True),
+        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
+                                         newlines_in_values=False, ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(column_types=types, include_columns=keep, strings_can_be_null=False,
+                                             quoted_strings_can_be_null=False, null_values=[], check_utf8=True),
+    )
+
+
+def _utf8_error(norm: bytes, raw: bytes, source: str, first_line: int) -> InputError | None:
     try:
-        return pacsv.read_csv(
-            io.BytesIO(data) if isinstance(data, bytes) else data,
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 18),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
-                                             double_quote=False, newlines_in_values=False),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=keep,
-                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                                 null_values=[]),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        raw.decode("utf-8")
         return None
-
-
-def _plain_ids(table: pa.Table, query: str = "query", item: str = "item") -> bool:
-    """Ids a one-blank split read right: none empty, no control character, no ``#`` line.
-
-    Read straight from the string buffers: every id's length from the offsets, every
-    byte of the data, and the first byte of each query.
-    """
-    if table.num_rows == 0:
-        return False
-    for name in (query, item):
-        for chunk in table.column(name).chunks:
-            if not len(chunk):
-                continue
-            offsets, data = string_buffers(chunk)
-            if bool((offsets[1:] == offsets[:-1]).any()) or bool((data[offsets[0]:offsets[-1]] < 32).any()):
-                return False
-            if name == query and bool((data[offsets[:-1]] == ord("#")).any()):
-                return False
-    return True
-
-
-def _lines(data: bytes) -> list[tuple[int, str, list[str]]]:
-    """(line number, text, fields) of every non-blank, non-comment line."""
-    out = []
-    for n, raw in enumerate(data.decode("utf-8", errors="strict").splitlines(), start=1):
-        s = raw.strip()
-        if not s or s.startswith("#"):
-            continue
-        out.append((n, raw, s.split()))
-    return out
-
-
-def _number(text: str, what: str, source: str, line: int, raw: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise InputError(f"{what} is not a number ({text!r})", source=source, line=line, text=raw) from None
-    if not np.isfinite(v):
-        raise InputError(f"{what} is not a finite number ({text!r})", source=source, line=line, text=raw)
-    return v
-
-
-def _slow_columns(data: bytes, source: str, kind: str) -> dict[str, list]:  # type: ignore[type-arg]
-    try:
-        lines = _lines(data)
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source) from None
-    if not lines:
-        raise InputError(f"no {kind} lines (the file is empty or only comments)", source=source)
+        n = _unify_line_ends(raw[: exc.start]).count(b"\n") + 1
+        return InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source,
+                          line=n + first_line - 1, text=line_text(raw, n))
+
+
+def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, rank: bool = False,
+               first_line: int = 1, empty_ok: bool = False) -> TrecText:
+    """Parse TREC run (``kind="run"``) or qrels (``kind="qrels"``) text; see the module docstring.
+
+    ``rank=True`` keeps a run's rank column (text, as written). ``first_line`` numbers
+    the first line of ``data`` (a block of a longer stream); a byte order mark is
+    dropped only when it is 1. ``empty_ok`` gives an empty table for text without
+    data lines instead of an error.
+
+    >>> t = parse_trec(b"\\xef\\xbb\\xbf# run\\nq1\\tQ0 d\\xc2\\xa0 1  2.5 t x y\\n", "run", "r.txt")
+    >>> t.table.to_pydict(), t.comment_lines, t.lines().tolist()
+    ({'query': ['q1'], 'item': ['d\\xa0'], 'score': [2.5]}, 1, [2])
+    """
+    raw = data[3:] if first_line == 1 and data.startswith(_BOM) else data
+    norm, n_comments = _normalise_counted(raw, comments)
     if kind == "run":
-        q, d, s = [], [], []
-        for n, raw, f in lines:
-            if len(f) < 6:
-                raise InputError(
-                    f"expected 6 whitespace-separated columns (query Q0 item rank score tag), found {len(f)}",
-                    source=source, line=n, text=raw)
-            q.append(f[0]); d.append(f[2]); s.append(_number(f[4], "score", source, n, raw))
-        return {"query": q, "item": d, "score": s}
-    q, d, g = [], [], []
-    for n, raw, f in lines:
-        if len(f) != 4:
-            raise InputError(
-                f"expected 4 whitespace-separated columns (query iteration item grade), found {len(f)}",
-                source=source, line=n, text=raw)
-        q.append(f[0]); d.append(f[2]); g.append(_number(f[3], "relevance grade", source, n, raw))
-    return {"query": q, "item": d, "grade": g}
+        value, names = "score", _RUN_NAMES
+        types = {"query": pa.string(), "item": pa.string(), "score": pa.float64(), "rank": pa.string()}
+        keep = ["query", "item", "score"] + (["rank"] if rank else [])
+    else:
+        value, names = "grade", _QRELS_NAMES
+        types = {"query": pa.string(), "item": pa.string(), "grade": pa.float64()}
+        keep = ["query", "item", "grade"]
+    first = norm.lstrip(b"\n")
+    if not first:
+        if empty_ok:
+            return TrecText(pa.table({k: pa.array([], types[k]) for k in keep}), n_comments, source, first_line,
+                            norm, raw)
+        what = "run" if kind == "run" else "judgment"
+        raise InputError(f"no {what} lines (the file is empty or only comments)", source=source)
+    end = first.find(b"\n")
+    width = (first if end < 0 else first[:end]).count(b" ") + 1
+    if kind == "run" and width > 6:
+        names = names + [f"extra{i}" for i in range(width - 6)]
+    table = None
+    try:
+        table = _read(norm, names, types, keep)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    if table is None:
+        sp, line_of_space, counts = _spaces(norm)
+        err = (_column_error(kind, norm, raw, source, first_line, counts)
+               or _utf8_error(norm, raw, source, first_line))
+        if err is not None:
+            raise err
+        if kind == "run":  # a varying number of columns after the sixth
+            norm = _absorb_extra(norm, sp, line_of_space, counts)
+            del sp, line_of_space, counts
+            names = _RUN_NAMES
+            try:
+                table = _read(norm, names, types, keep)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                pass
+        if table is None:  # a value that is not a number: find its row
+            text_types = dict(types, **{value: pa.string()})
+            table = _read(norm, names, text_types, keep)
+            parsed = TrecText(table, n_comments, source, first_line, norm, raw)
+            try:
+                number_column(table.column(value), "score" if kind == "run" else "relevance grade", value, source,
+                              finite=False)
+            except RowError as exc:
+                raise parsed.error(exc) from None
+            raise InputError("cannot parse the file as TREC text", source=source)  # pragma: no cover
+    return TrecText(table, n_comments, source, first_line, norm, raw)
 
 
-def _row_to_line(data: bytes, row: int) -> tuple[int, str]:
-    lines = _lines(data)
-    n, raw, _ = lines[row]
-    return n, raw
+def comment_note(n: int, source: str) -> str:
+    """The note about skipped comment lines.
+
+    >>> comment_note(3, "run.txt")
+    "3 comment lines (starting with '#') were skipped in run.txt"
+    """
+    if n == 1:
+        return f"1 comment line (starting with '#') was skipped in {source}"
+    return f"{n} comment lines (starting with '#') were skipped in {source}"
 
 
-def _with_lines(load: Callable[[], bytes], source: str, build: Callable[[], object]) -> object:
+def locate(parsed: TrecText, build: Callable[[], Any]) -> Any:
+    """``build()``, with a RowError turned into file:line."""
     try:
         return build()
     except RowError as exc:
-        n, raw = _row_to_line(load(), exc.row)
-        raise InputError(exc.message, source=source, line=n, text=raw) from None
+        raise parsed.error(exc) from None
 
 
-_RUN_NAMES = ["query", "q0", "item", "rank", "score", "tag"]
-_RUN_TYPES = {"query": pa.string(), "item": pa.string(), "score": pa.float64(), "rank": pa.string()}
-_QRELS_NAMES = ["query", "iter", "item", "grade"]
-_QRELS_TYPES = {"query": pa.string(), "item": pa.string(), "grade": pa.float64()}
-
-
-def parse_trec_run_bytes(data: bytes, source: str = "<run>", **run_options: object) -> Run:
-    """A :class:`Run` from the bytes of a TREC run file."""
-    return _run(lambda: data, source, None, run_options)
-
-
-def parse_trec_qrels_bytes(data: bytes, source: str = "<qrels>", **options: object) -> Qrels:
-    """A :class:`Qrels` from the bytes of a TREC qrels file."""
-    return _qrels(lambda: data, source, None, options)
-
-
-def _run(load: Callable[[], bytes], source: str, table: pa.Table | None, run_options: dict[str, object]) -> Run:
-    """A run from its fast parse ``table`` or, when there is none or it is not usable, from the bytes."""
-    if table is None:
-        table = _fast_table(_normalise(load()), _RUN_NAMES, _RUN_TYPES, ["query", "item", "score", "rank"])
-    order = run_options.get("order", "score")
-    if table is not None and order != "rank":
-        if not C.all_true(C.is_finite(table.column("score"))):  # NaN or inf: report the line
-            table = None
-    if table is None:
-        data = load()
-        cols = _slow_columns(data, source, "run")
-        if order == "rank":
-            cols["rank"] = [_number(f[3], "rank", source, n, raw) for n, raw, f in _lines(data)]
-        return _with_lines(load, source, lambda: Run.from_columns(  # type: ignore[return-value]
-            cols["query"], cols["item"], cols["score"], rank=cols.get("rank"), **run_options))
+def _run_from(parsed: TrecText, run_options: dict[str, Any]) -> Run:
+    t = parsed.table
     rank = None
-    if order == "rank":
-        rank = C.cast(table.column("rank"), pa.float64())
-    return _with_lines(load, source, lambda: Run.from_columns(  # type: ignore[return-value]
-        table.column("query"), table.column("item"), table.column("score"), rank=rank, **run_options))
+    if run_options.get("order") == "rank":
+        rank = locate(parsed, lambda: number_column(t.column("rank"), "rank", "rank", parsed.source))
+    run = locate(parsed, lambda: Run.from_columns(t.column("query"), t.column("item"), t.column("score"), rank=rank,
+                                                  **run_options))
+    if parsed.comment_lines:
+        run = replace(run, comment_lines=parsed.comment_lines,
+                      notes=run.notes + (comment_note(parsed.comment_lines, parsed.source),))
+    return run  # type: ignore[no-any-return]
 
 
-def _qrels(load: Callable[[], bytes], source: str, table: pa.Table | None, options: dict[str, object]) -> Qrels:
-    """Judgments from their fast parse ``table`` or, when there is none or it is not usable, from the bytes."""
-    if table is None:
-        table = _fast_table(_normalise(load()), _QRELS_NAMES, _QRELS_TYPES, ["query", "item", "grade"])
-    if table is not None and not C.all_true(C.is_finite(table.column("grade"))):
-        table = None
-    if table is None:
-        cols = _slow_columns(load(), source, "qrels")
-        return _with_lines(load, source, lambda: Qrels.from_columns(  # type: ignore[return-value]
-            cols["query"], cols["item"], cols["grade"], **options))
-    return _with_lines(load, source, lambda: Qrels.from_columns(  # type: ignore[return-value]
-        table.column("query"), table.column("item"), table.column("grade"), **options))
+def _qrels_from(parsed: TrecText, options: dict[str, Any]) -> Qrels:
+    t = parsed.table
+    q = locate(parsed, lambda: Qrels.from_columns(t.column("query"), t.column("item"), t.column("grade"), **options))
+    if parsed.comment_lines:
+        q = replace(q, comment_lines=parsed.comment_lines,
+                    notes=q.notes + (comment_note(parsed.comment_lines, parsed.source),))
+    return q  # type: ignore[no-any-return]
 
 
-def _parse_file(path: str | Path, names: list[str], types: dict[str, pa.DataType],
-                keep: list[str]) -> pa.Table | None:
-    """The fast parse straight from the file (no copy of its bytes), when it reads the file right."""
-    _check_file(path)
-    table = _fast_table(str(path), names, types, keep)
-    return table if table is not None and _plain_ids(table) else None
+def parse_trec_run_bytes(data: bytes, source: str = "<run>", *, comments: bool = True, **run_options: Any) -> Run:
+    """A :class:`Run` from the bytes of a TREC run file."""
+    parsed = parse_trec(data, "run", source, comments=comments, rank=run_options.get("order") == "rank")
+    return _run_from(parsed, run_options)
 
 
-def _check_file(path: str | Path) -> None:
-    p = Path(path)
+def parse_trec_qrels_bytes(data: bytes, source: str = "<qrels>", *, comments: bool = True, **options: Any) -> Qrels:
+    """A :class:`Qrels` from the bytes of a TREC qrels file."""
+    return _qrels_from(parse_trec(data, "qrels", source, comments=comments), options)
+
+
+def _clean(arr: pa.ChunkedArray, first_byte: int | None = None, controls: bool = True) -> bool:
+    """No empty string, no byte below 32 (tab, \\v, \\f, \\r), and no string starting with ``first_byte``."""
+    from ..data.ids import string_buffers
+
+    for chunk in arr.chunks:
+        if not len(chunk):
+            continue
+        offsets, data = string_buffers(chunk)
+        if bool((offsets[1:] == offsets[:-1]).any()):
+            return False
+        if controls and bool((data[offsets[0]:offsets[-1]] < 32).any()):
+            return False
+        if first_byte is not None and bool((data[offsets[:-1]] == first_byte).any()):
+            return False
+    return True
+
+
+def _direct(inp: Input, kind: str, comments: bool, rank: bool) -> TrecText | None:
+    """The parse of a plain file read by pyarrow from its path (no copy of its bytes in Python), or None.
+
+    Accepted only when the full parse would read the same rows: one space between
+    fields (an empty field would show), no tab, \\v, \\f or \\r inside the fields
+    that place columns or are read, no comment line.
+    """
+    if not inp.plain_file:
+        return None
+    first = _normalise_counted(inp.head.split(b"\n", 1)[0], False)[0].lstrip(_BOM)
+    width = first.count(b" ") + 1
+    if kind == "run":
+        names = _RUN_NAMES + [f"extra{i}" for i in range(width - 6)] if width >= 6 else _RUN_NAMES
+        keep = ["query", "q0", "item", "rank", "score", "tag"]
+        types = {"query": pa.string(), "q0": pa.string(), "item": pa.string(), "rank": pa.string(),
+                 "score": pa.float64(), "tag": pa.string()}
+    else:
+        names, keep = _QRELS_NAMES, ["query", "iter", "item", "grade"]
+        types = {"query": pa.string(), "iter": pa.string(), "item": pa.string(), "grade": pa.float64()}
     try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise InputError("no such file", source=str(path)) from None
-    except PermissionError:
-        raise InputError("permission denied", source=str(path)) from None
-    if p.is_dir():
-        raise InputError("is a directory, not a file", source=str(path))
-    if size == 0:
-        raise InputError("the file is empty", source=str(path))
+        table = pacsv.read_csv(
+            str(inp.path),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 20, use_threads=True),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
+                                             newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=keep, strings_can_be_null=False,
+                                                 quoted_strings_can_be_null=False, null_values=[], check_utf8=True),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+        return None
+    if not table.num_rows:
+        return None
+    for col in keep:
+        if col in ("score", "grade"):
+            continue
+        # the tag only needs to be there (what it holds is never read)
+        if not _clean(table.column(col), ord("#") if (col == "query" and comments) else None, col != "tag"):
+            return None
+    out = ["query", "item", "score"] + (["rank"] if rank else []) if kind == "run" else ["query", "item", "grade"]
+    path = inp.path
+    assert path is not None
+    return TrecText(table.select(out), 0, inp.name, 1, _load=path.read_bytes)
 
 
-def _read(path: str | Path) -> bytes:
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", source=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", source=str(path)) from None
-    except PermissionError:
-        raise InputError("permission denied", source=str(path)) from None
-    if _blank(data):
-        raise InputError("the file is empty", source=str(path))
-    return data
+def _bytes(path: str | Path | Input) -> tuple[bytes, str]:
+    inp = path if isinstance(path, Input) else open_input(path)
+    data = inp.read_all()
+    if not data.strip():
+        raise InputError("the file is empty", source=inp.name)
+    return data, inp.name
 
 
-def read_trec_run(path: str | Path, **run_options: object) -> Run:
-    """Read a TREC run file (``query Q0 item rank score tag [ignored ...]``)."""
-    keep = ["query", "item", "score"] + (["rank"] if run_options.get("order") == "rank" else [])
-    table = _parse_file(path, _RUN_NAMES, _RUN_TYPES, keep)
-    return _run(_loader(path), str(path), table, run_options)
+def read_trec_table(path: str | Path | Input, kind: str = "run", *, comments: bool = True,
+                    rank: bool = False) -> pa.Table:
+    """The rows of a TREC file as a table, in file order, duplicates kept (``query, item, score|grade[, rank]``).
+
+    For readers that need the rows themselves (top-k lists of a recommender), parsed
+    by the one TREC parser.
+    """
+    data, name = _bytes(path)
+    return parse_trec(data, kind, name, comments=comments, rank=rank).table
 
 
-def read_trec_qrels(path: str | Path, **options: object) -> Qrels:
-    """Read a TREC qrels file (``query iteration item grade``)."""
-    table = _parse_file(path, _QRELS_NAMES, _QRELS_TYPES, ["query", "item", "grade"])
-    return _qrels(_loader(path), str(path), table, options)
+def read_trec_run(path: str | Path | Input, *, comments: bool = True, **run_options: Any) -> Run:
+    """Read a TREC run file (``query Q0 item rank score tag [ignored ...]``); ``-`` is standard input.
+
+    ``comments=False`` reads lines starting with ``#`` as data (trec_eval 9.0.8).
+    """
+    inp = path if isinstance(path, Input) else open_input(path)
+    parsed = _direct(inp, "run", comments, run_options.get("order") == "rank")
+    if parsed is not None:
+        return _run_from(parsed, run_options)
+    data, name = _bytes(inp)
+    return parse_trec_run_bytes(data, name, comments=comments, **run_options)
 
 
-def _loader(path: str | Path) -> Callable[[], bytes]:
-    """Read the file's bytes on first need, once."""
-    cache: list[bytes] = []
+def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **options: Any) -> Qrels:
+    """Read a TREC qrels file (``query iteration item grade``); ``-`` is standard input.
 
-    def load() -> bytes:
-        if not cache:
-            cache.append(_read(path))
-        return cache[0]
-
-    return load
+    ``comments=False`` reads lines starting with ``#`` as data (trec_eval 9.0.8).
+    """
+    inp = path if isinstance(path, Input) else open_input(path)
+    parsed = _direct(inp, "qrels", comments, False)
+    if parsed is not None:
+        return _qrels_from(parsed, options)
+    data, name = _bytes(inp)
+    return parse_trec_qrels_bytes(data, name, comments=comments, **options)

@@ -25,7 +25,6 @@ they are, or clipped to the scale with ``clip=True``.
 from __future__ import annotations
 
 import math
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -168,26 +167,23 @@ def _plain_error(name: str) -> Callable[[str, int | None], InputError]:
     return make
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", str(name).lower())
+def _pick(columns: Sequence[str], candidates: Sequence[str], taken: set[str], role: str = "",
+          source: str | None = None) -> str | None:
+    """The one column matching ``candidates`` (io's resolver: two matches are an error naming both)."""
+    from ..io.columns import candidates as _candidates
 
-
-def _pick(columns: Sequence[str], candidates: Sequence[str], taken: set[str]) -> str | None:
-    for cand in candidates:
-        for c in columns:
-            if c not in taken and _norm(c) == _norm(cand):
-                return c
-    return None
+    found = _candidates(list(columns), role or "value", set(taken), aliases=candidates)
+    if len(found) > 1:
+        flag = "prediction" if role == "prediction" else "rating"
+        raise InputError(f"columns {', '.join(map(repr, found))} could each be the {role} column; name one with "
+                         f"{flag}=... (CLI: --{flag}-column)", source=source)
+    return found[0] if found else None
 
 
 def _given(columns: Sequence[str], name: str, role: str, source: str) -> str:
-    if name in columns:
-        return name
-    low = [c for c in columns if c.lower() == name.lower()]
-    if len(low) == 1:
-        return low[0]
-    raise InputError(f"no column {name!r} for the {role}; found columns {', '.join(map(repr, columns))}",
-                     source=source)
+    from ..io.columns import resolve
+
+    return resolve(list(columns), {role: name}, source=source)[role]
 
 
 def _as_array(col: Any) -> pa.Array:
@@ -308,14 +304,15 @@ def _from_table(obj: Any, name: str, *, user: str | None, item: str | None, valu
     second_col = None
     if second_role:
         second_col = _given(columns, second, second_role, source) if second is not None else _pick(
-            columns, [n for n in second_names if _norm(n) != "rating"], taken)
+            columns, [n for n in second_names if n != "rating"], taken, second_role, source)
         if second_col is None:
             raise InputError(
                 f"cannot find the {second_role} column among {', '.join(map(repr, columns))}; name it with "
                 f"prediction=... (CLI: --prediction-column), or use one of: "
                 f"{', '.join(n for n in second_names[:6])}", source=source)
         taken.add(second_col)
-    col = _given(columns, value, value_role, source) if value is not None else _pick(columns, value_names, taken)
+    col = _given(columns, value, value_role, source) if value is not None else _pick(columns, value_names, taken,
+                                                                                      value_role, source)
     if col is None:
         flag = "rating" if value_role == "true rating" else "prediction"
         raise InputError(
@@ -498,7 +495,7 @@ def _dedupe(keys: np.ndarray, policy: str) -> np.ndarray:
 
 def _dup_error(side: _Side, keys: np.ndarray, uvocab: pa.Array, ivocab: pa.Array, ucodes: np.ndarray,
                icodes: np.ndarray) -> InputError:
-    from ..data._table import duplicate_rows
+    from ..data.table import duplicate_rows
 
     rows = duplicate_rows(keys)
     r = int(rows[0])

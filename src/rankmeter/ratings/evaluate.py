@@ -192,6 +192,9 @@ def evaluate_ratings(
     {'mae': 0.7, 'rmse': 0.891067}
     """
     parsed = parse_ratings_metrics(metrics)
+    if clip and scale is None:  # clipping needs the range to clip into: never ignored in silence
+        raise ParameterError("The 'clip' parameter of evaluate_ratings needs a scale to clip predictions into "
+                             "(the 'scale' parameter: (min, max)). Got no scale.")
     loaded = load_ratings(truth, predictions, scale=scale, missing=missing, fill=fill, clip=clip,
                           duplicates=duplicates, users=users, items=items, user=user, item=item, rating=rating,
                           prediction=prediction)

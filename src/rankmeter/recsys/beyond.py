@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 from ..data import Qrels
-from ..data._ids import as_string_array, encode, union_vocab
+from ..data.ids import as_string_array, encode, union_vocab
 
 __all__ = ["context_from_train", "user_item_ids", "CONTEXT_KEYS"]
 
@@ -101,7 +101,7 @@ def context_from_train(
 
 
 def _features(value: Any) -> tuple[pa.Array, np.ndarray]:
-    from ..metrics.beyond._context import item_matrix
+    from ..metrics.beyond import item_matrix
 
     if type(value).__module__.startswith("pandas") and hasattr(value, "columns"):
         value = (value.index.to_numpy(), value.to_numpy(dtype=np.float64))

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError
-from ..data._ids import as_string_array
+from ..data.ids import as_string_array
 
 __all__ = ["load_interactions", "read_item_features", "read_categories", "resolve_features", "resolve_categories"]
 

@@ -54,7 +54,7 @@ import pyarrow as pa
 
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError, RankmeterError
-from ..data._ids import as_string_array, encode, union_vocab
+from ..data.ids import as_string_array, encode, union_vocab
 from .loading import load_interactions, resolve_categories, resolve_features
 from .result import FULL_RANKING, ExperimentResult
 from .splitting import canonical_table, split_interactions

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import ParameterError
-from ..data._ids import as_string_array, encode, union_vocab
+from ..data.ids import as_string_array, encode, union_vocab
 
 __all__ = ["Candidates", "sample_negatives", "label", "restrict", "correct", "CorrectedEstimate", "corrected_label",
            "CORRECTIONS"]

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from .._compute import pc_on_first_use as pc
 from .._errors import ParameterError
-from ..data._ids import as_string_array
+from ..data.ids import as_string_array
 
 __all__ = ["SPLIT_NAMES", "split_interactions", "canonical_table"]
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from .._compute import pc_on_first_use as pc
 from .._errors import RankmeterError
-from ..data._ids import as_string_array, encode
+from ..data.ids import as_string_array, encode
 
 __all__ = ["Validation", "validate_recommendations"]
 

@@ -282,8 +282,58 @@ def _settings(cmp: "Comparison") -> str:
     return f'<dl class="settings">{body}</dl><p class="caption">{_e(describe(cmp))}</p>'
 
 
+def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canvas: Any) -> str:
+    """Per-group means of each run (a table and a bar chart per metric), the gaps, the notes."""
+    runs = list(views)
+    first = views[runs[0]]
+    groups = list(first.groups)
+    parts = [f'<p class="caption">{len(groups)} groups of {_e(cmp.units)}; '
+             f"sizes: {_e(', '.join(f'{g}: {first.sizes[g]}' for g in groups))}.</p>"]
+    if first.notes:
+        parts.append('<ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in first.notes) + "</ul>")
+    colors = _colors(len(runs))
+    parts.append('<div class="figs">')
+    for m in first.means.columns:
+        head = "".join(f"<th>{_e(r)}</th>" for r in runs)
+        rows = "".join(f'<tr><td class="l">{_e(g)}</td><td>{first.sizes[g]}</td>'
+                       + "".join(f"<td>{fmt(float(views[r].means.loc[g, m]), digits)}</td>" for r in runs)
+                       + "</tr>" for g in groups)
+        gaps = "".join(f'<tr><td class="l">gap (max - min)</td><td></td>'
+                       + "".join(f"<td>{fmt(float(views[r].gap.loc[m, 'max_minus_min']), digits)}</td>"
+                                 for r in runs) + "</tr>" for _ in [0])
+        table = (f'<div class="scroll"><table><thead><tr><th class="l">group</th><th>size</th>{head}</tr></thead>'
+                 f"<tbody>{rows}{gaps}</tbody></table></div>")
+        fig = Figure(figsize=(max(4.5, 0.9 * len(groups) * max(1, len(runs)) / 2 + 2), 3.4), layout="constrained")
+        ax = fig.add_subplot()
+        width = 0.8 / max(len(runs), 1)
+        x = np.arange(len(groups))
+        for i, r in enumerate(runs):
+            vals = [float(views[r].means.loc[g, m]) for g in groups]
+            ax.bar(x + (i - (len(runs) - 1) / 2) * width, vals, width, label=str(r), color=colors[i])
+        ax.set_xticks(x, [str(g) for g in groups], fontsize=8)
+        ax.set_ylabel(m)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{m} per group", fontsize=10)
+        if len(runs) > 1:
+            ax.legend(fontsize=7)
+        parts.append(f"<figure>{_img(fig, f'{m} per group', Canvas)}<figcaption>{_e(m)}: mean per group of "
+                     f"{_e(cmp.units)}{table}</figcaption></figure>")
+    parts.append("</div>")
+    tests = [(r, row) for r in runs for row in views[r].tests.to_dict(orient="records")]
+    if tests:
+        body = "".join(f'<tr><td class="l">{_e(r)}</td><td class="l">{_e(row["metric"])}</td>'
+                       f'<td class="l">{_e(row["group"])}</td><td>{row["n"]}</td><td>{fmt(row["diff"], digits)}</td>'
+                       f'<td>{fmt(row["p_value"], digits)}</td><td>{fmt(row["p_adjusted"], digits)}</td></tr>'
+                       for r, row in tests)
+        parts.append('<div class="scroll"><table><thead><tr><th class="l">run</th><th class="l">metric</th>'
+                     '<th class="l">group</th><th>n</th><th>diff</th><th>p</th><th>p adjusted</th></tr></thead>'
+                     f'<tbody>{body}</tbody></table></div><p class="caption">Paired test of each run against '
+                     f"{_e(cmp.baseline)} within each group.</p>")
+    return "\n".join(parts)
+
+
 def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digits: int = 4,
-            progress: Progress | None = None) -> str:
+            progress: Progress | None = None, groups: Any = None) -> str:
     Figure, Canvas = _mpl()
     title = title or f"Comparison of {len(cmp.runs)} runs"
     parts = [
@@ -301,6 +351,8 @@ def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digit
         parts += ["<h2>Rank overlap</h2>", _overlap_table(cmp, digits)]
     if cmp.notes:
         parts.append('<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in cmp.notes) + "</ul>")
+    if groups:
+        parts += ["<h2>Per group</h2>", _group_section(cmp, groups, digits, Figure, Canvas)]
     parts += ["<h2>Metric@k curves</h2>", _curves(cmp, k_max, progress, Figure, Canvas)]
     n_steps = 2 * len(cmp.metrics)
     step = 0

@@ -53,10 +53,18 @@ def is_int_type(t: Any) -> bool:
 def id_column(df: Any, name: str, role: str) -> Any:
     """Column ``name`` of ``df`` as the id column ``role``.
 
-    Integers stay integers (their decimal text is made in Arrow); other types are cast to string by Spark.
+    Integers stay integers (their decimal text is made in Arrow); text stays text; floating-point
+    and decimal ids are refused, as every reader refuses them (a float has no single text form:
+    Spark writes ``1.0`` where Arrow writes ``1``); other types are cast to string by Spark.
     """
     import pyspark.sql.functions as F
+    from pyspark.sql.types import DecimalType, DoubleType, FloatType
 
+    t = df.schema[name].dataType
+    if isinstance(t, (FloatType, DoubleType, DecimalType)):
+        raise InputError(f"the {role} column {name!r} holds floating-point numbers ({t.simpleString()}); ids must be "
+                         "text or integers (a float id has no single text form: convert the column to integers or "
+                         "text first)", source=f"{role} DataFrame")
     col = F.col(name)
     return (col if is_int_type(df.schema[name].dataType) else col.cast("string")).alias(role)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..._errors import InputError
-from ...data._table import RowError
+from ...data.table import RowError
 from ...result import Result
 
 
@@ -52,7 +52,7 @@ def _rows(schema: pa.Schema, kind: int, n: int, **cols: Any) -> pa.RecordBatch:
 
 
 def _text(col: Any) -> pa.Array:
-    from ...data._ids import as_string_array
+    from ...data.ids import as_string_array
 
     return as_string_array(col)
 
@@ -69,7 +69,7 @@ def map_partition(token: str, payload: Any, chunk_rows: int, grouped_input: bool
     import pyarrow.compute as pc
     from pyspark import cloudpickle
 
-    from ...data._table import RowError
+    from ...data.table import RowError
     from ..stream import _grouped_chunks, _NotGrouped
 
     engine = _engine_from(token, payload)

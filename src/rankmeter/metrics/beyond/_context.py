@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..._errors import InputError, ParameterError
-from ...data._ids import as_string_array
+from ...data.ids import as_string_array
 
 __all__ = [
     "ContextExample",

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-from ...data._ids import recode, union_vocab
+from ...data.ids import recode, union_vocab
 from ._context import batch_vocab
 
 __all__ = ["ItemState", "merge_states"]

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from ... import _compute as C
 from ..._errors import InputError, ParameterError
-from ...data._ids import as_string_array
+from ...data.ids import as_string_array
 from ..batch import Batch
 from ..registry import Param
 

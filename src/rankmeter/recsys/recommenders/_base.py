@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..._errors import ParameterError, RankmeterError
-from ...data._ids import as_string_array, encode, recode, union_vocab
+from ...data.ids import as_string_array, encode, recode, union_vocab
 
 __all__ = ["Recommender", "MatrixRecommender", "topk_rows", "check_k", "as_user_ids", "coded_candidates",
            "empty_recommendations"]

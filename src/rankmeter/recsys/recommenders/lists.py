@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..._errors import InputError, ParameterError, RankmeterError
-from ...data._ids import as_string_array
+from ...data.ids import as_string_array
 from ._base import Recommender, as_user_ids, check_k, empty_recommendations
 
 __all__ = ["TopKLists", "CallableRecommender", "read_topk_lists", "as_recommendation_table"]

@@ -1,0 +1,331 @@
+"""``rankmeter trec_eval [trec_eval options] QRELS RUN``: a drop-in for trec_eval 10.0.
+
+Same options, defaults, measure order and output as trec_eval (``%-22s\\t%s\\t%6.4f``
+lines, counts as integers, the ``all`` lines with summed counts and geometric
+means); ``--compat 9.0.8`` follows trec_eval 9.0.8 (the version pytrec_eval
+bundles). See docs/trec_eval.md for the measures and the few deliberate
+differences (``--bug-compatible`` restores trec_eval's output there).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+_HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.command(name="trec_eval", context_settings=_HELP)
+@click.argument("qrels", type=str)
+@click.argument("run", type=str)
+@click.option("-q", "--query_eval_wanted", "query_flag", is_flag=True,
+              help="Also print each query's values.")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE[.PARAMS]",
+              help="Measure or nickname (official, all_trec, set), repeatable; parameters after a dot: "
+                   "P.5,10  ndcg.1=3,2=9  utility.2,-1,0,0  11pt_avg..25,.5,.75.  Default: official.")
+@click.option("-c", "--complete_rel_info_wanted", "complete", is_flag=True,
+              help="Average over every judged query; a query missing from the run scores 0.")
+@click.option("-l", "--level_for_rel", "level", type=int, default=1, show_default=True,
+              help="Lowest grade that counts as relevant.")
+@click.option("-n", "--nosummary", "no_summary", is_flag=True, help="Do not print the 'all' lines.")
+@click.option("-N", "--Number_docs_in_coll", "num_docs", type=int, default=0, show_default=True,
+              help="Number of documents in the collection (utility's 4th coefficient).")
+@click.option("-M", "--Max_retrieved_per_topic", "max_docs", type=int, default=None,
+              help="Evaluate only the top NUM documents of each query.")
+@click.option("-J", "--Judged_docs_only", "judged_only", is_flag=True,
+              help="Drop unjudged documents from the rankings before evaluating.")
+@click.option("-R", "--Rel_info_format", "rel_format", type=click.Choice(["qrels", "qrels_jg", "prefs", "qrels_prefs"]),
+              default="qrels",
+              show_default=True, help="Format of QRELS.")
+@click.option("-T", "--Results_format", "results_format", type=click.Choice(["trec_results"]),
+              default="trec_results", show_default=True, help="Format of RUN.")
+@click.option("-Z", "--Zscore", "zscore_file", type=str, default=None,
+              help="Print z-scores against the means and deviations of this file (qid measure mean sd).")
+@click.option("-v", "--version", "version", is_flag=True, help="Print the trec_eval version followed and exit.")
+@click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
+              help="trec_eval version to follow.")
+@click.option("--bug-compatible", is_flag=True,
+              help="Also reproduce trec_eval's known bugs (see docs/trec_eval.md).")
+def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], complete: bool, level: int,
+            no_summary: bool, num_docs: int, max_docs: int | None, judged_only: bool, rel_format: str,
+            results_format: str, zscore_file: str | None, version: bool, compat: str,
+            bug_compatible: bool) -> None:
+    """Evaluate RUN against QRELS exactly as trec_eval does; '-' reads stdin, .gz is read too."""
+    if version:
+        click.echo(f"trec_eval version {compat} (rankmeter)", err=True)
+        return
+    from .._errors import ParameterError
+    from ..io.treceval import parse_prefs_text, parse_qrels_text, parse_results_text, parse_zscores_text, read_text
+    from ..metrics.trec.engine import Options, expand_selection
+
+    if qrels == "-" and run == "-":
+        raise ParameterError("QRELS and RUN cannot both be '-' (stdin)")
+    selected, params = expand_selection(list(measures) or ["official"], compat)
+    wanted = {"qrels": "qrels", "qrels_jg": "jg", "prefs": "prefs", "qrels_prefs": "prefs"}[rel_format]
+    wrong = [m for m in selected if m.rel_format not in ("", wanted)]
+    if wrong:
+        needs = {"qrels": "qrels", "jg": "qrels_jg", "prefs": "prefs or -R qrels_prefs"}[wrong[0].rel_format]
+        raise ParameterError(f"measure {wrong[0].name} cannot be computed from -R {rel_format} judgments"
+                             f" (it needs -R {needs})")
+    comments = compat == "10.0"
+    if rel_format == "qrels" and _tabular(qrels):
+        q = _tabular_qrels(qrels)
+    else:
+        text, src = read_text(qrels)
+        if rel_format in ("prefs", "qrels_prefs"):
+            q = parse_prefs_text(text, src, comments=comments, from_qrels=rel_format == "qrels_prefs")
+        else:
+            q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
+    if _tabular(run):
+        r = _tabular_run(run)
+    else:
+        text, src = read_text(run)
+        r = parse_results_text(text, src, comments=comments)
+        del text
+    zscores = None
+    if zscore_file is not None:
+        ztext, zsrc = read_text(zscore_file)
+        zscores = parse_zscores_text(ztext, zsrc)
+    opts = Options(level=level, num_docs_in_coll=num_docs, judged_only=judged_only, max_docs=max_docs,
+                   compat=compat)
+    lines = evaluate_lines(q.judgments, r, selected, params, opts, query_flag=query_flag, complete=complete,
+                           summary=not no_summary, zscores=zscores, bug_compatible=bug_compatible,
+                           grouped=rel_format == "qrels_jg", prefs=wanted == "prefs")
+    out = click.get_text_stream("stdout")
+    out.write("".join(lines))
+    out.flush()
+    for note in coverage_notes(qrels, q, run, r, complete=complete, compat=compat):
+        click.echo(f"rankmeter trec_eval: note: {note}", err=True)
+
+
+def coverage_notes(qrels_name: str, q: Any, run_name: str, r: Any, *, complete: bool, compat: str) -> list[str]:
+    """What trec_eval skips without a word, said on stderr (stdout stays trec_eval's).
+
+    >>> from rankmeter.io.treceval import parse_qrels_text, parse_results_text
+    >>> q = parse_qrels_text("# c\\n1 0 a 1\\n2 0 b 1\\n")
+    >>> r = parse_results_text("1 Q0 a 1 1.0 x\\n3 Q0 c 1 1.0 x\\n")
+    >>> coverage_notes("q", q, "r", r, complete=False, compat="10.0")  # doctest: +NORMALIZE_WHITESPACE
+    ['q: 1 comment line skipped', 'r: 1 query without judgments is not evaluated (3)',
+     'q: 1 judged query without results is not evaluated (2); -c counts it']
+    """
+    notes = []
+    for name, obj in ((qrels_name, q), (run_name, r)):
+        n = getattr(obj, "comment_lines", 0)
+        if n:
+            notes.append(f"{name}: {n} comment line{'s' if n > 1 else ''} skipped")
+    unjudged = sorted(set(r.docnos) - set(q.judgments))
+    if unjudged:
+        notes.append(f"{run_name}: {len(unjudged)} quer{'ies' if len(unjudged) > 1 else 'y'} without judgments "
+                     f"{'are' if len(unjudged) > 1 else 'is'} not evaluated ({_some(unjudged)})")
+    missing = sorted(set(q.judgments) - set(r.docnos))
+    if missing:
+        if complete:
+            how = ("scored on an empty result (-c)" if compat == "10.0"
+                   else "counted with 0 in the averages (-c)")
+            notes.append(f"{qrels_name}: {len(missing)} judged quer{'ies' if len(missing) > 1 else 'y'} without "
+                         f"results {how} ({_some(missing)})")
+        else:
+            notes.append(f"{qrels_name}: {len(missing)} judged quer{'ies' if len(missing) > 1 else 'y'} without "
+                         f"results {'are' if len(missing) > 1 else 'is'} not evaluated ({_some(missing)}); "
+                         f"-c counts {'them' if len(missing) > 1 else 'it'}")
+    return notes
+
+
+def _some(ids: list[str], n: int = 5) -> str:
+    return ", ".join(ids[:n]) + (f", ... ({len(ids) - n} more)" if len(ids) > n else "")
+
+
+def _fmt(value: float) -> str:
+    """C's ``%6.4f`` (nan prints as trec_eval prints it on Linux)."""
+    if math.isnan(value):
+        return ("-nan" if math.copysign(1.0, value) < 0 else "nan").rjust(6)
+    return f"{value:6.4f}"
+
+
+def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any], params: dict[str, str],
+                   opts: Any, *, query_flag: bool = False, complete: bool = False, summary: bool = True,
+                   zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
+                   bug_compatible: bool = False, grouped: bool = False, prefs: bool = False) -> list[str]:
+    """trec_eval's output lines for judgments and results (see :func:`command`).
+
+    ``grouped``: judgments are ``{qid: {group: {docno: grade}}}`` (-R qrels_jg).
+    """
+    from .._errors import InputError
+    from ..metrics.trec.engine import MIN_GEO_MEAN, form_res_rels
+
+    # measure parameters and value names, once
+    plan = []
+    for m in selected:
+        text = params.get(m.name)
+        p = m.parse_params(text) if text is not None else m.default
+        plan.append((m, p, m.value_names(p, text)))
+    z = zscores is not None
+    zp = "Z" if z else ""
+    lines: list[str] = []
+    accum: dict[str, list[float]] = {m.name: [0.0] * len(names) for m, _, names in plan}
+    n_eval = 0
+    runid = ""
+    result_qids = sorted(results.docnos, key=lambda s: s.encode())
+    first_runid = results.run_ids[result_qids[0]] if result_qids else ""
+    qrels_qids = sorted(judgments, key=lambda s: s.encode())
+    for qid in qrels_qids:
+        bogus = False
+        if qid in results.docnos:
+            docnos, sims = results.docnos[qid], results.sims[qid]
+            this_runid = results.run_ids[qid]
+        elif complete and opts.compat == "10.0":
+            docnos, sims, this_runid, bogus = ["ceci_nest_pas_un_docno"], [1.0], first_runid, True
+        else:
+            continue
+        try:
+            if prefs:
+                from ..metrics.trec.prefs import form_prefs_counts
+
+                rr = form_prefs_counts(docnos, sims, judgments[qid], opts.max_docs)
+            elif grouped:
+                groups = judgments[qid]
+                rr: Any = [form_res_rels(docnos, sims, groups[g], opts) for g in sorted(groups, key=str.encode)]
+            else:
+                rr = form_res_rels(docnos, sims, judgments[qid], opts)
+        except InputError as e:
+            raise InputError(f"query {qid}: {e.message}") from None
+        runid = this_runid
+        values: list[tuple[Any, list[str], list[Any]]] = []
+        for m, p, names in plan:
+            if m.kind == "runid":
+                values.append((m, names, []))
+                continue
+            v = m.compute(rr, opts, p)
+            if bogus:
+                if m.name in ("num_ret", "utility", "rbp_resid", "unj"):
+                    v = [0.0 if isinstance(x, float) else 0 for x in v]
+                elif m.name == "relstring":
+                    v = [""]
+            values.append((m, names, v))
+        if z:
+            assert zscores is not None
+            converted = []
+            for m, names, v in values:
+                if m.kind in ("runid", "string"):
+                    converted.append((m, names, v))
+                    continue
+                cv = []
+                for name, x in zip(names, v):
+                    ms = zscores.get((qid, name))
+                    if ms is None:
+                        cv.append(-1000000.0)
+                    elif ms[1]:
+                        cv.append((float(x) - ms[0]) / ms[1])
+                    else:
+                        cv.append(0.0 if float(x) == ms[0] else -1000000.0)
+                converted.append((m, names, cv))
+            values = converted
+        for m, names, v in values:
+            acc = accum[m.name]
+            if m.kind == "gm":
+                acc[0] += math.log(max(float(v[0]), MIN_GEO_MEAN))
+            elif m.kind not in ("runid", "string"):
+                for i, x in enumerate(v):
+                    acc[i] += float(x)
+            if not query_flag or m.kind in ("runid", "num_q", "gm"):
+                continue
+            if m.kind == "string":
+                lines.append(f"{names[0]:<22}\t{qid}\t'{v[0]}'\n")
+            elif m.kind == "long" and not z:
+                lines.append(f"{names[0]:<22}\t{qid}\t{int(v[0])}\n")
+            else:
+                for name, x in zip(names, v):
+                    lines.append(f"{zp}{name:<22}\t{qid}\t{_fmt(float(x))}\n")
+        n_eval += 1
+    if n_eval == 0:
+        raise InputError("no queries with both results and relevance info (trec_eval exits here too)")
+    if not summary:
+        return lines
+    n_q = len(qrels_qids) if complete else n_eval
+    for m, p, names in plan:
+        acc = accum[m.name]
+        if m.kind == "runid":
+            lines.append(f"{'runid':<22}\tall\t{runid}\n")
+        elif m.kind == "num_q":
+            lines.append(f"{zp}{'num_q':<22}\tall\t{_fmt(float(n_q)) if z else n_q}\n")
+        elif m.kind == "long":
+            total = acc[0]
+            if m.name == "num_rel" and complete:
+                total = _num_rel_all(judgments, opts, bug_compatible, total, results, n_eval)
+            lines.append(f"{zp}{names[0]:<22}\tall\t{_fmt(total) if z else int(total)}\n")
+        elif m.kind == "string":
+            continue
+        elif m.kind == "gm":
+            s = acc[0]
+            if complete:
+                s += (n_q - n_eval) * math.log(MIN_GEO_MEAN)
+            lines.append(f"{zp}{names[0]:<22}\tall\t{_fmt(math.exp(s / n_q))}\n")
+        else:
+            for name, x in zip(names, acc):
+                lines.append(f"{zp}{name:<22}\tall\t{_fmt(x / n_q)}\n")
+    return lines
+
+
+def _num_rel_all(judgments: dict[str, dict[str, int]], opts: Any, bug_compatible: bool, total: float,
+                 results: Any, n_eval: int) -> float:
+    """num_rel's ``all`` line under -c: every judged query's relevant count.
+
+    trec_eval counts grades > 0 whatever ``-l`` says (``--bug-compatible``); rankmeter
+    counts grades >= the level, the sum of the per-query values.
+    """
+    if bug_compatible:
+        return float(sum(1 for q in judgments.values() for g in _grades(q) if g > 0))
+    if opts.compat == "10.0":
+        return total  # every judged query was evaluated
+    missing = [q for q in judgments if q not in results.docnos]
+    return total + sum(1 for q in missing for g in judgments[q].values() if g >= opts.level)
+
+
+def _grades(q: Any) -> list[float]:
+    if isinstance(q, list):  # preferences: (jg, jsg, rel_level, docno)
+        return [t[2] for t in q]
+    return [g for v in q.values() for g in (v.values() if isinstance(v, dict) else [v])]
+
+
+def _tabular(path: str) -> bool:
+    """A CSV / TSV-with-header / Parquet file (read by rankmeter's readers, not as TREC text)."""
+    if path == "-":
+        return False
+    from ..io import detect_format
+
+    return detect_format(path) != "trec"
+
+
+def _tabular_qrels(path: str) -> Any:
+    """Judgments from a table file; grades must be whole numbers (trec_eval's grades are integers)."""
+    from .._errors import InputError
+    from ..io import read_qrels
+    from ..io.treceval import TrecEvalQrels
+
+    judgments: dict[str, dict[str, int]] = {}
+    for q, docs in read_qrels(path).to_dict().items():
+        out = judgments[q] = {}
+        for d, g in docs.items():
+            if g != int(g):
+                raise InputError(f"grade {g:g} of item {d!r} for query {q!r} is not a whole number "
+                                 f"(trec_eval's grades are integers)", source=path)
+            out[d] = int(g)
+    return TrecEvalQrels(judgments)
+
+
+def _tabular_run(path: str) -> Any:
+    """Results from a table file; the run id is the file's name without its suffix."""
+    from pathlib import Path
+
+    from ..io import read_run
+    from ..io.treceval import TrecEvalResults
+
+    res = TrecEvalResults()
+    tag = Path(path).stem
+    for q, docs in read_run(path).to_dict().items():
+        res.docnos[q] = list(docs)
+        res.sims[q] = list(docs.values())
+        res.run_ids[q] = tag
+    return res

@@ -1,0 +1,279 @@
+"""Block readers: a run input read piece by piece, for streaming evaluation.
+
+:func:`open_run_blocks` opens a run (TREC text, CSV/TSV, Parquet; a file, ``-``,
+a FIFO or ``/dev/stdin``; gzip-compressed or not) and returns a :class:`RunBlocks`.
+Its :meth:`~RunBlocks.blocks` yields :class:`Block` objects, each a standardized
+Arrow table with the columns
+
+- ``query``: string, ``item``: string (ids as text, exactly as the in-process
+  readers give them: text files never type-inferred, integers as decimal text,
+  float or nested ids refused),
+- ``score``: float64 (finite; present unless the run is ranked by rank only),
+- ``rank``: float64, only with ``order="rank"``,
+
+plus ``first_row`` (the number of rows before the block) and ``lines`` (the line
+number of every row, for text inputs; None for Parquet). A ``Block`` also unpacks
+as ``(table, first_row)``.
+
+The blocks are parsed by the code of the in-process readers: the one TREC parser
+(:func:`rankmeter.io.trec.parse_trec`), the same CSV typing and the same column
+resolver, so the same input gives the same rows either way. Errors are
+:class:`~rankmeter.InputError` with file:line (``r.txt:7: rank is not a number
+('x')``). After the iteration, ``comment_lines`` holds the number of TREC comment
+lines skipped and ``notes`` the matching note.
+
+Memory is bounded by the block: text is read ``block_bytes`` at a time (about 48
+bytes a row, between 64 KiB and 256 MiB) and cut at the last line end, Parquet by
+row batches. (Parquet from a pipe or gzip has to be read whole first: its footer
+is at its end.)
+
+:meth:`RunBlocks.line_of` maps a row number to ``(line, text)``: rows of the last
+few blocks are answered from memory; older ones by reading a restartable input
+again (a stream answers ``(None, None)``). ``restartable`` says whether
+:meth:`~RunBlocks.blocks` may be called again (files, not streams);
+``total_rows`` is exact for Parquet and an estimate for text files once the first
+block is read (None for streams and compressed text).
+
+>>> import os, tempfile
+>>> d = tempfile.mkdtemp(); p = os.path.join(d, "run.txt")
+>>> _ = open(p, "w").write("# c\\nq1 Q0 007 1 2.5 t\\nq1 Q0 d2 2 1.5 t\\nq2 Q0 d1 1 1 t\\n")
+>>> src = open_run_blocks(p)
+>>> [(b.table.column("item").to_pylist(), b.first_row, b.lines.tolist()) for b in src.blocks(2)]
+[(['007', 'd2', 'd1'], 0, [2, 3, 4])]
+>>> src.comment_lines, src.line_of(2)
+(1, (4, 'q2 Q0 d1 1 1 t'))
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from .._errors import InputError, ParameterError
+from ..data import RowError
+from .columns import id_column, number_column
+from .loaders import detect_format, run_columns
+from .source import Input, open_input
+from .tables import CsvText, csv_header, parse_csv
+from .trec import TrecText, comment_note, parse_trec
+
+__all__ = ["Block", "RunBlocks", "open_run_blocks", "standardize"]
+
+_KEEP_BLOCKS = 8  # blocks whose row -> line maps are kept for line_of
+
+
+@dataclass(eq=False)
+class Block:
+    """A standardized table of run rows, its first row number and the line of every row."""
+
+    table: pa.Table
+    first_row: int
+    lines: np.ndarray | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        yield self.table
+        yield self.first_row
+
+
+def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: str, text: bool = True) -> pa.Table:
+    """``query``/``item`` as text, ``score``/``rank`` as float64, from a table and its resolved columns.
+
+    Raises RowError (row of ``table``) for a missing/empty id or a bad number, and
+    InputError for a column of the wrong type.
+    """
+    out: dict[str, Any] = {
+        "query": id_column(table.column(cols["query"]), "query", cols["query"], source),
+        "item": id_column(table.column(cols["item"]), "item", cols["item"], source),
+    }
+    if "score" in cols:
+        out["score"] = pa.array(number_column(table.column(cols["score"]), "score", cols["score"], source,
+                                                 text=text))
+    if order == "rank":
+        out["rank"] = pa.array(number_column(table.column(cols["rank"]), "rank", cols["rank"], source,
+                                                text=text))
+    return pa.table(out)
+
+
+class RunBlocks:
+    """A run input read block by block (see the module docstring)."""
+
+    def __init__(self, inp: Input, fmt: str, order: str, given: Mapping[str, str | None], comments: bool) -> None:
+        self.input = inp
+        self.source = inp.name
+        self.format = fmt
+        self.order = order
+        self.comments = comments
+        self.restartable = inp.restartable
+        self.total_rows: int | None = None
+        self.comment_lines = 0
+        self._recent: deque[tuple[int, int, Any]] = deque(maxlen=_KEEP_BLOCKS)
+        self._used = False
+        given = dict(given)
+        if fmt == "trec":
+            self.cols = {"query": "query", "item": "item", "score": "score"}
+            if order == "rank":
+                self.cols["rank"] = "rank"
+        elif fmt in ("csv", "tsv"):
+            self.sep = "\t" if fmt == "tsv" else ","
+            self.header = csv_header(inp.head, self.sep)
+            self.cols, self.order = run_columns(self.header, self.source, order, given)
+        elif fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                target = str(inp.path) if inp.plain_file else pa.BufferReader(inp.read_all())
+                self.file = pq.ParquetFile(target, pre_buffer=False)
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
+            self.cols, self.order = run_columns(self.file.schema_arrow.names, self.source, order, given)
+            self.total_rows = self.file.metadata.num_rows
+        else:
+            raise ParameterError(
+                f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv' or 'parquet'. Got {fmt!r} instead.")
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return (comment_note(self.comment_lines, self.source),) if self.comment_lines else ()
+
+    # ------------------------------------------------------------------ reading
+
+    def blocks(self, rows: int, block_bytes: int | None = None) -> Iterator[Block]:
+        """Blocks of about ``rows`` rows (text: about ``rows * 48`` bytes, or ``block_bytes``), in file order."""
+        if self._used and not self.restartable:
+            raise InputError("a stream can be read only once (the run is not grouped by query: write it to a file, "
+                             "or group its rows by query)", source=self.source)
+        self._used = True
+        self._recent.clear()
+        if self.format == "parquet":
+            yield from self._parquet_blocks(rows)
+        else:
+            yield from self._text_blocks(rows, block_bytes)
+
+    def _parquet_blocks(self, rows: int) -> Iterator[Block]:
+        first = 0
+        names = list(dict.fromkeys(self.cols.values()))
+        for batch in self.file.iter_batches(batch_size=rows, columns=names, use_threads=True):
+            table = pa.Table.from_batches([batch])
+            try:
+                std = standardize(table, self.cols, self.order, self.source, text=False)
+            except RowError as exc:
+                raise InputError(exc.message, source=self.source, line=first + exc.row + 1) from None
+            yield Block(std, first, None)
+            first += std.num_rows
+
+    def _text_chunks(self, rows: int, block_bytes: int | None) -> Iterator[tuple[bytes, int]]:
+        """Byte blocks cut at a line end, with the line number of their first line."""
+        size = block_bytes or max(1 << 16, min(rows * 48, 1 << 28))
+        line = 1
+        rest = b""
+        with self.input.open() as fh:
+            while True:
+                data = fh.read(size)
+                eof = not data
+                data = rest + data
+                if not data:
+                    return
+                if eof:
+                    cut = len(data) - 1
+                else:
+                    cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+                    if cut == len(data) - 1 and data.endswith(b"\r"):  # perhaps the first half of \r\n
+                        cut = max(data.rfind(b"\n", 0, cut), data.rfind(b"\r", 0, cut))
+                    if cut < 0:
+                        rest = data
+                        continue
+                block, rest = data[: cut + 1], data[cut + 1:]
+                yield block, line
+                unified = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in block else block
+                line += unified.count(b"\n")
+                if eof:
+                    return
+
+    def _text_blocks(self, rows: int, block_bytes: int | None) -> Iterator[Block]:
+        first = 0
+        self.comment_lines = 0
+        header_seen = self.format == "trec"
+        for data, line in self._text_chunks(rows, block_bytes):
+            if line == 1 and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]
+            if not header_seen:  # drop the header line of CSV/TSV
+                stripped = data.lstrip(b"\r\n")
+                if not stripped:
+                    continue
+                line += data[: len(data) - len(stripped)].replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
+                end = min([i for i in (stripped.find(b"\n"), stripped.find(b"\r")) if i >= 0], default=len(stripped))
+                if stripped[end:end + 2] == b"\r\n":
+                    end += 1
+                data = stripped[end + 1:]
+                line += 1
+                header_seen = True
+                if not data.strip():
+                    continue
+            parsed = self._parse(data, line)
+            n = parsed.table.num_rows
+            if self.total_rows is None and n and self.input.plain_file and self.input.size:
+                self.total_rows = max(n, int(n * self.input.size / max(len(data), 1)))
+            if n:
+                self._recent.append((first, n, parsed))
+                table = parsed.table
+                try:
+                    std = standardize(table, self.cols, self.order, self.source)
+                except RowError as exc:
+                    raise parsed.error(exc) if isinstance(parsed, TrecText) else _csv_error(parsed, exc) from None
+                yield Block(std, first, parsed.lines())
+                first += n
+        if first == 0:
+            if self.format == "trec":
+                raise InputError("no run lines (the file is empty or only comments)", source=self.source)
+            raise InputError("no rows after the header", source=self.source)
+
+    def _parse(self, data: bytes, line: int) -> TrecText | CsvText:
+        if self.format == "trec":
+            parsed = parse_trec(data, "run", self.source, comments=self.comments, rank=self.order == "rank",
+                                first_line=line, empty_ok=True)
+            self.comment_lines += parsed.comment_lines
+            return parsed
+        keep = list(dict.fromkeys(self.cols.values()))
+        ids = [self.cols["query"], self.cols["item"]]
+        values = [c for c in keep if c not in ids]
+        return parse_csv(data, self.sep, self.source, text=ids, numbers=values, keep=keep, names=self.header,
+                         first_line=line)
+
+    # ------------------------------------------------------------------ rows to lines
+
+    def line_of(self, row: int) -> tuple[int | None, str | None]:
+        """Line number and text of row ``row`` (None, None when a stream's block is gone)."""
+        if self.format == "parquet":
+            return row + 1, None
+        for first, n, parsed in self._recent:
+            if first <= row < first + n:
+                return parsed.line_of(row - first)
+        if not self.restartable:
+            return None, None
+        again = RunBlocks(self.input, self.format, self.order, self.cols if self.format != "trec" else {},
+                          self.comments)
+        for block in again.blocks(1 << 16):
+            n = block.table.num_rows
+            if block.first_row <= row < block.first_row + n:
+                return again.line_of(row)
+        return None, None
+
+
+def _csv_error(parsed: CsvText, exc: RowError) -> InputError:
+    line, text = parsed.line_of(exc.row)
+    return InputError(exc.message, source=parsed.source, line=line, text=text)
+
+
+def open_run_blocks(run: str | os.PathLike[str] | Input, *, format: str = "auto", order: str = "score",
+                    query: str | None = None, item: str | None = None, score: str | None = None,
+                    rank: str | None = None, comments: bool = True) -> RunBlocks:
+    """Open a run input for block reading (see the module docstring)."""
+    inp = run if isinstance(run, Input) else open_input(Path(run) if not isinstance(run, str) else run)
+    fmt = detect_format(inp) if format == "auto" else format
+    return RunBlocks(inp, fmt, order, {"query": query, "item": item, "score": score, "rank": rank}, comments)

@@ -1,0 +1,316 @@
+"""A drop-in for pytrec_eval: ``import rankmeter.pytrec_eval as pytrec_eval``.
+
+Same API (``RelevanceEvaluator(qrel, measures, relevance_level=1,
+judged_docs_only_flag=False)``, ``.evaluate(run)`` returning ``{query: {measure:
+value}}``, ``supported_measures``, ``supported_nicknames``, ``parse_qrel``,
+``parse_run``), the same measure spellings (``"P.5,10"``, ``"P_5"``,
+``"ndcg_cut.10"``, nicknames ``"official"``, ``"all_trec"``, ``"set"``) and the same
+values: trec_eval 9.0.8's definitions, as pytrec_eval bundles them. Per query, as
+pytrec_eval: the queries of the run that have judgments; ``runid`` and
+``relstring`` are 0.0, ``num_q`` is 1.0 and ``gm_map`` / ``gm_bpref`` hold
+``log(max(value, 1e-5))`` (the mean of these, exponentiated, is the geometric mean).
+
+Differences (deliberate): a query judged only with negative grades, which crashes
+pytrec_eval, is evaluated (it has no relevant item); bad input raises
+:class:`rankmeter.InputError` / :class:`ValueError` instead of an ``AssertionError``.
+
+>>> ev = RelevanceEvaluator({"q1": {"d1": 1, "d2": 0}}, {"map", "P.1"})
+>>> ev.evaluate({"q1": {"d1": 0.5, "d2": 1.5}})
+{'q1': {'map': 0.5, 'P_1': 0.0}}
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from typing import Any, Iterable, Mapping
+
+from ._errors import InputError, ParameterError
+from .metrics.trec.engine import MEASURES, MIN_GEO_MEAN, NICKNAMES, Options, form_res_rels
+
+__all__ = [
+    "RelevanceEvaluator",
+    "supported_measures",
+    "supported_nicknames",
+    "parse_qrel",
+    "parse_run",
+    "compute_aggregated_measure",
+]
+
+_VERSION = "9.0.8"
+_ALL = NICKNAMES[_VERSION]["all_trec"]
+
+#: The measure names pytrec_eval accepts (trec_eval 9.0.8's ``all_trec`` measures).
+supported_measures: frozenset[str] = frozenset(_ALL)
+#: Nicknames and the measures they stand for.
+supported_nicknames: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in NICKNAMES[_VERSION].items()}
+
+_PARAMS = re.compile(r"([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)$")
+
+
+def _combine(measures: Iterable[str]) -> dict[str, str | None]:
+    """Measure name -> parameter text (None: trec_eval's defaults), pytrec_eval's rules."""
+    expanded: set[str] = set()
+    if isinstance(measures, str):
+        raise ValueError("measures must be a collection of measure names, not one string")
+    for m in measures:
+        if m in supported_nicknames:
+            expanded.update(supported_nicknames[m])
+        else:
+            expanded.add(m)
+    params: dict[str, set[str]] = defaultdict(set)
+    for m in sorted(expanded):
+        if m in supported_measures:
+            params.setdefault(m, set())
+            continue
+        for base in sorted(supported_measures, key=len, reverse=True):
+            if m.startswith(base) and len(m) > len(base) and m[len(base)] in "._":
+                tail = _PARAMS.match(m[len(base) + 1:])
+                if tail and tail.end() == len(m) - len(base) - 1:
+                    params[base].update(tail.group(1).split(","))
+                    break
+        else:
+            raise ValueError(f"unsupported measure {m}")
+    return {k: (",".join(sorted(v)) if v else None) for k, v in params.items()}
+
+
+class RelevanceEvaluator:
+    """Evaluate runs against stored judgments, measure for measure as pytrec_eval.
+
+    ``query_relevance``: ``{query: {doc: grade}}`` (grades are ints; negative grades
+    mean "in the pool, not judged"); ``measures``: names or nicknames, with
+    parameters as ``"P.5,10"`` or ``"P_5"``; ``relevance_level``: lowest relevant
+    grade; ``judged_docs_only_flag``: drop unjudged documents first (trec_eval -J).
+    """
+
+    def __init__(self, query_relevance: Mapping[str, Mapping[str, int]], measures: Iterable[str],
+                 relevance_level: int = 1, judged_docs_only_flag: bool = False) -> None:
+        if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) or relevance_level < 1:
+            raise ParameterError(f"The 'relevance_level' parameter of RelevanceEvaluator must be an int >= 1 "
+                                 f"(as pytrec_eval). Got {relevance_level!r} instead.")
+        combined = _combine(measures)
+        self._plan = []
+        for m in MEASURES:
+            if m.name not in combined:
+                continue
+            text = combined[m.name]
+            p = m.parse_params(text) if text is not None else m.default
+            # pytrec_eval names single-value measures without their parameters (11pt_avg, set_F)
+            self._plan.append((m, p, m.value_names(p, None if m.kind in ("param", "pairs", "string") else text)))
+        self._qrels: dict[str, dict[str, int]] = {}
+        for q, docs in query_relevance.items():
+            if len(docs) == 0:
+                continue  # as pytrec_eval: a query without judgments is not evaluated
+            if not isinstance(q, str) or not all(isinstance(d, str) for d in docs):
+                raise InputError(f"query and document ids must be strings (as pytrec_eval); query {q!r}")
+            self._qrels[q] = {d: _grade(g, q, d) for d, g in docs.items()}
+        self._opts = Options(level=int(relevance_level), judged_only=bool(judged_docs_only_flag), compat=_VERSION)
+        self._path = "auto"  # "engine": trec_eval's walk for every query (tests compare both paths)
+        self._texts: list[tuple[str, str, str]] | None = None
+        self._no_registry = False
+        self._qrels_obj: Any = None
+        self._walk: list[Any] = []
+        self._order = [n for m, _, names in self._plan
+                       for n in (["runid"] if m.kind == "runid" else names)]
+
+    def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+        """Per-query values for every run query that has judgments."""
+        wanted = [q for q in scores if q in self._qrels]
+        fast = [q for q in wanted if len(scores[q]) > 0]
+        texts = self._registry_plan() if self._path != "engine" and fast else None
+        vectorised = self._vectorised(scores, fast, texts) if texts is not None else {}
+        out: dict[str, dict[str, float]] = {}
+        for q in wanted:
+            out[q] = vectorised[q] if q in vectorised else self._one(q, scores[q])
+        return out
+
+    def _one(self, q: str, docs: Mapping[str, float]) -> dict[str, float]:
+        """One query through trec_eval's walk (the engine)."""
+        names = list(docs.keys())
+        if not all(type(d) is str for d in names):
+            bad = next(d for d in names if type(d) is not str)
+            raise InputError(f"document ids must be strings (as pytrec_eval); query {q!r} has {bad!r}")
+        rr = form_res_rels(names, [float(s) for s in docs.values()], self._qrels[q], self._opts)
+        values: dict[str, float] = {}
+        for m, p, names_ in self._plan:
+            if m.kind == "runid":
+                values["runid"] = 0.0
+                continue
+            if m.kind == "string":
+                values[names_[0]] = 0.0
+                continue
+            v = m.compute(rr, self._opts, p)
+            if m.kind == "gm":
+                values[names_[0]] = math.log(max(float(v[0]), MIN_GEO_MEAN))
+                continue
+            for name, x in zip(names_, v):
+                values[name] = float(x)
+        return values
+
+    # --- the vectorised path: the registry's kernels over every query at once -------------
+
+    def _registry_plan(self) -> list[tuple[str, str, str]] | None:
+        """(output name, registry metric text, how) for every value, or None when one has no twin.
+
+        ``how``: ``value``, ``log`` (gm_*: log(max(v, 1e-5))), ``const0`` / ``const1``.
+        """
+        if self._texts is not None or self._no_registry:
+            return self._texts
+        if self._opts.judged_only:
+            self._no_registry = True
+            return None
+        L = f"rel={self._opts.level}"
+        plan: list[tuple[str, str, str]] = []
+        from ._errors import RankmeterError
+        from .metrics.registry import parse_metric
+
+        self._walk = []
+        for m, p, names in self._plan:
+            texts = _registry_texts(m.name, p, m.default, L)
+            try:
+                for text, how in texts or []:
+                    if how in ("value", "log"):
+                        parse_metric(text)
+            except RankmeterError:  # a parameter (or metric) the registry does not take
+                texts = None
+            if texts is None:  # no registry twin: trec_eval's walk computes this one
+                self._walk.append((m, p, names))
+                continue
+            for name, (text, how) in zip(names, texts):
+                plan.append((name, text, how))
+        if not plan:
+            self._no_registry = True
+            return None
+        self._texts = plan
+        return plan
+
+    def _vectorised(self, scores: Mapping[str, Mapping[str, float]], queries: list[str],
+                    plan: list[tuple[str, str, str]]) -> dict[str, dict[str, float]]:
+        import numpy as np
+
+        from .data import Run
+        from .evaluate import evaluate
+
+        from itertools import chain
+
+        lens = [len(scores[q]) for q in queries]
+        items = list(chain.from_iterable(scores[q] for q in queries))
+        if set(map(type, items)) != {str}:
+            bad = next(d for d in items if type(d) is not str)
+            raise InputError(f"document ids must be strings (as pytrec_eval), got {bad!r}")
+        values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64,
+                             count=len(items))
+        run = Run.from_columns(np.repeat(np.array(queries, dtype=object), lens), items, values)
+        texts = sorted({t for _, t, how in plan if how in ("value", "log")}) or ["num_ret"]
+        res = evaluate(self._qrels_table(), run, texts, queries="run")
+        row = {q: i for i, q in enumerate(res.queries)}
+        cols = {t: res.values[t] for t in texts}
+        out: dict[str, dict[str, float]] = {}
+        for q in queries:
+            i = row[q]
+            d: dict[str, float] = {}
+            for name, text, how in plan:
+                if how == "value":
+                    d[name] = float(cols[text][i])
+                elif how == "log":
+                    d[name] = math.log(max(float(cols[text][i]), MIN_GEO_MEAN))
+                else:
+                    d[name] = 1.0 if how == "const1" else 0.0
+            if self._walk:
+                docs = scores[q]
+                rr = form_res_rels(list(docs), [float(v) for v in docs.values()], self._qrels[q], self._opts)
+                for m, p, names in self._walk:
+                    for name, x in zip(names, m.compute(rr, self._opts, p)):
+                        d[name] = float(x)
+            out[q] = {name: d[name] for name in self._order}  # trec_eval's measure order
+        return out
+
+    def _qrels_table(self) -> Any:
+        if self._qrels_obj is None:
+            from .data import Qrels
+
+            q = [qid for qid, docs in self._qrels.items() for _ in docs]
+            d = [doc for docs in self._qrels.values() for doc in docs]
+            g = [float(x) for docs in self._qrels.values() for x in docs.values()]
+            self._qrels_obj = Qrels.from_columns(q, d, g)
+        return self._qrels_obj
+
+
+def _registry_texts(name: str, p: tuple[Any, ...], default: tuple[Any, ...], L: str) -> list[tuple[str, str]] | None:
+    """The registry metrics that compute trec_eval measure ``name`` (one per value), or None."""
+    one = {
+        "num_ret": "num_ret", "num_rel": f"num_rel({L})", "num_rel_ret": f"num_rel_ret({L})", "map": f"ap({L})",
+        "Rprec": f"rprec({L})", "bpref": f"bpref({L})", "recip_rank": f"rr({L})", "infAP": f"infap({L})",
+        "binG": f"bing({L})", "G": "g", "ndcg": "ndcg", "ndcg_rel": "ndcg_rel", "Rndcg": f"rndcg({L})",
+        "set_P": f"p({L},norm=retrieved)", "set_relative_P": f"relative_p({L})", "set_recall": f"r({L})",
+        "set_map": f"set_map({L})",
+        "num_nonrel_judged_ret": f"num_nonrel_judged_ret({L})",  # from the registry helper; else the walk
+    }
+    if name in one:
+        return [(one[name], "value")]
+    if name in ("gm_map", "gm_bpref"):
+        return [(f"{'ap' if name == 'gm_map' else 'bpref'}({L})", "log")]
+    if name in ("runid", "relstring"):
+        return [("", "const0")]
+    if name == "num_q":
+        return [("", "const1")]
+    cut = {"P": "p({L})@{k}", "recall": "r({L})@{k}", "ndcg_cut": "ndcg@{k}", "map_cut": "ap({L})@{k}",
+           "relative_P": "relative_p({L})@{k}", "success": "success({L})@{k}"}
+    if name in cut:
+        return [(cut[name].format(L=L, k=k), "value") for k in p]
+    if name == "iprec_at_recall":
+        return [(f"iprec_at_recall({L},recall={x!r},round=9.0.8)", "value") for x in p]
+    if name == "Rprec_mult":
+        return [(f"rprec_mult({L},mult={x!r})", "value") for x in p]
+    if name == "11pt_avg" and tuple(p) == tuple(default):
+        return [(f"iprec_avg({L},round=9.0.8)", "value")]
+    if name == "utility" and len(p) == 4:
+        a, b, c, d = p
+        return [(f"utility({L},a={a!r},b={b!r},c={c!r},d={d!r})", "value")]
+    if name == "set_F" and len(p) >= 1 and p[0] > 0:
+        return [(f"set_f({L},beta={math.sqrt(p[0])!r})", "value")]
+    return None
+
+
+def _grade(g: Any, q: Any, d: Any) -> int:
+    if isinstance(g, bool) or not isinstance(g, (int,)) and not (hasattr(g, "__index__")):
+        raise InputError(f"the grade of document {d!r} for query {q!r} must be an int, got {g!r}")
+    return int(g)
+
+
+def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
+    """A TREC run (lines ``qid Q0 doc rank score tag``) as ``{qid: {doc: score}}``."""
+    run: dict[str, dict[str, float]] = defaultdict(dict)
+    for n, line in enumerate(f_run, start=1):
+        f = line.split()
+        if len(f) != 6:
+            raise InputError(f"expected 6 columns (qid Q0 doc rank score tag), found {len(f)}", line=n, text=line)
+        if f[2] in run[f[0]]:
+            raise InputError(f"document {f[2]!r} listed twice for query {f[0]!r}", line=n, text=line)
+        run[f[0]][f[2]] = float(f[4])
+    return run
+
+
+def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
+    """TREC judgments (lines ``qid 0 doc grade``) as ``{qid: {doc: grade}}``."""
+    qrel: dict[str, dict[str, int]] = defaultdict(dict)
+    for n, line in enumerate(f_qrel, start=1):
+        f = line.split()
+        if len(f) != 4:
+            raise InputError(f"expected 4 columns (qid 0 doc grade), found {len(f)}", line=n, text=line)
+        if f[2] in qrel[f[0]]:
+            raise InputError(f"document {f[2]!r} judged twice for query {f[0]!r}", line=n, text=line)
+        qrel[f[0]][f[2]] = int(f[3])
+    return qrel
+
+
+def compute_aggregated_measure(measure: str, values: list[float]) -> float:
+    """Aggregate per-query values as pytrec_eval: sum for num_*, exp-mean for gm_*, else the mean."""
+    import numpy as np
+
+    if measure.startswith("num_"):
+        return float(np.sum(values))
+    if measure.startswith("gm_"):
+        return float(np.exp(np.sum(values) / len(values)))
+    return float(np.mean(values))

@@ -1,0 +1,380 @@
+"""Per-group results: every metric's mean per user (query) group, the group sizes, the gaps, tests.
+
+``groups`` maps each query (user) to a group: a dict, a pandas Series (index: query) or
+a two-column pandas/polars DataFrame (query, group), or the path of a two-column text
+file (tab, comma or whitespace separated; an optional header line naming the columns).
+Ids are text exactly as written. A query of the result without a group is counted and
+reported (``ungrouped``, ``notes``), never dropped silently; a query whose value is nan
+(a user a metric leaves out, e.g. without a training profile) is left out of its
+group's mean and counted in ``left_out``.
+
+>>> import rankmeter
+>>> r = rankmeter.evaluate({"u1": ["a"], "u2": ["b"], "u3": ["c"]},
+...                        {"u1": ["a"], "u2": ["x", "b"], "u3": ["x"]}, ["rr"])
+>>> g = by_group(r, {"u1": "new", "u2": "new", "u3": "old"})
+>>> g.means["rr"].to_dict(), g.sizes
+({'new': 0.75, 'old': 0.0}, {'new': 2, 'old': 1})
+>>> g.gap.loc["rr", ["max_minus_min", "min_over_max"]].tolist()
+[0.75, 0.0]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .._errors import InputError, ParameterError
+
+__all__ = ["GroupResult", "activity_groups", "by_group", "read_groups", "UNPAIRED_TESTS"]
+
+UNPAIRED_TESTS = ("welch", "mannwhitney", "permutation")
+_HEADER_NAMES = {"query", "user", "qid", "query_id", "user_id", "userid", "id"}
+
+
+def read_groups(groups: Any, *, option: str = "groups") -> tuple[dict[str, str], list[str]]:
+    """``groups`` as ``{query id: group label}`` (both text), and notes on what was read."""
+    notes: list[str] = []
+    if isinstance(groups, (str, Path)):
+        return _read_file(Path(groups), option)
+    if isinstance(groups, Mapping):
+        return {str(q): str(g) for q, g in groups.items()}, notes
+    mod = type(groups).__module__
+    if mod.startswith("pandas"):
+        if hasattr(groups, "columns"):
+            if len(groups.columns) != 2:
+                raise ParameterError(f"The {option!r} table must have two columns (query, group). "
+                                     f"Got {len(groups.columns)} columns instead.")
+            pairs = zip(groups.iloc[:, 0].tolist(), groups.iloc[:, 1].tolist())
+        else:
+            pairs = zip(groups.index.tolist(), groups.tolist())
+        return _pairs(pairs, option), notes
+    if mod.startswith("polars"):
+        if len(groups.columns) != 2:
+            raise ParameterError(f"The {option!r} table must have two columns (query, group). "
+                                 f"Got {len(groups.columns)} columns instead.")
+        return _pairs(zip(groups[:, 0].to_list(), groups[:, 1].to_list()), option), notes
+    raise ParameterError(f"The {option!r} parameter must be a mapping query -> group, a pandas or polars table of "
+                         f"two columns, or a file path. Got {type(groups).__name__} instead.")
+
+
+def _pairs(pairs: Any, option: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for q, g in pairs:
+        if q is None or g is None or (isinstance(g, float) and math.isnan(g)):
+            raise ParameterError(f"The {option!r} table has a missing query or group (query {q!r}, group {g!r})")
+        q, g = str(q), str(g)
+        if out.get(q, g) != g:
+            raise ParameterError(f"The {option!r} table gives query {q!r} two groups: {out[q]!r} and {g!r}")
+        out[q] = g
+    return out
+
+
+def _read_file(path: Path, option: str) -> tuple[dict[str, str], list[str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{option}: no such file", source=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{option}: cannot read the file: {exc}", source=str(path)) from None
+    out: dict[str, str] = {}
+    where: dict[str, int] = {}
+    notes: list[str] = []
+    first = True
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        if "\t" in line:
+            fields = line.split("\t")
+        elif "," in line:
+            fields = line.split(",")
+        else:
+            fields = line.split()
+        if len(fields) != 2 or not fields[0] or not fields[1]:
+            raise InputError(f"{option}: expected two columns (query, group), found {len(fields)}",
+                             source=str(path), line=n, text=line)
+        q, g = fields
+        if first and q.strip().lower() in _HEADER_NAMES:
+            notes.append(f"{option}: line {n} read as a header ({q!r}, {g!r})")
+            first = False
+            continue
+        first = False
+        if q in out and out[q] != g:
+            raise InputError(f"{option}: query {q!r} is in group {out[q]!r} on line {where[q]} and {g!r} here",
+                             source=str(path), line=n, text=line)
+        out[q], where[q] = g, n
+    if not out:
+        raise InputError(f"{option}: the file has no (query, group) line", source=str(path))
+    return out, notes
+
+
+@dataclass(frozen=True, eq=False)
+class GroupResult:
+    """Means per group (``means``: rows groups, columns metrics), group sizes, gaps and tests.
+
+    ``gap``: one row per metric with the highest and lowest group mean (``max``, ``min``,
+    ``highest``, ``lowest``), ``max_minus_min`` and ``min_over_max`` (nan when the
+    highest mean is 0). ``left_out[metric][group]``: queries of the group without a value
+    for the metric. ``ungrouped``: queries of the result that ``groups`` does not
+    name (left out of every group, listed in ``ungrouped_ids``). ``tests``: pandas
+    DataFrame of the tests (empty without ``test=``). ``delta_gap`` (when the result has
+    ``profile_popularity`` and ``arp(pop=share)``): per group, (GAP_r - GAP_p) / GAP_p of
+    Abdollahpouri et al. (2019), GAP_r the group's mean of arp(pop=share), GAP_p its mean
+    of profile_popularity; one column per arp metric.
+    """
+
+    groups: tuple[str, ...]
+    sizes: dict[str, int]
+    means: Any
+    gap: Any
+    left_out: dict[str, dict[str, int]]
+    ungrouped: int
+    ungrouped_ids: tuple[str, ...]
+    tests: Any
+    notes: list[str] = field(default_factory=list)
+    unit: str = "query"
+    delta_gap: Any = None
+
+    def to_frame(self) -> Any:
+        """A long table: group, size, metric, mean, left_out (one row per group and metric)."""
+        import pandas as pd
+
+        rows = [{"group": g, "size": self.sizes[g], "metric": m, "mean": float(self.means.loc[g, m]),
+                 "left_out": self.left_out[m][g]} for m in self.means.columns for g in self.groups]
+        return pd.DataFrame(rows, columns=["group", "size", "metric", "mean", "left_out"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "groups": {g: {"size": self.sizes[g],
+                           "mean": {m: float(self.means.loc[g, m]) for m in self.means.columns}} for g in self.groups},
+            "gap": {m: {c: (v if isinstance(v, str) else float(v)) for c, v in row.items()}
+                    for m, row in self.gap.to_dict(orient="index").items()},
+            "left_out": self.left_out,
+            "ungrouped": self.ungrouped,
+            "tests": self.tests.to_dict(orient="records") if len(self.tests) else [],
+            "notes": list(self.notes),
+            **({"delta_gap": {m: {g: float(v) for g, v in col.items()} for m, col in self.delta_gap.items()}}
+               if self.delta_gap is not None else {}),
+        }
+
+
+def _gap_rows(means: Any, groups: Sequence[str]) -> Any:
+    import pandas as pd
+
+    rows = {}
+    for m in means.columns:
+        col = means[m]
+        ok = col.dropna()
+        if ok.empty:
+            rows[m] = {"max": math.nan, "min": math.nan, "highest": "", "lowest": "",
+                       "max_minus_min": math.nan, "min_over_max": math.nan}
+            continue
+        hi, lo = float(ok.max()), float(ok.min())
+        rows[m] = {"max": hi, "min": lo, "highest": str(ok.idxmax()), "lowest": str(ok.idxmin()),
+                   "max_minus_min": hi - lo, "min_over_max": lo / hi if hi != 0 else math.nan}
+    cols = ["max", "min", "highest", "lowest", "max_minus_min", "min_over_max"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+
+
+def _permutation_p(a: np.ndarray, b: np.ndarray, n_resamples: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Two-sided permutation test of the difference of means of two independent samples."""
+    pooled = np.concatenate((a, b))
+    stat = float(a.mean() - b.mean())
+    count = 0
+    for start in range(0, n_resamples, 1000):
+        n = min(1000, n_resamples - start)
+        perm = rng.permuted(np.broadcast_to(pooled, (n, len(pooled))), axis=1)
+        diff = perm[:, :len(a)].mean(axis=1) - perm[:, len(a):].mean(axis=1)
+        count += int((np.abs(diff) >= abs(stat) - 1e-12).sum())
+    return stat, (count + 1) / (n_resamples + 1)
+
+
+def _unpaired(test: str, a: np.ndarray, b: np.ndarray, n_resamples: int, rng: np.random.Generator
+              ) -> tuple[float, float, str]:
+    from scipy import stats as ss
+
+    if test == "welch":
+        r = ss.ttest_ind(a, b, equal_var=False)
+        return float(r.statistic), float(r.pvalue), "Welch's t-test (unequal variances)"
+    if test == "mannwhitney":
+        r = ss.mannwhitneyu(a, b, alternative="two-sided")
+        return float(r.statistic), float(r.pvalue), "Mann-Whitney U test (two-sided)"
+    stat, p = _permutation_p(a, b, n_resamples, rng)
+    return stat, p, f"permutation test of the difference of means ({n_resamples} permutations)"
+
+
+def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any = None, correction: str = "holm",
+             n_resamples: int = 10_000, seed: Any = 0, option: str = "groups") -> GroupResult:
+    """Every per-query metric of ``result`` per group of queries: means, sizes, gaps and tests.
+
+    ``test`` between groups (unpaired, every pair of groups of each metric): ``welch``
+    (Welch's t-test, scipy), ``mannwhitney`` (scipy), ``permutation`` (difference of means,
+    seeded). With ``against`` (another :class:`~rankmeter.result.Result` of the same
+    queries, e.g. a baseline system) the test is paired within each group, one of
+    :data:`rankmeter.stats.TESTS` (``t``, ``wilcoxon``, ``randomization``, ``bootstrap``),
+    on the group's queries with a value in both. p-values of one metric are adjusted
+    together (``correction``, :func:`rankmeter.stats.adjust`). Corpus-level metrics
+    (Gini, coverage...) have no per-query value and are not split (a note says so).
+    """
+    import pandas as pd
+
+    from . import TESTS, adjust, bootstrap_test, paired_t, randomization_test, wilcoxon
+    from .resampling import make_rng
+
+    mapping, notes = read_groups(groups, option=option)
+    unit = getattr(result, "index_name", "query")
+    queries = [str(q) for q in result.queries]
+    labels = [mapping.get(q) for q in queries]
+    grouped = np.array([g is not None for g in labels], dtype=bool)
+    names = tuple(sorted({g for g in labels if g is not None}, key=lambda s: s.encode("utf-8")))
+    ungrouped_ids = tuple(q for q, ok in zip(queries, grouped) if not ok)
+    units = "queries" if unit == "query" else unit + "s"
+    if ungrouped_ids:
+        one = len(ungrouped_ids) == 1
+        notes.append(f"{len(ungrouped_ids)} {unit if one else units} of {len(queries)} {'has' if one else 'have'} "
+                     f"no group (e.g. "
+                     f"{', '.join(map(repr, ungrouped_ids[:3]))}): left out of every group")
+    unused = len(set(mapping) - set(queries))
+    if unused:
+        notes.append(f"{unused} {units} named in {option} are not in the result")
+    corpus = [m for m in getattr(result, "corpus", {}) if m not in result.values]
+    if corpus:
+        notes.append(f"corpus-level metrics are not split by group: {', '.join(corpus)} (evaluate each group's "
+                     f"{units} separately)")
+    code = {g: j for j, g in enumerate(names)}
+    gidx = np.array([code.get(g, -1) if g is not None else -1 for g in labels], dtype=np.int64)
+    sizes = {g: int((gidx == j).sum()) for j, g in enumerate(names)}
+    metrics = list(result.values)
+    means = pd.DataFrame(index=pd.Index(list(names), name="group"), columns=metrics, dtype=np.float64)
+    left_out: dict[str, dict[str, int]] = {}
+    for m in metrics:
+        v = np.asarray(result.values[m], dtype=np.float64)
+        left_out[m] = {}
+        for j, g in enumerate(names):
+            x = v[gidx == j]
+            has = ~np.isnan(x)
+            left_out[m][g] = int((~has).sum())
+            means.loc[g, m] = float(np.mean(x[has])) if has.any() else math.nan
+        lost = sum(left_out[m].values())
+        if lost:
+            notes.append(f"{m}: {lost} grouped {units} have no value (left out of their group's mean)")
+    rows: list[dict[str, Any]] = []
+    if test is not None:
+        rng = make_rng(seed)
+        if against is None:
+            if test not in UNPAIRED_TESTS:
+                raise ParameterError(f"The 'test' parameter of by_group must be one of {', '.join(UNPAIRED_TESTS)} "
+                                     f"between groups (or a paired test with against=). Got {test!r} instead.")
+            for m in metrics:
+                v = np.asarray(result.values[m], dtype=np.float64)
+                for a in range(len(names)):
+                    for b in range(a + 1, len(names)):
+                        xa, xb = v[gidx == a], v[gidx == b]
+                        xa, xb = xa[~np.isnan(xa)], xb[~np.isnan(xb)]
+                        if len(xa) < 2 or len(xb) < 2:
+                            stat, p, how = math.nan, math.nan, "too few values (fewer than 2 in a group)"
+                        else:
+                            stat, p, how = _unpaired(test, xa, xb, n_resamples, rng)
+                        rows.append({"metric": m, "group": names[a], "other": names[b], "test": test,
+                                     "diff": float(xa.mean() - xb.mean()) if len(xa) and len(xb) else math.nan,
+                                     "statistic": stat, "p_value": p, "n": len(xa), "n_other": len(xb),
+                                     "method": how})
+        else:
+            if test not in TESTS:
+                raise ParameterError(f"The 'test' parameter of by_group with against= must be one of "
+                                     f"{', '.join(TESTS)}. Got {test!r} instead.")
+            other = {str(q): i for i, q in enumerate(against.queries)}
+            pos = np.array([other.get(q, -1) for q in queries], dtype=np.int64)
+            if (pos < 0).any():
+                notes.append(f"{int((pos < 0).sum())} {units} are not in the result tested against: left out of "
+                             "the paired tests")
+            fn = {"t": paired_t, "wilcoxon": wilcoxon, "randomization": randomization_test,
+                  "bootstrap": bootstrap_test}[test]
+            for m in metrics:
+                if m not in against.values:
+                    raise ParameterError(f"by_group: metric {m!r} is not in the result tested against")
+                v = np.asarray(result.values[m], dtype=np.float64)
+                w = np.asarray(against.values[m], dtype=np.float64)
+                for j, g in enumerate(names):
+                    sel = (gidx == j) & (pos >= 0)
+                    x = v[sel]
+                    y = w[pos[sel]]
+                    ok = ~np.isnan(x) & ~np.isnan(y)
+                    x, y = x[ok], y[ok]
+                    if len(x) < 2:
+                        stat, p, how = math.nan, math.nan, "too few paired values (fewer than 2)"
+                    else:
+                        kw = {} if test in ("t", "wilcoxon") else {"seed": rng}
+                        r = fn(x, y, **kw)
+                        stat, p, how = float(r.statistic), float(r.p_value), str(r.method)
+                    rows.append({"metric": m, "group": g, "other": "(against)", "test": test,
+                                 "diff": float(np.mean(x - y)) if len(x) else math.nan, "statistic": stat,
+                                 "p_value": p, "n": len(x), "n_other": len(y), "method": how})
+    tests = pd.DataFrame(rows, columns=["metric", "group", "other", "test", "diff", "statistic", "p_value",
+                                        "p_adjusted", "n", "n_other", "method"])
+    if len(tests):
+        adj = np.full(len(tests), math.nan)
+        for m in metrics:
+            sel = (tests["metric"] == m).to_numpy() & tests["p_value"].notna().to_numpy()
+            if sel.any():
+                adj[sel] = adjust(tests.loc[sel, "p_value"].to_numpy(), correction)
+        tests["p_adjusted"] = adj
+    return GroupResult(groups=names, sizes=sizes, means=means, gap=_gap_rows(means, names), left_out=left_out,
+                       ungrouped=len(ungrouped_ids), ungrouped_ids=ungrouped_ids, tests=tests, notes=notes,
+                       unit=unit, delta_gap=_delta_gap(means))
+
+
+def _delta_gap(means: Any) -> Any:
+    """(GAP_r - GAP_p) / GAP_p per group for each arp(pop=share) column, when profile_popularity is there."""
+    from ..metrics.registry import parse_metric
+
+    profile, lists = None, []
+    for m in means.columns:
+        try:
+            pm = parse_metric(m)
+        except Exception:  # a column that is not a metric string (precomputed results)
+            continue
+        if pm.spec.name == "profile_popularity":
+            profile = m
+        elif pm.spec.name == "arp" and pm.params.get("pop") == "share" and pm.params.get("norm") == "length":
+            lists.append(m)
+    if profile is None or not lists:
+        return None
+    gap_p = means[profile]
+    return (means[lists].sub(gap_p, axis=0)).div(gap_p, axis=0)
+
+
+def activity_groups(train: Any, n_groups: int = 3, labels: Sequence[str] | None = None, *, user: str | None = None,
+                    item: str | None = None) -> dict[str, str]:
+    """Users split into ``n_groups`` equal-size groups by activity: their number of distinct training items.
+
+    Users are ordered by that count ascending, ties by user id ascending (byte order), and cut
+    into consecutive groups whose sizes differ by at most one (``numpy.array_split``); labels
+    ``low``, ``mid``, ``high`` for three groups, else ``g1`` (least active) ... ``gN``.
+    ``train`` is anything :func:`rankmeter.metrics.beyond.train_items` reads.
+
+    >>> activity_groups({"user": ["a", "a", "a", "b", "b", "c", "d"], "item": [1, 2, 3, 1, 2, 1, 1]})
+    {'c': 'low', 'd': 'low', 'b': 'mid', 'a': 'high'}
+    """
+    from ..metrics.beyond import train_items
+
+    if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
+        raise ParameterError(f"The 'n_groups' parameter of activity_groups must be an int >= 1. Got {n_groups!r} "
+                             "instead.")
+    if labels is None:
+        labels = ["low", "mid", "high"] if n_groups == 3 else [f"g{i + 1}" for i in range(n_groups)]
+    if len(labels) != n_groups:
+        raise ParameterError(f"The 'labels' parameter of activity_groups must give {n_groups} labels. "
+                             f"Got {len(labels)} instead.")
+    users, _ = train_items(train, user=user, item=item)
+    ids, counts = np.unique(np.asarray(users.to_pylist(), dtype=object), return_counts=True)
+    order = sorted(range(len(ids)), key=lambda j: (int(counts[j]), str(ids[j]).encode("utf-8")))
+    out: dict[str, str] = {}
+    for lab, part in zip(labels, np.array_split(np.asarray(order, dtype=np.int64), n_groups)):
+        for j in part:
+            out[str(ids[j])] = str(lab)
+    return out
