@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import numpy as np
 import pyarrow as pa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 from rankmeter.split import holdout, kfold, leave_k_out, temporal
 
@@ -38,6 +38,8 @@ def _by_user(table: pa.Table, mask: np.ndarray) -> dict[str, list[int]]:
 @PROPS
 @given(interactions(min_rows=2), FRACTIONS, FRACTIONS, SEEDS)
 def test_holdout_per_user(table: pa.Table, f: float, vf: float, seed: int) -> None:
+    users = table.column("user").to_pylist()
+    assume(any(users.count(u) >= 2 for u in set(users)))
     plain = holdout(table, test_fraction=f, per_user=True, seed=seed)
     s = holdout(table, test_fraction=f, per_user=True, seed=seed, validation_fraction=vf)
     _partition(s, table)
