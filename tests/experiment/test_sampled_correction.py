@@ -99,6 +99,7 @@ def test_corrected_results_carry_their_label_and_flip_risk(ml100k) -> None:
     assert 0.0 <= fr[other]["flip_risk"] <= 1.0
     assert any("chance the order flips under full ranking" in n for n in mle.notes)
     assert plain.flip_risk == {}
+    assert any(n.startswith("corrected (mle) estimates of the full-ranking values: recall@10, ndcg@10") for n in mle.notes)
 
 
 def test_cli_sampled_correction(tmp_path) -> None:

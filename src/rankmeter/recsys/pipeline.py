@@ -454,6 +454,13 @@ def experiment(
                         results[name], full_table, qrels, candidates, train, test_t, cat_ids, parsed,
                         sampled_correction)
 
+        if correcting and corrected:
+            done = list(next(iter(corrected.values())))
+            rest = [m.text for m in parsed if m.text not in done]
+            notes.append(f"corrected ({sampled_correction}) estimates of the full-ranking values: "
+                         f"{', '.join(done) or 'none of the metrics'}"
+                         + (f"; plain sampled values (inflated vs full ranking): {', '.join(rest)}" if rest else ""))
+
         # ---------------------------------------------------------------- compare
         query_metrics = [m.text for m in parsed if m.spec.level == "query"]
         base = _pick_baseline(baseline, results, reference, parsed)
