@@ -71,7 +71,10 @@ def carve(split: Split, fraction: Any, *, latest: bool, per_user: bool, seed: An
     return out
 
 
-def with_validation(rule: Callable[[dict[str, Any]], tuple[bool, bool]]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+Splitter = Callable[..., Any]
+
+
+def with_validation(rule: Callable[[dict[str, Any]], tuple[bool, bool]]) -> Callable[[Splitter], Splitter]:
     """Give a splitter a ``validation_fraction`` keyword; ``rule(kwargs) -> (latest, per_user)``."""
 
     def deco(func: Callable[..., Any]) -> Callable[..., Any]:
