@@ -98,7 +98,9 @@ def test_corrected_results_carry_their_label_and_flip_risk(ml100k) -> None:
     other = next(iter(fr))
     assert 0.0 <= fr[other]["flip_risk"] <= 1.0
     assert any("chance the order flips under full ranking" in n for n in mle.notes)
-    assert plain.flip_risk == {}
+    # plain sampled comparisons get the flip risk too, from the mle estimates (their values stay plain)
+    assert plain.flip_risk["ndcg@10"][other]["method"] == "mle" and mle.flip_risk["ndcg@10"][other]["method"] == "mle"
+    assert plain.results["popular"].mean["recall@10"] > 0.3
     assert any(n.startswith("corrected (mle) estimates of the full-ranking values: recall@10, ndcg@10") for n in mle.notes)
 
 
@@ -170,3 +172,12 @@ def test_experiment_protocols_are_labelled() -> None:
     cor = experiment(data, recommenders=("popular", "itemknn"), metrics=["recall@10"], sampled=20,
                      sampled_per="positive", sampled_correction="mle", n_resamples=100)
     assert cor.mode == "sampled N=20 per held-out item, seed=0, corrected (mle)"
+
+
+def test_items_outside_the_candidates_do_not_count_as_negatives() -> None:
+    data = rankmeter.datasets.synthetic(n_users=60, n_items=120, seed=2)
+    res = experiment(data, k=5, sampled=20, sampled_correction="bv", baseline=None, recommenders={
+        "popular": "popular",
+        "all_items": lambda tr, users, k: {u: [str(i) for i in range(1, 60)] for u in users}})
+    assert res.validation["all_items"].outside_candidates > 0
+    assert all(np.isfinite(v).all() for v in res.results["all_items"].values.values())

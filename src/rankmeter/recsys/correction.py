@@ -35,6 +35,10 @@ def sampled_ranks(full_table: pa.Table, users: Sequence[str], relevant: Mapping[
     """Per user: the sampled rank of each relevant item (1 + negatives listed above it), the number of other
     relevant items above it, the number of items it competes with under full ranking (itself included),
     the negatives drawn; and the count of relevant items the recommender did not rank."""
+    if full_table.num_rows:  # rows outside the user's candidates do not count (the validation counts them)
+        inside = candidates.pair_mask(full_table.column("user").combine_chunks(),
+                                      full_table.column("item").combine_chunks())
+        full_table = full_table.filter(pa.array(inside))
     t = full_table.take(pc.sort_indices(full_table, sort_keys=[("user", "ascending"), ("score", "descending"),
                                                                ("item", "descending")]))
     lists: dict[str, list[str]] = {}
@@ -49,7 +53,7 @@ def sampled_ranks(full_table: pa.Table, users: Sequence[str], relevant: Mapping[
         r_u, a_u = [], []
         seen_neg = seen_pos = 0
         found = set()
-        for i in lists.get(u, []):
+        for i in dict.fromkeys(lists.get(u, [])):  # a repeated item counts once, at its first rank
             if i in rel:
                 r_u.append(seen_neg + 1)
                 a_u.append(seen_pos)

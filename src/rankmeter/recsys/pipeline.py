@@ -413,7 +413,11 @@ def experiment(
         validation: dict[str, Validation] = {}
         reference = tuple(n for n, r in named if _is_reference(r))
         correcting = candidates is not None and sampled_correction != "none"
-        k_rec = int(np.diff(candidates.offsets).max(initial=k)) if correcting else k
+        # every candidate is ranked when correcting, and for the flip risk of plain (uniform) sampled comparisons
+        need_full = candidates is not None and (correcting or (
+            sampled_strategy == "uniform" and baseline is not None and len(named) > 1))
+        risk_method = sampled_correction if correcting else "mle"
+        k_rec = int(np.diff(candidates.offsets).max(initial=k)) if need_full else k
         k_rec = max(k_rec, k)
         for name, rec in named:
             with stages.stage(f"fit {name}"):
@@ -434,7 +438,7 @@ def experiment(
                                     candidates=candidates)
                     table = as_recommendation_table(raw, source=f"<recommender {name}>")
             full_table = None
-            if correcting:
+            if need_full:
                 from .correction import top_k_rows
 
                 full_table, table = table, top_k_rows(table, k)
@@ -446,13 +450,14 @@ def experiment(
                 run = Run.from_columns(clean.column("user"), clean.column("item"), clean.column("score"))
                 runs[name] = run
                 results[name] = dataclasses.replace(evaluate(qrels, run, parsed, context=ctx), index_name="user")
-            if correcting:
+            if need_full:
                 from .correction import correct_result
 
                 with stages.stage(f"correct {name}"):
-                    results[name], corrected[name] = correct_result(
-                        results[name], full_table, qrels, candidates, train, test_t, cat_ids, parsed,
-                        sampled_correction)
+                    fixed, corrected[name] = correct_result(
+                        results[name], full_table, qrels, candidates, train, test_t, cat_ids, parsed, risk_method)
+                if correcting:
+                    results[name] = fixed
 
         if correcting and corrected:
             done = list(next(iter(corrected.values())))
@@ -474,13 +479,15 @@ def experiment(
                                      progress=(lambda task, done, total: upd(done, total)) if progress else None)
         elif base is not None and len(results) == 1:
             notes.append("a single recommender: nothing to compare")
-        if correcting and base is not None and len(results) > 1:
+        if need_full and base is not None and len(results) > 1:
             from .correction import flip_risks
 
             flip_risk = flip_risks(results, corrected, base, seed=seed)
+            how = mode if correcting else "plain sampled values; full-ranking order estimated with the mle correction"
             for metric, per in flip_risk.items():
                 for other, fr in per.items():
-                    notes.append(f"{metric}, {other} vs {base} ({mode}): difference {fr['difference']:+.4f}; "
+                    fr["method"] = risk_method
+                    notes.append(f"{metric}, {other} vs {base} ({how}): corrected difference {fr['difference']:+.4f}; "
                                  f"chance the order flips under full ranking ~{100 * fr['flip_risk']:.1f}% "
                                  f"(bootstrap over users, {fr['resamples']} resamples)")
     finally:
