@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
-from .recsys.datasets import GENRES, SyntheticData, movielens100k_like, synthetic, write_udata
+from .recsys.datasets import (
+    GENRES,
+    BiasedFeedback,
+    SyntheticData,
+    biased_feedback,
+    movielens100k_like,
+    synthetic,
+    write_udata,
+)
 
-__all__ = ["SyntheticData", "synthetic", "movielens100k_like", "write_udata", "GENRES"]
+__all__ = ["SyntheticData", "synthetic", "movielens100k_like", "write_udata", "GENRES", "BiasedFeedback",
+           "biased_feedback"]

@@ -102,6 +102,7 @@ def context_for(qrels: pa.Table, run: pa.Table) -> dict[str, Any]:
         "all_items": items,
         "features": {i: rng.random(4) for i in items},
         "categories": {i: {f"c{int(j)}" for j in rng.integers(0, 4, size=2)} for i in items},
+        "propensity": {i: v / 2 for i, v in pop.items()},  # observation propensities (metrics/unbiased)
         "item_groups": {i: f"g{int(j)}" for i, j in zip(items, rng.integers(0, 3, size=len(items)))},
         # per-user profiles (pop_lift, miscalibration, pop_rsp, pop_reo): every user has training items
         "train_items": {u: [str(i) for i in rng.choice(items, size=int(rng.integers(1, 8)), replace=False)]

@@ -66,6 +66,8 @@ def make_context(qrels: Mapping[str, Mapping[str, float]], run: Mapping[str, Any
         "categories": {i: frozenset(lab for b, lab in enumerate(LABELS) if (_h(i, "cat") >> b) & 1) for i in items},
         "catalog": items + EXTRA_CATALOG,
         "all_items": items + EXTRA_CATALOG + ["zz_test_only"],
+        # observation propensities of the unbiased family (propensity=given): 0.1 .. 1.0
+        "propensity": {i: (1 + _h(i, "prop") % 10) / 10 for i in items},
         "item_groups": {i: LABELS[_h(i, "grp") % len(LABELS)] for i in items},
     }
     # each user's training items (a quarter of the users have none: left out, nan) and relevant test items

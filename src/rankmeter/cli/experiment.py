@@ -113,7 +113,7 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
 @click.option("--interactions", "-i", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Interaction file (CSV/TSV with header, Parquet, MovieLens u.data or ratings.dat).")
 @click.option("--split", "split", default=None,
-              type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out"]),
+              type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong"]),
               help="Split protocol [default: temporal, per user].")
 @click.option("--test-fraction", type=float, default=None, help="Share of each user's interactions held out.")
 @click.option("--recommender", "-r", multiple=True,
@@ -133,6 +133,14 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
 @click.option("--sampled", type=click.IntRange(min=1), default=None,
               help="Sampled evaluation: rank test items among N sampled negatives (inflates scores).")
 @click.option("--sample-seed", type=int, default=None)
+@click.option("--sampled-strategy", type=click.Choice(["uniform", "popularity"]), default=None,
+              help="With --sampled: negatives drawn uniformly [default] or in proportion to training popularity "
+                   "(RecBole's popN).")
+@click.option("--sampled-per", type=click.Choice(["user", "positive"]), default=None,
+              help="With --sampled: N negatives per user [default] or per held-out item.")
+@click.option("--sampled-correction", type=click.Choice(["none", "bv", "bias", "mle"]), default=None,
+              help="With --sampled: estimate the full-ranking recall@k / ndcg@k / precision@k from the sampled "
+                   "ranks (mle: Jin et al. 2021; bv, bias: Krichene & Rendle 2020) [default: none].")
 @click.option("--baseline", default=None, help="'best' reference recommender [default], or a recommender name.")
 @click.option("--test", "test", default=None, help="Significance test: t, wilcoxon, randomization, bootstrap.")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=None)
@@ -147,6 +155,7 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
             recommender: tuple[str, ...], metrics: tuple[str, ...], k: int | None, relevance: float | None,
             min_user_interactions: int | None, min_item_interactions: int | None, item_features: str | None,
             categories: str | None, catalog: str | None, sampled: int | None, sample_seed: int | None,
+            sampled_correction: str | None, sampled_strategy: str | None, sampled_per: str | None,
             baseline: str | None, test: str | None, n_resamples: int | None, seed: int | None, out: str | None,
             fmt: str, no_progress: bool, no_report: bool) -> None:
     """Run a recommender evaluation experiment from CONFIG (TOML) and/or options.
@@ -157,7 +166,7 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
     config file. See docs/recsys.md for the config format.
     """
     split_params: dict[str, Any] = {}
-    if test_fraction is not None and split in ("leave_k_out", "leave_one_out"):
+    if test_fraction is not None and split in ("leave_k_out", "leave_one_out", "strong"):
         raise click.UsageError(f"--test-fraction does not apply to --split {split} (it holds out k interactions "
                                "per user)")
     if test_fraction is not None:
@@ -167,6 +176,8 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
         "metrics": list(metrics) or None, "k": k, "relevance": relevance,
         "min_user_interactions": min_user_interactions, "min_item_interactions": min_item_interactions,
         "item_features": item_features, "categories": categories, "catalog": catalog, "sampled": sampled,
-        "sample_seed": sample_seed, "baseline": baseline, "test": test, "n_resamples": n_resamples, "seed": seed,
+        "sample_seed": sample_seed, "sampled_correction": sampled_correction,
+        "sampled_strategy": sampled_strategy, "sampled_per": sampled_per, "baseline": baseline, "test": test,
+        "n_resamples": n_resamples, "seed": seed,
     }
     run(config, overrides, recommender, out, fmt, not no_progress, not no_report)

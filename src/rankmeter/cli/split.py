@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-METHODS = ("holdout", "temporal", "leave-k-out", "kfold")
+METHODS = ("holdout", "temporal", "leave-k-out", "kfold", "strong")
 
 # options that only make sense for some methods (None: the option was not given)
 _APPLIES = {
@@ -22,11 +22,17 @@ _APPLIES = {
     "k": ("temporal", "leave-k-out"),
     "folds": ("kfold",),
     "by": ("leave-k-out",),
-    "seed": ("holdout", "leave-k-out", "kfold"),
-    "cutoff": ("temporal",),
+    "seed": ("holdout", "leave-k-out", "kfold", "strong"),
+    "cutoff": ("temporal", "strong"),
     "test_span": ("temporal",),
-    "time_unit": ("temporal",),
+    "time_unit": ("temporal", "strong"),
     "unit": ("kfold",),
+    "test_users": ("strong",),
+    "validation_users": ("strong",),
+    "heldout": ("strong",),
+    "heldout_fraction": ("strong",),
+    "heldout_n": ("strong",),
+    "validation_fraction": ("holdout", "temporal", "leave-k-out", "kfold"),
 }
 
 
@@ -39,6 +45,8 @@ _APPLIES = {
         "  rankmeter split ratings.parquet --method temporal --cutoff 2024-06-01 --out out/\n\n"
         "  rankmeter split u.data --method leave-k-out --k 1 --by time --out out/\n\n"
         "  rankmeter split u.data --method kfold --folds 5 --per-user --seed 7 --out out/\n\n"
+        "  rankmeter split u.data --method strong --test-users 0.2 --validation-users 0.1 --heldout fraction "
+        "--heldout-fraction 0.2 --out out/\n\n"
         "  rankmeter split u.data --method holdout --seed 1 --out out/ --overwrite   (replace the earlier split)"
     ),
 )
@@ -58,6 +66,15 @@ _APPLIES = {
 @click.option("--time-unit", type=click.Choice(["s", "ms", "us", "ns"]), default=None,
               help="What numeric timestamps count, for a date --cutoff.")
 @click.option("--unit", type=click.Choice(["interactions", "users"]), default=None, help="kfold: deal interactions (default) or users into folds.")
+@click.option("--validation-fraction", type=float, default=None,
+              help="Also carve this share of the training rows into validation.{parquet,csv}, by the method's own "
+                   "rule (latest for temporal / leave-k-out by time, else random).")
+@click.option("--test-users", type=float, default=None, help="strong: share of users tested (default 0.2).")
+@click.option("--validation-users", type=float, default=None, help="strong: share of validation users (default 0).")
+@click.option("--heldout", type=click.Choice(["fraction", "last", "time"]), default=None,
+              help="strong: how each evaluated user's history is held out (default fraction; time uses --cutoff).")
+@click.option("--heldout-fraction", type=float, default=None, help="strong --heldout fraction: share held out (default 0.2).")
+@click.option("--heldout-n", type=int, default=None, help="strong --heldout last: latest rows held out (default 1).")
 @click.option("--min-user-interactions", type=int, default=1, show_default=True, help="Filter users with fewer rows first.")
 @click.option("--min-item-interactions", type=int, default=1, show_default=True, help="Filter items with fewer rows first.")
 @click.option("--iterate-filters", is_flag=True, help="Repeat the filters until they hold (k-core).")
@@ -93,7 +110,8 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
                 f"{', '.join(_APPLIES[name])})"
             )
     out = _prepare_out(Path(out_dir), overwrite, fmt, method, options.get("folds"))
-    needs_time = method == "temporal" or (method == "leave-k-out" and (options["by"] or "time") == "time")
+    needs_time = method == "temporal" or (method == "leave-k-out" and (options["by"] or "time") == "time") or (
+        method == "strong" and options["heldout"] in ("last", "time"))
     if options["by"] == "random" and method == "leave-k-out" and options["seed"] is None:
         options["seed"] = 0
     timestamp_col = options["timestamp_col"]
@@ -120,7 +138,8 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
         from ..split import holdout
 
         test_fraction = options["test_fraction"] if options["test_fraction"] is not None else 0.2
-        result: Any = holdout(data, test_fraction=test_fraction, per_user=per_user, seed=seed, **common)
+        result: Any = holdout(data, test_fraction=test_fraction, per_user=per_user, seed=seed,
+                              validation_fraction=options["validation_fraction"], **common)
     elif method == "temporal":
         from ..split import temporal
 
@@ -132,6 +151,7 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
             per_user=per_user,
             k=options["k"],
             time_unit=options["time_unit"],
+            validation_fraction=options["validation_fraction"],
             **common,
         )
     elif method == "leave-k-out":
@@ -140,7 +160,26 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
         if options["by"] != "random" and options["seed"] is not None:
             raise click.UsageError("--seed applies to --method leave-k-out only with --by random")
         result = leave_k_out(
-            data, k=options["k"] if options["k"] is not None else 1, by=options["by"] or "time", seed=seed, **common
+            data, k=options["k"] if options["k"] is not None else 1, by=options["by"] or "time", seed=seed,
+            validation_fraction=options["validation_fraction"], **common
+        )
+    elif method == "strong":
+        from ..split import strong
+
+        if options["drop_cold_users"] or options["drop_cold_items"]:
+            raise click.UsageError("--drop-cold-users / --drop-cold-items do not apply to --method strong "
+                                   "(its test users are cold by design; their fold-in rows are given)")
+        result = strong(
+            data,
+            test_users=options["test_users"] if options["test_users"] is not None else 0.2,
+            validation_users=options["validation_users"] or 0.0,
+            heldout=options["heldout"] or "fraction",
+            heldout_fraction=options["heldout_fraction"] if options["heldout_fraction"] is not None else 0.2,
+            heldout_n=options["heldout_n"] if options["heldout_n"] is not None else 1,
+            cutoff=_parse_cutoff(options["cutoff"]),
+            time_unit=options["time_unit"],
+            seed=seed,
+            **{k: v for k, v in common.items() if not k.startswith("drop_cold")},
         )
     else:
         from ..split import kfold
@@ -151,6 +190,7 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
             unit=options["unit"] or "interactions",
             per_user=per_user,
             seed=seed,
+            validation_fraction=options["validation_fraction"],
             **common,
         )
     _write_all(result, data, out, fmt, interactions)
@@ -173,9 +213,14 @@ def _prepare_out(out: Path, overwrite: bool, fmt: str, method: str, folds: int |
     own = own_split_files(out)
     ext = "parquet" if fmt == "parquet" else "csv"
     if method == "kfold":
-        planned = [out / f"fold-{i + 1}" / f"{part}.{ext}" for i in range(folds or 5) for part in ("train", "test")]
+        planned = [out / f"fold-{i + 1}" / f"{part}.{ext}" for i in range(folds or 5)
+                   for part in ("train", "test", "validation")]
+    elif method == "strong":
+        from ..split.strong import PARTS
+
+        planned = [out / f"{part}.{ext}" for part in PARTS]
     else:
-        planned = [out / f"train.{ext}", out / f"test.{ext}"]
+        planned = [out / f"train.{ext}", out / f"test.{ext}", out / f"validation.{ext}"]
     planned.append(out / "summary.json")
     own_set = {p.resolve() for p in own}
     clash = [p for p in planned if p.exists() and p.resolve() not in own_set]
@@ -211,11 +256,26 @@ def _parse_cutoff(text: str | None) -> Any:
 
 
 def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None:
-    from ..split import Folds
+    from ..split import Folds, StrongSplit
 
     out.mkdir(parents=True, exist_ok=True)
     ext = "parquet" if fmt == "parquet" else "csv"
-    if isinstance(result, Folds):
+    if isinstance(result, StrongSplit):
+        summary = result.summary.to_dict()
+        files = {}
+        for part, mask in result.masks.items():
+            path = out / f"{part}.{ext}"
+            _write_rows(data.table, mask, path, ext)
+            files[part] = str(path)
+        summary["files"] = files
+        u = result.summary.users
+        lines = [_headline(summary, source)]
+        lines += _common_lines(summary)
+        lines.append(f"  users: {u['train']} train, {u['validation']} validation, {u['test']} test "
+                     f"({u['small']} too small to evaluate)")
+        for part, c in result.summary.parts.items():
+            lines.append(f"  {part}: {_counts(c)} -> {files[part]}")
+    elif isinstance(result, Folds):
         summary = result.summary.to_dict()
         for i, fold in enumerate(result):
             folder = out / f"fold-{i + 1}"
@@ -240,6 +300,8 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
         lines += _common_lines(summary)
         lines.append(f"  train: {_counts(s.train)} -> {files['train']}")
         lines.append(f"  test:  {_counts(s.test)} -> {files['test']}")
+        if s.validation is not None:
+            lines.append(f"  validation: {_counts(s.validation)} -> {files['validation']}")
         lines.append(
             f"  cold in test: {s.cold.users} users ({s.cold.user_rows} rows), "
             f"{s.cold.items} items ({s.cold.item_rows} rows)"
@@ -255,7 +317,10 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
 
 def _write_split(split: Any, data: Any, folder: Path, ext: str) -> dict[str, str]:
     files = {}
-    for part, mask in (("train", split.train_mask), ("test", split.test_mask)):
+    parts = [("train", split.train_mask), ("test", split.test_mask)]
+    if getattr(split, "validation_mask", None) is not None:
+        parts.append(("validation", split.validation_mask))
+    for part, mask in parts:
         path = folder / f"{part}.{ext}"
         _write_rows(data.table, mask, path, ext)
         files[part] = str(path)

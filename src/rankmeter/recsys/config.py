@@ -76,7 +76,7 @@ _INT0 = Key((int,), minimum=0)
 _BOOL = Key((bool,))
 _STR = Key((str,))
 _PATH = Key((str,), path=True)
-_SPLIT_METHODS = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out")
+_SPLIT_METHODS = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong")
 
 #: section -> key -> declaration. ``[recommenders]`` entries are checked by :data:`RECOMMENDER_KEYS`.
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -98,10 +98,17 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "by": Key((str,), choices=("time", "random")), "seed": _INT0, "iterate_filters": _BOOL,
         "small_users": Key((str,), choices=("train", "drop", "error")), "drop_cold_users": _BOOL,
         "drop_cold_items": _BOOL, "min_user_interactions": _INT1, "min_item_interactions": _INT1,
+        "test_users": Key((float,), minimum=0, maximum=1, open_range=True),
+        "validation_users": Key((float,), minimum=0, maximum=1),
+        "heldout": Key((str,), choices=("fraction", "last", "time")),
+        "heldout_fraction": Key((float,), minimum=0, maximum=1, open_range=True), "heldout_n": _INT1,
     },
     "recommenders": {},
     "evaluation": {
         "k": _INT1, "metrics": Key((str, list), items=str), "sampled": _INT1, "sample_seed": _INT0,
+        "sampled_correction": Key((str,), choices=("none", "bv", "bias", "mle")),
+        "sampled_strategy": Key((str,), choices=("uniform", "popularity")),
+        "sampled_per": Key((str,), choices=("user", "positive")),
         "baseline": _STR, "test": Key((str, list), items=str),
         "correction": Key((str,)), "alpha": Key((float,), minimum=0, maximum=1, open_range=True),
         "n_resamples": _INT1, "seed": _INT0, "exclude_seen": _BOOL, "catalog": Key((str,), choices=("train", "all")),
@@ -116,6 +123,8 @@ SPLIT_KEYS: dict[str, tuple[str, ...]] = {
     "holdout": ("test_fraction", "per_user", "seed"),
     "leave_k_out": ("k", "by", "seed"),
     "leave_one_out": ("by", "seed"),
+    "strong": ("test_users", "validation_users", "heldout", "heldout_fraction", "heldout_n", "cutoff", "time_unit",
+               "seed"),
 }
 _SPLIT_COMMON = ("method", "iterate_filters", "small_users", "drop_cold_users", "drop_cold_items",
                  "min_user_interactions", "min_item_interactions")

@@ -36,7 +36,8 @@ import pyarrow as pa
 
 from .._errors import ParameterError
 
-__all__ = ["SyntheticData", "synthetic", "movielens100k_like", "write_udata", "GENRES"]
+__all__ = ["SyntheticData", "synthetic", "movielens100k_like", "write_udata", "GENRES", "BiasedFeedback",
+           "biased_feedback"]
 
 GENRES = ("Action", "Adventure", "Animation", "Children", "Comedy", "Crime", "Documentary", "Drama", "Fantasy",
           "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western")
@@ -251,3 +252,85 @@ def write_udata(table: Any, path: str | Path) -> Path:
     pacsv.write_csv(t.select(cols), p, write_options=pacsv.WriteOptions(include_header=False, delimiter="\t",
                                                                           quoting_style="none"))
     return p
+
+
+@dataclass(frozen=True, eq=False)
+class BiasedFeedback:
+    """Implicit feedback with known propensities: what each user truly likes, and what was observed.
+
+    ``relevant``: table ``user, item`` of every true (user, item) relevance; ``train`` and
+    ``test``: the observed interactions, split at random; ``truth``: the relevant items of
+    each user that are not in ``train`` (what a recommender should find: the full-information
+    held-out set); ``propensity``: item id -> the exact probability that a relevant item
+    not in train is in ``test`` (what :mod:`rankmeter.metrics.unbiased` weighs by);
+    ``observation``: item id -> the probability that a relevant item is observed at all;
+    ``params``: the generator's arguments.
+    """
+
+    relevant: pa.Table
+    train: pa.Table
+    test: pa.Table
+    truth: pa.Table
+    propensity: dict[str, float]
+    observation: dict[str, float]
+    params: dict[str, Any]
+
+
+def biased_feedback(n_users: int = 500, n_items: int = 1000, *, seed: int = 0, relevant_per_user: float = 40.0,
+                    alpha: float = 1.0, exponent: float = 0.5, min_observation: float = 0.02,
+                    test_share: float = 0.5) -> BiasedFeedback:
+    """Missing-not-at-random implicit feedback with known propensities (Yang et al.'s power-law exposure model).
+
+    1. True relevance: item appeal follows a power law (Zipf, exponent ``alpha``, over a
+       random permutation of the items); each user finds ``Poisson(relevant_per_user)``
+       (at least 2) items relevant, drawn without replacement with probability
+       proportional to ``appeal * exp(<user, item>)`` (the latent model of :func:`synthetic`).
+    2. Exposure biased by popularity: a relevant item is observed with probability
+       ``o_i = max(min_observation, (n_i / max_j n_j) ** exponent)``, ``n_i`` the number of
+       users who find it relevant (Yang, Cui, Gao, Xiang, Zhu, Estrin (2018), RecSys: the
+       observation propensity grows as a power of the item's popularity).
+    3. Each observed interaction goes to ``test`` with probability ``test_share``, else
+       to ``train``. A relevant item not in train is therefore in test with probability
+       ``propensity_i = test_share * o_i / (1 - (1 - test_share) * o_i)``, exactly.
+
+    Everything is a function of ``seed``.
+
+    >>> d = biased_feedback(n_users=40, n_items=60, seed=1)
+    >>> d.train.num_rows + d.test.num_rows <= d.relevant.num_rows, 0 < min(d.propensity.values()) <= 1
+    (True, True)
+    """
+    n_users = _check("n_users", n_users, 2)
+    n_items = _check("n_items", n_items, 2)
+    for name, value, lo, hi in (("relevant_per_user", relevant_per_user, 1.0, float(n_items)),
+                                ("alpha", alpha, 0.0, 10.0), ("exponent", exponent, 0.0, 10.0),
+                                ("min_observation", min_observation, 1e-6, 1.0), ("test_share", test_share, 1e-6,
+                                                                                   1.0 - 1e-6)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= float(value) <= hi:
+            raise ParameterError(f"The {name!r} parameter of biased_feedback must be a number in [{lo:g}, {hi:g}]. "
+                                 f"Got {value!r} instead.")
+    rng = np.random.default_rng([seed, 17])
+    user_vec, item_vec, pop, _cats = _model(rng, n_users, n_items, 8, float(alpha))
+    logits = np.log(pop)[None, :] + 3.0 * user_vec @ item_vec.T
+    sizes = np.clip(rng.poisson(relevant_per_user, size=n_users), 2, n_items - 1)
+    gumbel = rng.gumbel(size=(n_users, n_items))
+    order = np.argsort(-(logits + gumbel), axis=1)
+    users = np.repeat(np.arange(n_users), sizes)
+    items = np.concatenate([order[u, :sizes[u]] for u in range(n_users)])
+    counts = np.bincount(items, minlength=n_items).astype(np.float64)
+    obs = np.maximum(float(min_observation), (counts / max(counts.max(), 1.0)) ** float(exponent))
+    observed = rng.random(len(items)) < obs[items]
+    to_test = rng.random(len(items)) < float(test_share)
+    tr = observed & ~to_test
+    te = observed & to_test
+    prop = float(test_share) * obs / (1.0 - (1.0 - float(test_share)) * obs)
+
+    def table(mask: np.ndarray) -> pa.Table:
+        return pa.table({"user": pa.array((users[mask] + 1).astype(np.int64)),
+                         "item": pa.array((items[mask] + 1).astype(np.int64))})
+
+    ids = [str(i + 1) for i in range(n_items)]
+    return BiasedFeedback(
+        relevant=table(np.ones(len(items), dtype=bool)), train=table(tr), test=table(te), truth=table(~tr),
+        propensity=dict(zip(ids, prop.tolist())), observation=dict(zip(ids, obs.tolist())),
+        params={"n_users": n_users, "n_items": n_items, "seed": seed, "relevant_per_user": relevant_per_user,
+                "alpha": alpha, "exponent": exponent, "min_observation": min_observation, "test_share": test_share})

@@ -232,6 +232,9 @@ def experiment(
     exclude_seen: bool = True,
     sampled: int | None = None,
     sample_seed: int = 0,
+    sampled_correction: str = "none",
+    sampled_strategy: str = "uniform",
+    sampled_per: str = "user",
     baseline: str | None = "best",
     test: str | Sequence[str] = "t",
     correction: str = "holm",
@@ -251,7 +254,11 @@ def experiment(
     relevant (the others are judged non-relevant); None (default): every test interaction
     is relevant (implicit feedback). ``catalog``: the recommendable items, ``"train"`` (the
     training items, default) or ``"all"`` (every item of the data). ``sampled``: N negatives
-    per user for sampled evaluation (``sample_seed``). ``baseline``: ``"best"`` (the
+    per user for sampled evaluation (``sample_seed``); ``sampled_correction``: ``"none"`` (plain
+    sampled metrics, labelled as inflated), ``"bv"``, ``"bias"`` or ``"mle"``: recall@k, ndcg@k and
+    precision@k are replaced by estimates of their full-ranking values from the sampled ranks
+    (:func:`rankmeter.recsys.sampled.correct`), labelled ``"sampled N=100, corrected (bv)"``, with a
+    flip-risk estimate for each comparison (``ExperimentResult.flip_risk``). ``baseline``: ``"best"`` (the
     reference recommender with the best mean on the first per-user metric), a
     recommender name, or None (no comparison). ``test``, ``correction``, ``alpha``,
     ``n_resamples``, ``seed`` go to :func:`rankmeter.compare`; ``seed`` is also the seed of a random
@@ -269,8 +276,24 @@ def experiment(
         raise ParameterError(f"The 'catalog' parameter of experiment must be 'train' or 'all'. Got {catalog!r} instead.")
     if sampled is not None and (isinstance(sampled, bool) or not isinstance(sampled, (int, np.integer)) or sampled < 1):
         raise ParameterError(f"The 'sampled' parameter of experiment must be an int >= 1 or None. Got {sampled!r} instead.")
+    from .sampled import CORRECTIONS
+
+    if sampled_correction not in CORRECTIONS:
+        raise ParameterError(f"The 'sampled_correction' parameter of experiment must be one of "
+                             f"{', '.join(CORRECTIONS)}. Got {sampled_correction!r} instead.")
+    if sampled_strategy not in ("uniform", "popularity") or sampled_per not in ("user", "positive"):
+        raise ParameterError(f"The 'sampled_strategy' parameter of experiment must be uniform or popularity and "
+                             f"'sampled_per' user or positive. Got {sampled_strategy!r} and {sampled_per!r} instead.")
+    if sampled_correction != "none" and sampled_strategy != "uniform":
+        raise ParameterError("The 'sampled_correction' parameter of experiment needs sampled_strategy='uniform': "
+                             "the corrections model uniformly drawn negatives (the sampled rank is binomial)")
+    if sampled_correction != "none" and sampled is None:
+        raise ParameterError("The 'sampled_correction' parameter of experiment needs sampled=N (it corrects sampled "
+                             "metrics); full ranking needs no correction.")
     stages = _Stages(progress, console)
     notes: list[str] = []
+    corrected: dict[str, dict[str, Any]] = {}
+    flip_risk: dict[str, dict[str, Any]] = {}
     try:
         # ---------------------------------------------------------------- load
         with stages.stage("load"):
@@ -354,11 +377,21 @@ def experiment(
                 pos = qrels.grades > 0
                 qu = qrels.query_ids.take(pa.array(qrels.row_queries()[pos]))
                 qi = qrels.item_ids.take(pa.array(qrels.items[pos]))
-                candidates = sample_candidates(qu, qi, ku, ki, cat_ids, int(sampled), int(sample_seed))
+                candidates = sample_candidates(qu, qi, ku, ki, cat_ids, int(sampled), int(sample_seed),
+                                               strategy=sampled_strategy, per=sampled_per,
+                                               popularity_of=(train.column("user").combine_chunks(),
+                                                              train.column("item").combine_chunks()))
             mode = candidates.label
+            if sampled_correction != "none":
+                from .sampled import corrected_label
+
+                mode = corrected_label(int(sampled), sampled_correction, int(sample_seed))
+                if sampled_per == "positive":
+                    mode = mode.replace(f"N={sampled}", f"N={sampled} per held-out item")
             if candidates.short_users:
-                notes.append(f"{candidates.short_users} users had fewer than {sampled} items to sample negatives "
-                             "from and got all of them")
+                notes.append(f"{candidates.short_users} users had fewer items to sample negatives from than the "
+                             f"protocol asks ({sampled}{' per held-out item' if sampled_per == 'positive' else ''}) "
+                             "and got all of them")
 
         # ---------------------------------------------------------------- metrics
         if metrics is None:
@@ -379,6 +412,13 @@ def experiment(
         runs: dict[str, Any] = {}
         validation: dict[str, Validation] = {}
         reference = tuple(n for n, r in named if _is_reference(r))
+        correcting = candidates is not None and sampled_correction != "none"
+        # every candidate is ranked when correcting, and for the flip risk of plain (uniform) sampled comparisons
+        need_full = candidates is not None and (correcting or (
+            sampled_strategy == "uniform" and baseline is not None and len(named) > 1))
+        risk_method = sampled_correction if correcting else "mle"
+        k_rec = int(np.diff(candidates.offsets).max(initial=k)) if need_full else k
+        k_rec = max(k_rec, k)
         for name, rec in named:
             with stages.stage(f"fit {name}"):
                 _own_code(name, rec, "fit", train)
@@ -387,16 +427,21 @@ def experiment(
                     parts = []
                     step = 2000
                     for a in range(0, len(users), step):
-                        parts.append(rec.recommend(users.slice(a, step), k, exclude_seen=exclude_seen,
+                        parts.append(rec.recommend(users.slice(a, step), k_rec, exclude_seen=exclude_seen,
                                                    candidates=candidates))
                         upd(min(a + step, len(users)), len(users))
                     table = pa.concat_tables(parts)
                 else:
                     from .recommenders import as_recommendation_table
 
-                    raw = _own_code(name, rec, "recommend", users.to_pylist(), k, exclude_seen=exclude_seen,
+                    raw = _own_code(name, rec, "recommend", users.to_pylist(), k_rec, exclude_seen=exclude_seen,
                                     candidates=candidates)
                     table = as_recommendation_table(raw, source=f"<recommender {name}>")
+            full_table = None
+            if need_full:
+                from .correction import top_k_rows
+
+                full_table, table = table, top_k_rows(table, k)
             with stages.stage(f"evaluate {name}"):
                 clean, v = validate_recommendations(table, name=name, users=users, k=k, catalog=cat_ids,
                                                     train_users=tu_vocab, train_items=ti_vocab,
@@ -405,6 +450,21 @@ def experiment(
                 run = Run.from_columns(clean.column("user"), clean.column("item"), clean.column("score"))
                 runs[name] = run
                 results[name] = dataclasses.replace(evaluate(qrels, run, parsed, context=ctx), index_name="user")
+            if need_full:
+                from .correction import correct_result
+
+                with stages.stage(f"correct {name}"):
+                    fixed, corrected[name] = correct_result(
+                        results[name], full_table, qrels, candidates, train, test_t, cat_ids, parsed, risk_method)
+                if correcting:
+                    results[name] = fixed
+
+        if correcting and corrected:
+            done = list(next(iter(corrected.values())))
+            rest = [m.text for m in parsed if m.text not in done]
+            notes.append(f"corrected ({sampled_correction}) estimates of the full-ranking values: "
+                         f"{', '.join(done) or 'none of the metrics'}"
+                         + (f"; plain sampled values (inflated vs full ranking): {', '.join(rest)}" if rest else ""))
 
         # ---------------------------------------------------------------- compare
         query_metrics = [m.text for m in parsed if m.spec.level == "query"]
@@ -419,6 +479,17 @@ def experiment(
                                      progress=(lambda task, done, total: upd(done, total)) if progress else None)
         elif base is not None and len(results) == 1:
             notes.append("a single recommender: nothing to compare")
+        if need_full and base is not None and len(results) > 1:
+            from .correction import flip_risks
+
+            flip_risk = flip_risks(results, corrected, base, seed=seed)
+            how = mode if correcting else "plain sampled values; full-ranking order estimated with the mle correction"
+            for metric, per in flip_risk.items():
+                for other, fr in per.items():
+                    fr["method"] = risk_method
+                    notes.append(f"{metric}, {other} vs {base} ({how}): corrected difference {fr['difference']:+.4f}; "
+                                 f"chance the order flips under full ranking ~{100 * fr['flip_risk']:.1f}% "
+                                 f"(bootstrap over users, {fr['resamples']} resamples)")
     finally:
         stages.close()
 
@@ -427,12 +498,15 @@ def experiment(
                 "min_user_interactions": min_user_interactions, "min_item_interactions": min_item_interactions,
                 "catalog": catalog, "exclude_seen": exclude_seen, "sampled": sampled,
                 "sample_seed": sample_seed if sampled is not None else None,
+                "sampled_correction": sampled_correction if sampled is not None else None,
+                "sampled_strategy": sampled_strategy if sampled is not None else None,
+                "sampled_per": sampled_per if sampled is not None else None,
                 "recommenders": {n: repr(r) for n, r in named}, "test": test, "correction": correction,
                 "alpha": alpha, "n_resamples": n_resamples, "seed": seed}
     return ExperimentResult(results=results, comparison=comparison, validation=validation, timings=stages.timings,
                             metrics=texts, k=k, baseline=base, mode=mode, data=data_info, split=split_info,
                             notes=tuple(notes), runs=runs, reference=reference, settings=settings, qrels=qrels,
-                            context=ctx)
+                            context=ctx, flip_risk=flip_risk)
 
 
 def _pick_baseline(baseline: str | None, results: Mapping[str, Any], reference: Sequence[str],

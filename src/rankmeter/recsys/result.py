@@ -56,6 +56,8 @@ class ExperimentResult:
     settings: dict[str, Any] = field(default_factory=dict)
     qrels: "Qrels | None" = field(default=None, repr=False)
     context: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: corrected sampled mode: metric -> recommender -> {"difference", "flip_risk", "resamples"} against the baseline
+    flip_risk: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def sampled(self) -> bool:
@@ -79,6 +81,7 @@ class ExperimentResult:
         """Plain JSON-ready dict: settings, mode, data and split counts, means, validation, timings, tests."""
         out: dict[str, Any] = {
             "mode": self.mode,
+            "flip_risk": self.flip_risk,
             "k": self.k,
             "metrics": list(self.metrics),
             "baseline": self.baseline,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any, Mapping
 
@@ -14,7 +15,7 @@ from ..data.ids import as_string_array
 __all__ = ["SPLIT_NAMES", "split_interactions", "canonical_table"]
 
 
-SPLIT_NAMES = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out")
+SPLIT_NAMES = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong")
 
 
 def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters: Mapping[str, Any],
@@ -22,12 +23,16 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
     """(train table, test table, summary dict) in the input's column names."""
     from .. import split as S
 
+    if isinstance(split, S.StrongSplit):
+        return _strong_parts(split)
     if isinstance(split, S.Split):
         return split.table("train"), split.table("test"), split.summary.to_dict()
     if isinstance(split, tuple) and len(split) == 2:
         return _given(split, data)
     if callable(split) and not isinstance(split, str):
         out = split(data)
+        if isinstance(out, S.StrongSplit):
+            return _strong_parts(out)
         if isinstance(out, S.Split):
             return out.table("train"), out.table("test"), out.summary.to_dict()
         if isinstance(out, tuple) and len(out) == 2:
@@ -38,6 +43,17 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
         raise ParameterError(f"The 'split' parameter of experiment must be one of {', '.join(SPLIT_NAMES)}, a "
                              f"Split, a (train, test) pair or a callable. Got {split!r} instead.")
     name = split.lower()
+    if name == "strong":
+        accepted = [p for p in inspect.signature(S.strong).parameters
+                    if p not in ("interactions", "user", "item", "timestamp")]
+        unknown = [p for p in params if p not in accepted]
+        if unknown:
+            raise ParameterError(f"The split parameter {unknown[0]!r} does not apply to split='strong' (its "
+                                 f"parameters: {', '.join(accepted)}).")
+        kw = dict(filters)
+        kw.update(params)
+        kw.setdefault("seed", seed)
+        return _strong_parts(S.strong(data, **kw))
     if name == "auto":
         name = "temporal" if data.timestamp is not None else "holdout"
     func = {"temporal": S.temporal, "temporal_global": S.temporal, "holdout": S.holdout}.get(name, S.leave_k_out)
@@ -72,6 +88,19 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
             kw.setdefault("by", "random")
         s = S.leave_k_out(data, **kw)
     return s.table("train"), s.table("test"), s.summary.to_dict()
+
+
+def _strong_parts(s: Any) -> tuple[Any, Any, dict]:
+    """Strong generalisation in an experiment: the recommenders are fitted on the train users' rows
+    plus the test users' fold-in rows (so a recommender sees each test user's fold-in history), and
+    scored on the held-out rows; the validation users' rows play no part (counted in the summary)."""
+    ev = s.evaluation_split()
+    info = s.summary.to_dict()
+    info["train"] = dataclasses.asdict(ev.summary.train)
+    info["test"] = dataclasses.asdict(ev.summary.test)
+    info["note"] = ("strong generalisation: train = train users + the test users' fold-in rows; test = the test "
+                    "users' held-out rows")
+    return ev.table("train"), ev.table("test"), info
 
 
 def _given(pair: tuple[Any, Any], data: Any) -> tuple[Any, Any, dict]:

@@ -419,7 +419,13 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
         f'<p class="lead">{_e(", ".join(res.results))} on {n_users} test users'
         + (f"; baseline <strong>{_e(res.baseline)}</strong>" if res.baseline else "") + ". Made with rankmeter.</p>",
     ]
-    if res.sampled:
+    if res.sampled and "corrected (" in res.mode:
+        parts.append(f'<p class="sampled">Sampled evaluation, corrected: {_e(res.mode)}. Each user\'s test items '
+                     "are ranked against sampled non-interacted items only; recall@k, ndcg@k and precision@k are "
+                     "estimates of their full-ranking values from those sampled ranks (see the notes: which metrics "
+                     "were corrected, and the chance that each comparison's order flips under full ranking); the "
+                     "other metrics are plain sampled values, higher than with full ranking.</p>")
+    elif res.sampled:
         parts.append(f'<p class="sampled">Sampled evaluation: {_e(res.mode)}. Each user\'s test items are ranked '
                      "against sampled non-interacted items only; the scores are higher than with full ranking and "
                      "are not comparable with it.</p>")

@@ -1,4 +1,4 @@
-"""Splitting protocols: hold-out, temporal, leave-k-out, k-fold, and the ratio sweep.
+"""Splitting protocols: hold-out, temporal, leave-k-out, k-fold, strong generalisation, and the ratio sweep.
 
 Every splitter takes interaction data in any form
 :func:`rankmeter.io.interactions.read_interactions` accepts (pandas, polars, pyarrow,
@@ -28,6 +28,7 @@ from .holdout import holdout
 from .kfold import kfold
 from .leave_k_out import leave_k_out
 from .sweep import DEFAULT_FRACTIONS, SweepPoint, SweepResult, fraction_grid, ratio_sweep
+from .strong import StrongSplit, StrongSummary, strong
 from .temporal import temporal
 
 __all__ = [
@@ -35,6 +36,9 @@ __all__ = [
     "temporal",
     "leave_k_out",
     "kfold",
+    "strong",
+    "StrongSplit",
+    "StrongSummary",
     "ratio_sweep",
     "fraction_grid",
     "DEFAULT_FRACTIONS",

@@ -255,12 +255,15 @@ class SplitSummary:
     cold: Cold
     dropped_rows: int
     fold: int | None = None
+    validation: Counts | None = None  # with validation_fraction (rankmeter.split.validation)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (the CLI's summary.json)."""
         out = asdict(self)
         if self.fold is None:
             del out["fold"]
+        if self.validation is None:
+            del out["validation"]
         return out
 
 
@@ -318,8 +321,14 @@ class Split:
         self.cold_users = cold_users
         self.cold_items = cold_items
         self.small_users = small_users
+        self.validation_mask: np.ndarray | None = None  # set by validation_fraction
         self._train: Any = None
         self._test: Any = None
+
+    @property
+    def validation(self) -> Any:
+        """The validation rows (``validation_fraction``), in the input's kind; None without one."""
+        return None if self.validation_mask is None else self._part(self.validation_mask)
 
     @property
     def train(self) -> Any:
@@ -350,9 +359,11 @@ class Split:
         """Positions of the input rows in neither part (filtered, dropped small users, dropped cold rows)."""
         return np.flatnonzero(~(self.train_mask | self.test_mask))
 
-    def table(self, part: Literal["train", "test"]) -> pa.Table:
+    def table(self, part: Literal["train", "test", "validation"]) -> pa.Table:
         """A part as a pyarrow Table, whatever the input kind."""
-        mask = self.train_mask if part == "train" else self.test_mask
+        if part == "validation" and self.validation_mask is None:
+            raise ParameterError("this split has no validation part (pass validation_fraction)")
+        mask = {"train": self.train_mask, "test": self.test_mask}.get(part, self.validation_mask)
         return self.data.table.filter(pa.array(mask))
 
     def _part(self, mask: np.ndarray) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InputError
+from .validation import with_validation
 from ._common import (
     Seed,
     SmallUsersPolicy,
@@ -25,6 +26,7 @@ from ._common import (
 __all__ = ["holdout"]
 
 
+@with_validation(lambda a: (False, bool(a["per_user"])))
 def holdout(
     interactions: Any,
     *,

@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._errors import InputError, ParameterError
+from .validation import with_validation
 from ._common import (
     Folds,
     FoldsSummary,
@@ -26,6 +27,7 @@ from ._common import (
 __all__ = ["kfold"]
 
 
+@with_validation(lambda a: (False, bool(a["per_user"])))
 def kfold(
     interactions: Any,
     *,

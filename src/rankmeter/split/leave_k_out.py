@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._errors import ParameterError
+from .validation import with_validation
 from ._common import (
     Seed,
     SmallUsersPolicy,
@@ -25,6 +26,7 @@ from .temporal import last_per_user, time_values_for
 __all__ = ["leave_k_out"]
 
 
+@with_validation(lambda a: (a["by"] == "time", True))
 def leave_k_out(
     interactions: Any,
     *,

@@ -81,7 +81,8 @@ def own_split_files(folder: Path) -> list[Path]:
         return []
     if not isinstance(data, dict):
         return []
-    names = {f"{part}.{ext}" for part in ("train", "test") for ext in ("parquet", "csv")}
+    parts = ("train", "test", "validation", "validation_fold_in", "validation_heldout", "test_fold_in", "test_heldout")
+    names = {f"{part}.{ext}" for part in parts for ext in ("parquet", "csv")}
     out: list[Path] = []
 
     def add(files: Any, sub: Path) -> None:

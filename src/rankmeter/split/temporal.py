@@ -19,6 +19,7 @@ import numpy as np
 
 from .._errors import InputError, ParameterError
 from ..io.interactions import Interactions
+from .validation import with_validation
 from ._common import (
     Prepared,
     SmallUsersPolicy,
@@ -42,6 +43,7 @@ _NS_PER = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1, "D": 86_400 * 10**9}
 _TIME_UNITS = ("s", "ms", "us", "ns")
 
 
+@with_validation(lambda a: (True, bool(a["per_user"])))
 def temporal(
     interactions: Any,
     *,
