@@ -195,3 +195,40 @@ def test_documented_example_runs(page: str, line: int, lang: str, code: str, exa
         assert runner.failures == 0, f"{page}:{line}: a doctest example failed (see the output above)"
     else:
         exec(compile(code, f"{page}:{line}", "exec"), ns)
+
+
+# =========================================================================== no internal source labels
+#
+# The project's source documents are numbered internally ("seed 000" = Apache Hivemall's documentation,
+# "seed 002" = python-recsys's, ...). Users do not know those numbers: what they read (README, docs,
+# docstrings, and the source text generally) names the source itself.
+
+import ast
+
+_SEED_LABEL = re.compile(r"\bseeds?[ _]0\d\d\b|\bseeds'", re.IGNORECASE)
+_SEED_ALIAS = "SEED_004_COSTS"  # the deprecated name of ASYMMETRIC_LIKE_COSTS, kept importable
+
+
+def _labels(text: str) -> list[str]:
+    return [m.group(0) for m in _SEED_LABEL.finditer(text.replace(_SEED_ALIAS, ""))]
+
+
+def test_user_documentation_names_sources_not_seed_numbers() -> None:
+    hits = [f"{page}: {label}" for page in PAGES for label in _labels((ROOT / page).read_text(encoding="utf-8"))]
+    assert not hits, "write the source (e.g. \"Apache Hivemall's documentation\"), not its seed number:\n" + \
+        "\n".join(hits)
+
+
+def test_docstrings_and_source_name_sources_not_seed_numbers() -> None:
+    hits = []
+    for path in sorted((ROOT / "src" / "rankmeter").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT)
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                hits += [f"{where}: docstring of {getattr(node, 'name', 'the module')}: {label}"
+                         for label in _labels(ast.get_docstring(node) or "")]
+        hits += [f"{where}:{i}: {label}" for i, line in enumerate(text.splitlines(), 1) for label in _labels(line)]
+    assert not hits, "write the source (e.g. \"Apache Hivemall's documentation\"), not its seed number:\n" + \
+        "\n".join(hits)

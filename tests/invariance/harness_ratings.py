@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 import rankmeter.ratings as R
 from rankmeter.metrics.registry import MetricSpec
-from rankmeter.metrics.rating_costs import SEED_004_COSTS
+from rankmeter.metrics.rating_costs import ASYMMETRIC_LIKE_COSTS
 from rankmeter.metrics.rating_scale import Scale
 
 TOL = 1e-9
@@ -86,7 +86,7 @@ def random_frame(seed: int, spec: MetricSpec, params: Mapping[str, Any]) -> pd.D
 def _kwargs(spec: MetricSpec, declared: bool) -> dict[str, Any]:
     kw: dict[str, Any] = {}
     if "needs_cost" in spec.properties:
-        kw["cost"] = SEED_004_COSTS
+        kw["cost"] = ASYMMETRIC_LIKE_COSTS
     if declared:
         kw["scale"] = (0, 6) if "needs_cost" not in spec.properties else (1, 3)
     return kw
@@ -95,7 +95,7 @@ def _kwargs(spec: MetricSpec, declared: bool) -> dict[str, Any]:
 def _context(spec: MetricSpec, frame: pd.DataFrame, declared: bool) -> dict[str, Any]:
     ctx: dict[str, Any] = {}
     if "needs_cost" in spec.properties:
-        ctx["cost"] = R.CostMatrix.from_any(SEED_004_COSTS)
+        ctx["cost"] = R.CostMatrix.from_any(ASYMMETRIC_LIKE_COSTS)
     if declared:
         lo, hi = ((0, 6) if "needs_cost" not in spec.properties else (1, 3))
         ctx["scale"] = Scale(lo, hi, "declared")

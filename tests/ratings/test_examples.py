@@ -11,7 +11,7 @@ from rankmeter.metrics import functions as F
 from rankmeter.metrics.ratings._common import RatingsExample
 from rankmeter.metrics.registry import all_specs
 from rankmeter.ratings import evaluate_ratings
-from rankmeter.metrics.rating_costs import SEED_004_COSTS
+from rankmeter.metrics.rating_costs import ASYMMETRIC_LIKE_COSTS
 
 CASES = [
     pytest.param(spec, ex, id=f"{spec.name}-{i}-{ex.note or ex.metric}")
@@ -107,7 +107,7 @@ def test_seed_004_normalised_errors() -> None:
     assert F.nrmse(GROUND_TRUTH, TEST, scale="1:5") == pytest.approx(math.sqrt(3.97 / 5) / 4)
 
 
-def test_seed_004_rmse_versus_mae_remark() -> None:
+def test_rmse_versus_mae_remark_of_evaluation_notes() -> None:
     """Seed 004 (after Gunawardana & Shani) contrasts errors (2, 2, 2, 0) with (3, 0, 0, 0).
 
     Computed, both MAE and RMSE prefer the second system; the contrast the text means
@@ -143,17 +143,17 @@ def test_seed_004_average_mae_rmse() -> None:
 def test_seed_004_cost_matrix() -> None:
     """like = 3, neutral = 2, dislike = 1; d(predicted, true): recommending a disliked item (d(3,1) = 5)
     costs more than missing a liked one (d(1,3) = 2)."""
-    assert F.mean_cost([1], [3], SEED_004_COSTS) == 5.0   # predicted like, truly disliked
-    assert F.mean_cost([3], [1], SEED_004_COSTS) == 2.0   # predicted dislike, truly liked
+    assert F.mean_cost([1], [3], ASYMMETRIC_LIKE_COSTS) == 5.0   # predicted like, truly disliked
+    assert F.mean_cost([3], [1], ASYMMETRIC_LIKE_COSTS) == 2.0   # predicted dislike, truly liked
     expected = {(3, 1): 5, (2, 1): 3, (3, 2): 3, (1, 2): 1, (2, 3): 1, (1, 3): 2}
     for (p, t), c in expected.items():
-        assert F.mean_cost([t], [p], SEED_004_COSTS) == c
+        assert F.mean_cost([t], [p], ASYMMETRIC_LIKE_COSTS) == c
         assert F.mean_cost([t], [p], "3,1=5; 2,1=3; 3,2=3; 1,2=1; 2,3=1; 1,3=2") == c
         assert F.mean_cost([t], [p], "d(3,1)=5 ; d(2,1)=3; d(3,2)=3; d(1,2)=1; d(2,3)=1; d(1,3)=2") == c
     for v in (1, 2, 3):
-        assert F.mean_cost([v], [v], SEED_004_COSTS) == 0.0
+        assert F.mean_cost([v], [v], ASYMMETRIC_LIKE_COSTS) == 0.0
     truth, pred = [1, 3, 2, 3, 1], [3, 1, 2, 2, 2]
-    r = evaluate_ratings(truth, pred, ["cost", "mae"], cost=SEED_004_COSTS)
+    r = evaluate_ratings(truth, pred, ["cost", "mae"], cost=ASYMMETRIC_LIKE_COSTS)
     assert r.mean["cost"] == pytest.approx((5 + 2 + 0 + 1 + 3) / 5)
     assert r.mean["mae"] == pytest.approx(6 / 5)
     # the matrix form: rows = predicted, columns = true, levels ascending

@@ -13,7 +13,7 @@ import pytest
 from rankmeter import InputError, MetricNameError, ParameterError, RankmeterError
 from rankmeter.metrics import functions as F
 from rankmeter.ratings import evaluate_ratings
-from rankmeter.metrics.rating_costs import SEED_004_COSTS, CostMatrix
+from rankmeter.metrics.rating_costs import ASYMMETRIC_LIKE_COSTS, CostMatrix
 
 TRUTH = pd.DataFrame({"user": ["u1", "u1", "u2", "u2", "u3"], "item": ["a", "b", "a", "c", "b"],
                       "rating": [4.0, 2.0, 5.0, 3.0, 1.0]})
@@ -256,8 +256,8 @@ def test_cost_errors() -> None:
     with pytest.raises(ParameterError, match="cost needs a cost matrix"):
         evaluate_ratings([1.0], [1.0], ["cost"])
     with pytest.raises(InputError, match=r"not levels of the cost matrix \['1', '2', '3'\], e.g. 2.5.*snap=nearest"):
-        evaluate_ratings([1.0, 3.0], [2.5, 3.0], ["cost"], cost=SEED_004_COSTS)
-    r = evaluate_ratings([1.0, 3.0], [2.5, 3.0], ["cost(snap=nearest)"], cost=SEED_004_COSTS)
+        evaluate_ratings([1.0, 3.0], [2.5, 3.0], ["cost"], cost=ASYMMETRIC_LIKE_COSTS)
+    r = evaluate_ratings([1.0, 3.0], [2.5, 3.0], ["cost(snap=nearest)"], cost=ASYMMETRIC_LIKE_COSTS)
     assert r.mean["cost(snap=nearest)"] == pytest.approx((3 + 0) / 2)  # 2.5 -> 2 (halfway: lower), d(2,1) = 3
     with pytest.raises(InputError, match=r"no cost in the cost matrix: d\(3,1\)"):
         evaluate_ratings([1.0], [3.0], ["cost"], cost={(1, 3): 2})
@@ -272,7 +272,7 @@ def test_cost_errors() -> None:
 def test_cost_matrix_files(tmp_path) -> None:
     (tmp_path / "c.csv").write_text("predicted,true,cost\n3,1,5\n2,1,3\n3,2,3\n1,2,1\n2,3,1\n1,3,2\n")
     (tmp_path / "c.json").write_text('{"3,1": 5, "2,1": 3, "3,2": 3, "1,2": 1, "2,3": 1, "1,3": 2}')
-    want = CostMatrix.from_any(SEED_004_COSTS)
+    want = CostMatrix.from_any(ASYMMETRIC_LIKE_COSTS)
     for f in ("c.csv", "c.json"):
         got = CostMatrix.from_any(str(tmp_path / f))
         assert got.levels == want.levels and np.array_equal(got.matrix, want.matrix)

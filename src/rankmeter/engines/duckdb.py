@@ -1,12 +1,12 @@
-"""rankmeter inside DuckDB: seed 000's SQL ranking functions, and whole-run evaluation.
+"""rankmeter inside DuckDB: Apache Hivemall's SQL ranking functions, and whole-run evaluation.
 
-:func:`register` adds Apache Hivemall's ranking functions (seed 000) to a DuckDB
-connection, computed by rankmeter's kernels (vectorised Arrow UDFs)::
+:func:`register` adds the ranking functions of Apache Hivemall's documentation to a
+DuckDB connection, computed by rankmeter's kernels (vectorised Arrow UDFs)::
 
     "precision"(rec, truth, k)   recall(rec, truth, k)     average_precision(rec, truth, k)
     auc(rec, truth, k)           mrr(rec, truth, k)        ndcg(rec, truth, k)
     hit_rate(rec, truth, k)      precision_at / recall_at / hitrate (Hivemall's later names)
-    ndcg(rec STRUCT(relscore, itemid)[], truth DOUBLE[], k)  -- graded, seed 000's second query
+    ndcg(rec STRUCT(relscore, itemid)[], truth DOUBLE[], k)  -- graded, Hivemall's second query
     rankmeter_metric(name, rec, truth[, grades])              -- any registry metric, e.g. 'ndcg(gain=exp)@10'
 
 ``rec`` is the ranked list (best first), ``truth`` the relevant items; both
@@ -42,7 +42,7 @@ from ..result import Result
 
 __all__ = ["register", "evaluate", "FUNCTIONS"]
 
-# SQL name -> registry metric (the names of seed 000 and Hivemall's later spellings)
+# SQL name -> registry metric (the names in Hivemall's documentation and Hivemall's later spellings)
 FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
 _INT_TYPES = {"BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UINTEGER", "USMALLINT", "UTINYINT"}

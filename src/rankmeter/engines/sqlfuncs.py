@@ -7,8 +7,8 @@ into one :class:`~rankmeter.metrics.batch.Batch` and evaluated by the registry's
 kernels, so a SQL function returns the number ``rankmeter.evaluate`` gives for the
 same list, bit for bit.
 
-The graded form of seed 000 (Hivemall's ``ndcg`` over ``struct(relscore, itemid)``)
-passes relevance grades directly: ``rec_grades`` (the grade of each recommended
+The graded form of Apache Hivemall's documentation (its ``ndcg`` over
+``struct(relscore, itemid)``) passes relevance grades directly: ``rec_grades`` (the grade of each recommended
 item, in rank order) and ``truth_grades`` (the grades of all judged items, whose
 descending order is the ideal ranking).
 
@@ -310,12 +310,12 @@ def _batch(local: np.ndarray, roff: np.ndarray, toff: np.ndarray, grade_all: np.
 
 
 def graded_metric(function: str, rec_grades: Any, truth_grades: Any, k: Any, name: str = GRADED_NDCG) -> pa.Array:
-    """Seed 000's graded form: the grade of each recommended item (rank order) and all judged grades.
+    """Hivemall's graded form: the grade of each recommended item (rank order) and all judged grades.
 
     Hivemall's ``ndcg(rec, truth, k)`` with ``rec`` a list of ``struct(relscore,
     itemid)`` in rank order and ``truth`` the relevance scores: rankmeter's
     ``ndcg(gain=exp)@k``. The ideal ranking is ``truth`` sorted descending (Hivemall
-    takes ``truth`` in the order given, which the seed's query sorts).
+    takes ``truth`` in the order given, which its documented query sorts).
 
     >>> graded_metric("ndcg", pa.array([[5.0, 2.0, 4.0, 1.0, 3.0]]), pa.array([[5.0, 4.0, 3.0, 2.0, 1.0]]), 2
     ...               ).to_pylist()

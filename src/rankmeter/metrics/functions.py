@@ -312,8 +312,8 @@ def mean_cost(y_true: Any, y_pred: Any, cost: Any, snap: str = "exact") -> float
     ``cost`` is a mapping ``{(predicted, true): cost}``, a pair ``(levels, matrix)`` with
     rows = predicted, or ``"P,T=C;..."``; the diagonal defaults to 0.
 
-    >>> seed_004 = {(3, 1): 5, (2, 1): 3, (3, 2): 3, (1, 2): 1, (2, 3): 1, (1, 3): 2}
-    >>> mean_cost([1, 3], [3, 1], seed_004)   # a disliked item recommended (5), a liked one missed (2)
+    >>> costs = {(3, 1): 5, (2, 1): 3, (3, 2): 3, (1, 2): 1, (2, 3): 1, (1, 3): 2}   # Gunawardana & Shani
+    >>> mean_cost([1, 3], [3, 1], costs)   # a disliked item recommended (5), a liked one missed (2)
     3.5
     """
     from .rating_costs import CostMatrix

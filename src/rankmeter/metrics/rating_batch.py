@@ -3,9 +3,10 @@
 A :class:`RatingsBatch` holds the evaluated pairs as columns (``true``, ``pred``
 float64; ``user``, ``item`` integer codes into sorted id vocabularies) and says how
 rows are grouped: ``by="user"`` (one value per user: the per-user table),
-``by="item"`` (one value per item: seed 004's per-item average), or ``by="all"``
-(one group of every pair: the global, micro value). :meth:`RatingsBatch.regroup`
-gives the same rows grouped another way without copying them.
+``by="item"`` (one value per item: the per-item average of Gunawardana & Shani), or
+``by="all"`` (one group of every pair: the global, micro value).
+:meth:`RatingsBatch.regroup` gives the same rows grouped another way without
+copying them.
 
 Kernels return one value per group. Sums per group go through
 :meth:`RatingsBatch.group_sum` (``np.bincount`` over the group codes: one pass, no

@@ -1,9 +1,10 @@
 """Asymmetric error costs d(predicted, true) on a discrete rating scale.
 
-Gunawardana & Shani (2009), quoted by seed 004: on a like (3) / neutral (2) /
-dislike (1) scale, recommending a disliked item is worse than missing a liked one,
-so a rule such as d(3,1) = 5, d(2,1) = 3, d(3,2) = 3, d(1,2) = 1, d(2,3) = 1,
-d(1,3) = 2 fits better than |p - r| or (p - r)^2. **The first argument is the
+Gunawardana & Shani (2009), as quoted in notes on evaluating recommender systems:
+on a like (3) / neutral (2) / dislike (1) scale, recommending a disliked item is
+worse than missing a liked one, so a rule such as d(3,1) = 5, d(2,1) = 3,
+d(3,2) = 3, d(1,2) = 1, d(2,3) = 1, d(1,3) = 2 fits better than |p - r| or
+(p - r)^2 (:data:`ASYMMETRIC_LIKE_COSTS`). **The first argument is the
 prediction, the second the true rating**: d(3, 1) = 5 is "predicted like, truly
 disliked" (a bad recommendation), d(1, 3) = 2 is "predicted dislike, truly liked"
 (a missed item).
@@ -22,7 +23,7 @@ import numpy as np
 
 from .._errors import InputError, ParameterError
 
-__all__ = ["CostMatrix", "SEED_004_COSTS"]
+__all__ = ["ASYMMETRIC_LIKE_COSTS", "CostMatrix", "SEED_004_COSTS"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,5 +244,11 @@ def _fmt(v: float) -> str:
     return format(float(v), "g")
 
 
-#: Seed 004's example (Gunawardana & Shani 2009): like = 3, neutral = 2, dislike = 1.
-SEED_004_COSTS: dict[tuple[int, int], float] = {(3, 1): 5, (2, 1): 3, (3, 2): 3, (1, 2): 1, (2, 3): 1, (1, 3): 2}
+#: The example cost matrix of the recommender-evaluation notes (after Gunawardana & Shani
+#: 2009), ``{(predicted, true): cost}`` on like = 3, neutral = 2, dislike = 1: recommending
+#: a disliked item costs d(3,1) = 5, missing a liked one d(1,3) = 2.
+ASYMMETRIC_LIKE_COSTS: dict[tuple[int, int], float] = {
+    (3, 1): 5, (2, 1): 3, (3, 2): 3, (1, 2): 1, (2, 3): 1, (1, 3): 2}
+
+#: Deprecated: the former name of :data:`ASYMMETRIC_LIKE_COSTS` (the same object).
+SEED_004_COSTS = ASYMMETRIC_LIKE_COSTS

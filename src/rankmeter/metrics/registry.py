@@ -172,7 +172,7 @@ class Example:
     k: int | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     note: str = ""
-    tol: float = 1e-12  # the seeds print some values rounded; those examples say so
+    tol: float = 1e-12  # some sources print values rounded; those examples say so
 
 
 @dataclass(frozen=True)

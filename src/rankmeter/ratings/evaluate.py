@@ -8,8 +8,8 @@ metric. ``result.mean`` holds the aggregate that ``per`` names:
 
 - ``per=pair``: the metric over all evaluated pairs pooled into one group (the
   global, *micro* value). ``mae`` is ``mae(per=pair)``.
-- ``per=user``: the mean of the per-user values (*macro*), e.g. seed 004's
-  "Average MAE" for test sets with unbalanced users.
+- ``per=user``: the mean of the per-user values (*macro*), e.g. Gunawardana and
+  Shani's "Average MAE" for test sets with unbalanced users.
 - ``per=item``: the mean of the per-item values; those are in ``result.per_item``.
 
 Groups where a metric is undefined (a correlation of one pair, an AUC without both

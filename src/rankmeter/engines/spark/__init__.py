@@ -1,4 +1,4 @@
-"""rankmeter on Apache Spark: whole-run evaluation on a cluster, and seed 000's SQL functions.
+"""rankmeter on Apache Spark: whole-run evaluation on a cluster, and Apache Hivemall's SQL functions.
 
 :func:`evaluate` takes Spark DataFrames of a run and of judgments and returns the
 :class:`~rankmeter.result.Result` of :func:`rankmeter.evaluate`, the same numbers to
@@ -24,10 +24,11 @@ Works with Spark's local mode out of the box (:func:`local_session` starts one
 quickly) and with any cluster a SparkSession points to, provided rankmeter is
 installed on the executors.
 
-:func:`register` adds the SQL functions of seed 000 (``precision``, ``recall``,
-``average_precision``, ``auc``, ``mrr``, ``ndcg`` binary or graded, ``hit_rate``) and
-``rankmeter_metric(name, rec, truth)`` / ``rankmeter_metric_graded(name, rec, truth,
-grades)`` to Spark SQL, as vectorised Arrow UDFs.
+:func:`register` adds the SQL functions of Apache Hivemall's documentation
+(``precision``, ``recall``, ``average_precision``, ``auc``, ``mrr``, ``ndcg`` binary or
+graded, ``hit_rate``) and ``rankmeter_metric(name, rec, truth)`` /
+``rankmeter_metric_graded(name, rec, truth, grades)`` to Spark SQL, as vectorised
+Arrow UDFs.
 
 Modules: :mod:`.evaluation` (the two evaluate functions), :mod:`._tasks` (what the
 executors run), :mod:`.sql` (the SQL functions), :mod:`.session` (:func:`local_session`).

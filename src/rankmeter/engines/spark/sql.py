@@ -1,4 +1,4 @@
-"""Seed 000's SQL functions in Spark SQL, as vectorised Arrow UDFs."""
+"""Apache Hivemall's SQL ranking functions in Spark SQL, as vectorised Arrow UDFs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ._common import require_pyspark
 FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
 def _relscores(rec: pa.Array) -> pa.Array | None:
-    """For a list of structs (seed 000's struct(relscore, itemid)): the relscore lists."""
+    """For a list of structs (Hivemall's struct(relscore, itemid)): the relscore lists."""
     import pyarrow.compute as pc
 
     if isinstance(rec, pa.ChunkedArray):
@@ -56,10 +56,10 @@ def _metric_graded_udf(name: pa.Array, rec: pa.Array, truth: pa.Array, grades: p
 
 
 def register(spark: Any) -> Any:
-    """Register seed 000's ranking functions (and ``rankmeter_metric``) in Spark SQL; returns the session.
+    """Register Apache Hivemall's ranking functions (and ``rankmeter_metric``) in Spark SQL; returns the session.
 
     ``precision(rec, truth, k)``, ``recall``, ``average_precision``, ``auc``, ``mrr``,
-    ``ndcg`` (a list of ids, or seed 000's list of ``struct(relscore, itemid)`` with
+    ``ndcg`` (a list of ids, or Hivemall's list of ``struct(relscore, itemid)`` with
     ``truth`` the relevance scores), ``hit_rate`` (and Hivemall's ``precision_at``,
     ``recall_at``, ``hitrate``); ``rankmeter_metric(name, rec, truth)`` and
     ``rankmeter_metric_graded(name, rec, truth, grades)`` for any registry metric,

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..._errors import ParameterError
 from ..rating_batch import RatingsBatch
-from ..rating_costs import SEED_004_COSTS, CostMatrix
+from ..rating_costs import ASYMMETRIC_LIKE_COSTS, CostMatrix
 from ..registry import MetricSpec, Param, register
 from ._common import AGGREGATION, RatingsExample, per_param
 
@@ -84,11 +84,12 @@ register(MetricSpec(
     params=(per_param("pair"), SNAP),
     aliases={"mean_cost": {}, "asymmetric_cost": {}},
     examples=(
-        RatingsExample("cost", _T, _P, (5 + 2 + 0 + 1 + 3) / 5, cost=SEED_004_COSTS,
+        RatingsExample("cost", _T, _P, (5 + 2 + 0 + 1 + 3) / 5, cost=ASYMMETRIC_LIKE_COSTS,
                        note="evaluation notes: d(3,1) + d(1,3) + d(2,2) + d(2,3) + d(2,1) over 5 pairs"),
-        RatingsExample("cost", (1.0,), (3.0,), 5.0, cost=SEED_004_COSTS, note="recommending a disliked item"),
-        RatingsExample("cost", (3.0,), (1.0,), 2.0, cost=SEED_004_COSTS, note="missing a liked item"),
-        RatingsExample("cost(snap=nearest)", (1.0, 3.0), (2.6, 1.4), (5 + 2) / 2, cost=SEED_004_COSTS,
+        RatingsExample("cost", (1.0,), (3.0,), 5.0, cost=ASYMMETRIC_LIKE_COSTS,
+                       note="recommending a disliked item"),
+        RatingsExample("cost", (3.0,), (1.0,), 2.0, cost=ASYMMETRIC_LIKE_COSTS, note="missing a liked item"),
+        RatingsExample("cost(snap=nearest)", (1.0, 3.0), (2.6, 1.4), (5 + 2) / 2, cost=ASYMMETRIC_LIKE_COSTS,
                        note="2.6 -> 3, 1.4 -> 1"),
     ),
     cutoff=False,
