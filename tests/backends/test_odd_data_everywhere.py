@@ -165,3 +165,21 @@ def test_float_ids_are_refused_in_every_engine(tmp_path: Path) -> None:
     con.register("run_t", run)
     with pytest.raises(rankmeter.InputError, match="floating-point"):
         rdb.evaluate(con, "run_t", qrels, ["map"])
+
+
+def test_text_scores_and_grades_are_refused_in_duckdb_as_everywhere() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    import rankmeter.duckdb as rdb
+
+    run = pa.table({"query": ["q", "q"], "item": ["a", "b"], "score": [" 1.0", "2"]})
+    qrels = pa.table({"query": ["q"], "item": ["a"], "grade": ["1"]})
+    with pytest.raises(rankmeter.InputError):
+        rankmeter.evaluate(qrels, run, ["P@1"])
+    con = duckdb.connect()
+    con.register("run_t", run)
+    con.register("qrels_t", qrels)
+    with pytest.raises(rankmeter.InputError, match="must be a number"):
+        rdb.evaluate(con, "run_t", {"q": {"a": 1}}, ["P@1"])
+    con.register("run_ok", pa.table({"query": ["q"], "item": ["a"], "score": [1.0]}))
+    with pytest.raises(rankmeter.InputError, match="must be a number"):
+        rdb.evaluate(con, "run_ok", "qrels_t", ["P@1"])

@@ -165,3 +165,19 @@ def test_geometric_mean_aggregate_is_trec_eval_s(trec_data) -> None:
                              queries="run").mean
     for name, want in golden.items():
         assert round(got[name], 4) == want, name
+
+
+def test_coverage_goes_as_deep_as_the_metrics_read() -> None:
+    """A metric without a cutoff reads the whole ranking, so the coverage does too."""
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 3.0, "x": 2.0, "y": 1.0}}
+    deep = rankmeter.evaluate(qrels, run, ["ndcg", "P@1"]).coverage
+    assert deep is not None and deep.judged_k is None and deep.judged == pytest.approx(1 / 3)
+    top = rankmeter.evaluate(qrels, run, ["ndcg@1", "P@1"]).coverage
+    assert top is not None and top.judged_k == 1 and top.judged == 1.0
+
+
+def test_fractional_grades_get_a_note() -> None:
+    res = rankmeter.evaluate({"q": {"a": 0.5, "b": 0}}, {"q": {"a": 2.0, "x": 1.0}}, ["ndcg", "P@1"])
+    assert res.mean["ndcg"] == 1.0 and res.mean["P@1"] == 0.0
+    assert any("not a whole number" in n and "rel" in n for n in res.notes)

@@ -49,6 +49,17 @@ _INT_TYPES = {"BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UINTEGER", "USMALLINT
 _FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL", "DECIMAL")
 
 
+_NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL", "DECIMAL", "BOOLEAN")
+
+
+def _check_number_type(kind: str, role: str, column: str, source: str) -> None:
+    """Scores and grades must be numbers, as every reader requires (a text column is not cast in silence)."""
+    if not kind.upper().startswith(_NUMBER_TYPES):
+        raise InputError(f"the {role} column {column!r} has type {kind}; a {role} must be a number (convert the "
+                         "column first)", source=source)
+
+
 def _check_id_type(kind: str, role: str, column: str, source: str) -> None:
     """Float and decimal ids are refused, as every reader refuses them (DuckDB writes 1.0 where Arrow writes 1)."""
     if kind.upper().startswith(_FLOAT_TYPES):
@@ -258,6 +269,8 @@ def evaluate(
         qtypes = dict(zip(q_rel.columns, [str(t) for t in q_rel.types]))
         for role in ("query", "item"):
             _check_id_type(qtypes[qc[role]], role, qc[role], "qrels")
+        if "grade" in qc:
+            _check_number_type(qtypes[qc["grade"]], "grade", qc["grade"], "qrels")
         grade_sql = f"CAST({_quote(qc['grade'])} AS DOUBLE)" if "grade" in qc else "1.0::DOUBLE"
         table = q_rel.query("__rm_q", f"SELECT CAST({_quote(qc['query'])} AS VARCHAR) AS query, "
                                       f"CAST({_quote(qc['item'])} AS VARCHAR) AS item, {grade_sql} AS grade "
@@ -272,6 +285,7 @@ def evaluate(
     types = dict(zip(run_rel.columns, [str(t) for t in run_rel.types]))
     for role in ("query", "item"):
         _check_id_type(types[rc[role]], role, rc[role], "run")
+    _check_number_type(types[rc["score"]], "score", rc["score"], "run")
 
     def ident(role: str) -> str:  # integer ids stay integers (the engine matches their decimal text)
         name = _quote(rc[role])

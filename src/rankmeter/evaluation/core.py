@@ -57,6 +57,24 @@ def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
 
 
+def fractional_grades_note(grades: np.ndarray) -> tuple[str, ...]:
+    """A note when judgments have grades that are not whole numbers: binary metrics count an item as
+    relevant from grade ``rel`` (default 1), while a query counts as having a relevant item from any
+    grade above 0, and trec_eval would truncate such grades to whole numbers.
+
+    >>> fractional_grades_note(np.array([1.0, 0.5]))[0][:59]
+    '1 judgment has a grade that is not a whole number (e.g. 0.5'
+    """
+    frac = grades[np.isfinite(grades) & (grades != np.floor(grades))]
+    if not len(frac):
+        return ()
+    n = len(frac)
+    return (f"{n} {'judgment has a grade' if n == 1 else 'judgments have grades'} that {'is' if n == 1 else 'are'} "
+            f"not a whole number (e.g. {float(frac[0]):g}): graded metrics use {'it' if n == 1 else 'them'} as "
+            "given, binary metrics count an item as relevant from grade rel (default 1), and trec_eval would "
+            "truncate such grades to whole numbers",)
+
+
 def _first_ids(ids: pa.Array, rows: np.ndarray, n: int = 3) -> list[str]:
     """The n smallest ids (byte order) among ``ids[rows]``, sorted in Arrow (no Python object per id)."""
     if not len(rows):
@@ -128,13 +146,13 @@ class Engine:
         if context:
             ctx.update(context)
         self.context = ctx
-        # judgment coverage at the largest cutoff of the metrics (the whole ranking if none has one),
-        # computed with the metrics and reported in result.coverage
-        ks = [m.k for m in self.metrics if m.k is not None]
-        cover = parse_metric(f"judged@{max(ks)}" if ks else "judged")
+        # judgment coverage as deep as the metrics read: the largest cutoff, or the whole ranking when a
+        # metric has none (ndcg, map); computed with the metrics and reported in result.coverage
+        ks = [m.k for m in self.metrics]
+        cover = parse_metric(f"judged@{max(ks)}" if ks and None not in ks else "judged")
         self.coverage_metric = Metric(spec=cover.spec, params=cover.params, k=cover.k, text="\0judged")
         self.all_metrics: list[Metric] = self.metrics + [self.coverage_metric]
-        self.reader_notes: tuple[str, ...] = tuple(qrels.notes)
+        self.reader_notes: tuple[str, ...] = tuple(qrels.notes) + fractional_grades_note(qrels.grades)
         # whether some kernel reads item codes: if none does, no item vocabulary is built for the run
         self.reads_items = any(m.spec.reads_items for m in self.all_metrics)
         self.fast = order == "score" and all(

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
+from .._errors import InputError
 from ..data import Qrels, Run
 from ..data.ids import (
     as_string_array,
