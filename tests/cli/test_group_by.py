@@ -97,3 +97,19 @@ def test_compare_group_by_json_csv_and_html(files, tmp_path) -> None:
     assert rows[0] == ["run", "group", "size", "rr"] and len(rows) == 5
     out = run_cli(*args)
     assert out.returncode == 0 and "Tests within groups" in out.stdout
+
+
+def test_a_bad_groups_file_fails_before_the_work(tmp_path) -> None:
+    """The --group-by file is read first: its error comes before any note of the evaluation."""
+    import subprocess
+    import sys
+
+    (tmp_path / "q.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 1 t\nq9 Q0 a 1 1 t\n")
+    (tmp_path / "g.txt").write_text("bad\n")
+    for cmd in (["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")],
+                ["compare", str(tmp_path / "q.txt"), f"a={tmp_path / 'r.txt'}", f"b={tmp_path / 'r.txt'}"]):
+        out = subprocess.run([sys.executable, "-m", "rankmeter", *cmd, "-m", "map", "--group-by",
+                              str(tmp_path / "g.txt")], capture_output=True, text=True)
+        assert out.returncode == 2 and "--group-by" in out.stderr
+        assert "note:" not in out.stderr, out.stderr  # nothing was evaluated

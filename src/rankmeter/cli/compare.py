@@ -125,6 +125,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
     if html_path is not None:
         check_output_path(html_path, "--html")
     notes: list[str] = []
+    if group_by is not None:  # a bad groups file is an error before the work, not after it
+        from ..stats.groups import read_groups
+
+        read_groups(group_by, option="--group-by")
     named = named_runs(runs, notes)
     if len(named) < 2:
         from .._errors import ParameterError

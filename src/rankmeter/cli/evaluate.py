@@ -79,6 +79,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
         raise ParameterError("--group-by cannot be written in --format trec (trec_eval's lines have no groups); "
                              "use table, json, csv, markdown, latex or html")
+    if group_by is not None:  # a bad groups file is an error before the work, not after it
+        from ..stats.groups import read_groups
+
+        read_groups(group_by, option="--group-by")
     named = named_runs(runs, notes)
     parsed, metric_notes = parse_metric_list(metrics)
     notes += metric_notes
