@@ -168,6 +168,32 @@ def _namespace(page: str, d: Path) -> dict[str, object]:
     return _NAMESPACES[page]
 
 
+_DONE: dict[str, set[int]] = {}
+
+
+def _run_earlier_blocks(page: str, line: int, ns: dict[str, object]) -> None:
+    """A page's python blocks build on each other (imports, names), in page order. Under xdist the
+    blocks of one page may run on different workers, so run the earlier ones here first if this
+    worker has not; their own tests report their failures."""
+    done = _DONE.setdefault(page, set())
+    for at, lang, code, skipped in _blocks(page):
+        if at >= line:
+            break
+        if lang != "python" or skipped or at in done:
+            continue
+        done.add(at)
+        try:
+            if code.lstrip().startswith(">>>"):
+                test = doctest.DocTestParser().get_doctest(code, ns, f"{page}:{at}", page, at)
+                doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).run(
+                    test, clear_globs=False, out=lambda _text: None)
+            else:
+                exec(compile(code, f"{page}:{at}", "exec"), ns)
+        except Exception:  # noqa: BLE001  (reported by that block's own test)
+            pass
+    done.add(line)
+
+
 def _commands(code: str) -> list[list[str]]:
     joined = re.sub(r"\\\n\s*", " ", code)
     return [argv for line in joined.splitlines() if (argv := shlex.split(line, comments=True))]
@@ -188,6 +214,7 @@ def test_documented_example_runs(page: str, line: int, lang: str, code: str, exa
             assert out.returncode == 0, f"{page}:{line}: {' '.join(argv)}\n{out.stderr}"
         return
     ns = _namespace(page, example_dir)
+    _run_earlier_blocks(page, line, ns)
     if code.lstrip().startswith(">>>"):
         test = doctest.DocTestParser().get_doctest(code, ns, f"{page}:{line}", page, line)
         runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
