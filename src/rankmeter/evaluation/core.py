@@ -353,8 +353,8 @@ class Engine:
         lengths = run.lengths()
         nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]
         if sel.any():  # the selected ids as an Arrow array (pa.array of a list would import pandas)
-            values, states, queries = self._compute_run(self.sub_qrels(np.sort(codes[sel & (codes >= 0)])), run,
-                                                        C.take(run.query_ids, ints(np.flatnonzero(sel))))
+            # the whole judgments: align keeps only the selected queries (a compact copy costs a unique of the items)
+            values, states, queries = self._compute_run(self.qrels, run, C.take(run.query_ids, ints(np.flatnonzero(sel))))
         else:
             values, states, queries = self._no_values(), {}, []
         return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
