@@ -22,22 +22,35 @@ def _ungrouped_trec(path: Path, queries: int, per_query: int) -> None:
                 fh.write(f"q{q} Q0 d{r} {r + 1} {per_query - r} t\n")
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or not hasattr(os, "mkfifo"), reason="POSIX signals and FIFOs")
 def test_sigterm_removes_the_partitions(tmp_path: Path) -> None:
-    run = tmp_path / "run.txt"
-    _ungrouped_trec(run, 20_000, 60)
+    """The run comes through a FIFO that the test keeps open, so SIGTERM surely arrives mid-partitioning."""
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
     parts = tmp_path / "tmp"
     parts.mkdir()
     code = ("import sys, rankmeter\n"
             "rankmeter.evaluate_stream({'q1': {'d1': 1}}, sys.argv[1], ['ndcg@10'], chunk_rows=2000, grouped=False, "
             "tmp_dir=sys.argv[2], workers=1)\n")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(run), str(parts)], stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not any(parts.iterdir()):  # wait until partitions are on disk
-        time.sleep(0.05)
-    assert any(parts.iterdir()), "the run never started partitioning"
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=60)
+    proc = subprocess.Popen([sys.executable, "-c", code, str(fifo), str(parts)], stderr=subprocess.PIPE, text=True)
+    writer = open(fifo, "w")  # blocks until the evaluator opens the FIFO
+    try:
+        for r in range(40):  # ungrouped: every query comes back on each pass
+            writer.write("".join(f"q{q} Q0 d{r} {r + 1} {40 - r} t\n" for q in range(5000)))
+            writer.flush()
+            if any(parts.iterdir()):
+                break
+        deadline = time.time() + 60
+        while time.time() < deadline and not any(parts.iterdir()):
+            time.sleep(0.05)
+        assert any(parts.iterdir()), "the run never started partitioning"
+        proc.send_signal(signal.SIGTERM)  # the evaluator waits for more input: it is mid-partitioning
+        proc.wait(timeout=60)
+    finally:
+        try:
+            writer.close()
+        except BrokenPipeError:
+            pass
     assert proc.returncode == 128 + signal.SIGTERM
     assert list(parts.iterdir()) == [], "partition files were left behind"
     assert "internal error" not in (proc.stderr.read() if proc.stderr else "")
