@@ -45,12 +45,12 @@ def test_sigterm_removes_the_partitions(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert any(parts.iterdir()), "the run never started partitioning"
         proc.send_signal(signal.SIGTERM)  # the evaluator waits for more input: it is mid-partitioning
-        proc.wait(timeout=60)
     finally:
-        try:
+        try:  # end the input too: a reader thread blocked on the FIFO must not keep the process alive
             writer.close()
         except BrokenPipeError:
             pass
+    proc.wait(timeout=120)
     assert proc.returncode == 128 + signal.SIGTERM
     assert list(parts.iterdir()) == [], "partition files were left behind"
     assert "internal error" not in (proc.stderr.read() if proc.stderr else "")

@@ -583,9 +583,9 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
                         "(sort or group the rows by query, or pass grouped=False to partition them on disk)",
                         source=src.source) from None
                 bar.phase("partitioning (the run is not grouped by query)", src.total_rows)
-        parts = _Partitions(src.blocks(block_rows), src.total_rows, chunk_rows, tmp_dir, on_rows=bar.advance)
-        try:
-            with _cleanup_on_sigterm():
+        with _cleanup_on_sigterm():  # installed before the partition folder exists
+            parts = _Partitions(src.blocks(block_rows), src.total_rows, chunk_rows, tmp_dir, on_rows=bar.advance)
+            try:
                 try:
                     parts.write()
                 except RowError as exc:
@@ -593,7 +593,7 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
                 bar.phase("evaluating partitions", parts.rows_written)
                 acc = _run_chunks(engine, parts.tables(), workers, bar, src)
                 return acc.result()
-        finally:
-            parts.cleanup()
+            finally:
+                parts.cleanup()
     finally:
         bar.close()
