@@ -244,16 +244,7 @@ def list_metric(
             if not np.array_equal(goff, toff):
                 r = int(rows[np.flatnonzero(np.diff(goff) != np.diff(toff))[0]])
                 raise InputError(f"{label}: grades must have one value per truth item (row {r + 1})")
-            bad = _first_null(gvals, goff, rows)
-            if bad is not None:
-                raise InputError(f"{label}: grades holds a NULL at row {bad + 1}")
-            if not (pa.types.is_integer(gvals.type) or pa.types.is_floating(gvals.type)
-                    or pa.types.is_decimal(gvals.type) or pa.types.is_null(gvals.type)):
-                raise InputError(f"{label}: grades must be numbers, found {gvals.type}")
-            g = np.asarray(pc.cast(gvals, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64) \
-                if len(gvals) else np.zeros(0)
-            if not np.isfinite(g).all():
-                raise InputError(f"{label}: grades holds a non-finite number")
+            g = _floats(gvals, goff, rows, f"{label}: grades", "")
         else:
             g = np.ones(len(titems), dtype=np.float64)
         ctx = _RowContext(label)
@@ -277,6 +268,22 @@ def list_metric(
 
         result[rows] = _run_groups(metric, kv if k is not None else None, rows, build)
     return pa.array(result, mask=~valid, type=pa.float64())
+
+
+def _floats(vals: pa.Array, off: np.ndarray, rows: np.ndarray, where: str, thing: str) -> np.ndarray:
+    """The flattened numbers of list cells as float64; a NULL, a non-number or a non-finite value is an
+    InputError (``where``: function and argument; ``thing``: what one value is, for the messages)."""
+    bad = _first_null(vals, off, rows)
+    if bad is not None:
+        raise InputError(f"{where} holds a NULL{thing} at row {bad + 1}")
+    if not (pa.types.is_integer(vals.type) or pa.types.is_floating(vals.type)
+            or pa.types.is_decimal(vals.type) or pa.types.is_null(vals.type)):
+        raise InputError(f"{where}{thing + 's' if thing else ''} must be numbers, found {vals.type}")
+    out = np.asarray(pc.cast(vals, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64) \
+        if len(vals) else np.zeros(0)
+    if not np.isfinite(out).all():
+        raise InputError(f"{where} holds a non-finite {thing.strip() or 'number'}")
+    return out
 
 
 def _kind(t: pa.DataType) -> str:
@@ -336,17 +343,7 @@ def graded_metric(function: str, rec_grades: Any, truth_grades: Any, k: Any, nam
         tvals, toff = _flatten(truth, rows)
         arrays = []
         for what, vals, off in (("rec", rvals, roff), ("truth", tvals, toff)):
-            bad = _first_null(vals, off, rows)
-            if bad is not None:
-                raise InputError(f"{function}: {what} holds a NULL relevance score at row {bad + 1}")
-            if not (pa.types.is_integer(vals.type) or pa.types.is_floating(vals.type)
-                    or pa.types.is_decimal(vals.type) or pa.types.is_null(vals.type)):
-                raise InputError(f"{function}: {what} relevance scores must be numbers, found {vals.type}")
-            a = np.asarray(pc.cast(vals, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64) \
-                if len(vals) else np.zeros(0)
-            if not np.isfinite(a).all():
-                raise InputError(f"{function}: {what} holds a non-finite relevance score")
-            arrays.append(a)
+            arrays.append(_floats(vals, off, rows, f"{function}: {what}", " relevance score"))
         rg, tg = arrays
         ctx = _RowContext(function)
         position = {int(r): i for i, r in enumerate(rows)}
