@@ -176,9 +176,10 @@ def test_chunks_take_the_fast_path_and_match_the_exact_one() -> None:
     fast = e.evaluate_table(table)
     exact = e.evaluate_table(table, force_exact=True)
     assert fast.path == "fast" and exact.path == "exact"
-    fast_order = np.argsort(np.array(fast.queries, dtype=object))
-    exact_order = np.argsort(np.array(exact.queries, dtype=object))
-    assert sorted(fast.queries) == sorted(exact.queries)
+    fast_ids, exact_ids = (list(q.to_pylist() if hasattr(q, "to_pylist") else q) for q in (fast.queries, exact.queries))
+    fast_order = np.argsort(np.array(fast_ids, dtype=object))
+    exact_order = np.argsort(np.array(exact_ids, dtype=object))
+    assert sorted(fast_ids) == sorted(exact_ids)
     for m in METRICS:
         np.testing.assert_array_equal(fast.values[m][fast_order], exact.values[m][exact_order], err_msg=m)
 

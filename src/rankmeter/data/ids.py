@@ -164,14 +164,12 @@ def encode(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     >>> codes.tolist(), vocab.to_pylist()
     ([1, 0, 1, 2], ['a', 'b', 'c'])
     """
-    encoded = C.dictionary_encode(values)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    dictionary = encoded.dictionary
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    indices, dictionary = encode_grouped(values)  # rows grouped by their id (as judgments are) hash only run heads
     order = to_numpy(C.sort_indices(dictionary))
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order), dtype=np.int64)
-    indices = to_numpy(encoded.indices).astype(np.int64, copy=False)
     return position[indices], C.take(dictionary, ints(order))
 
 

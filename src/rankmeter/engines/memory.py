@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..evaluation import Engine, check_options
 from ..evaluation.selection import QueryPolicy, check_queries
+from ..evaluation.threads import resolve_threads
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
 
-__all__ = ["evaluate", "swapped_hint"]
+__all__ = ["evaluate", "evaluate_file", "swapped_hint"]
 
 
 def swapped_hint(qrels_rows: int, run_rows: int) -> list[str]:
@@ -36,6 +38,7 @@ def evaluate(
     order: str = "score",
     depth: int | None = None,
     judged_only: bool = False,
+    threads: int | None = None,
 ) -> Result:
     """Evaluate a run against judgments with ranking metrics.
 
@@ -62,12 +65,36 @@ def evaluate(
     parsed = parse_metrics(metrics)
     check_queries(queries)
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
+    n_threads = resolve_threads(threads)
     q = as_qrels(qrels, duplicates=duplicates)
     engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
                     duplicates=duplicates, depth=depth, judged_only=judged_only)
+    if isinstance(run, (str, os.PathLike)) and order != "given" and os.fspath(run) != "-":
+        return evaluate_file(engine, run, threads=n_threads)
     r = as_run(run, duplicates=duplicates, **({"order": order} if order != "score" else {}))
     acc = engine.accumulator()
     acc.comment_lines = r.comment_lines
     acc.reader_notes = list(r.notes) + swapped_hint(len(q), len(r))
     acc.add(engine.evaluate_run(r))
+    return acc.result()
+
+
+def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int | None = None,
+                  columns: Mapping[str, str | None] | None = None) -> Result:
+    """Evaluate a run file with a prepared engine: in chunks of whole queries on ``threads`` threads when
+    the file is grouped by query (as nearly every run file is), else read whole. Same result either way."""
+    from .stream import grouped_file
+
+    n_threads = resolve_threads(threads)
+    acc = grouped_file(engine, path, threads=n_threads, columns=columns)
+    if acc is None:
+        options: dict[str, Any] = {k: v for k, v in (columns or {}).items() if v is not None}
+        if engine.order != "score":
+            options["order"] = engine.order
+        r = as_run(path, duplicates=engine.duplicates, **options)
+        acc = engine.accumulator()
+        acc.comment_lines = r.comment_lines
+        acc.reader_notes = list(r.notes)
+        acc.add(engine.evaluate_run(r))
+    acc.reader_notes += swapped_hint(len(engine.qrels), acc.run_rows)
     return acc.result()

@@ -44,10 +44,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import _compute as C
-from ..data.ids import string_signature
+from ..data.ids import bools, ints, string_signature, to_numpy
 from ..evaluation import Engine, check_options, is_int_id_type
 from .._errors import InputError, ParameterError
 from ..data import Qrels
@@ -57,7 +56,7 @@ from ..io.columns import id_column
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
 from ..result import Result
 
-__all__ = ["evaluate_stream", "evaluate_batches", "DEFAULT_CHUNK_ROWS"]
+__all__ = ["evaluate_stream", "evaluate_batches", "grouped_file", "DEFAULT_CHUNK_ROWS"]
 
 DEFAULT_CHUNK_ROWS = 1_000_000
 
@@ -169,7 +168,7 @@ def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None]
 def _query_starts(q: pa.Array) -> np.ndarray:
     """Start of every run of equal query ids."""
     n = len(q)
-    change = np.flatnonzero(pc.not_equal(q.slice(1), q.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
+    change = np.flatnonzero(bools(C.not_equal(q.slice(1), q.slice(0, n - 1)))) + 1
     return np.concatenate(([0], change)).astype(np.int64)
 
 
@@ -177,7 +176,7 @@ def _signatures(ids: pa.Array) -> np.ndarray:
     """64-bit signatures of query ids (integer ids: of their value)."""
     if is_int_id_type(ids.type):
         with np.errstate(over="ignore"):
-            return ids.to_numpy(zero_copy_only=False).astype(np.int64).astype(np.uint64) * \
+            return to_numpy(ids).astype(np.int64).astype(np.uint64) * \
                 np.uint64(0x9E3779B97F4A7C15)
     return string_signature(ids)
 
@@ -235,14 +234,13 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
             starts = starts[:-1]
         else:
             cut = table.num_rows
-        heads = q.take(pa.array(starts, type=pa.int64()))
+        heads = C.take(q, ints(starts))
         sig = _signatures(heads)
         order = np.argsort(sig, kind="stable")
         dup = np.flatnonzero(sig[order][1:] == sig[order][:-1])
         if len(dup):  # the same signature twice in one chunk: compare the ids themselves
             a, b = order[dup], order[dup + 1]
-            same = np.asarray(C.equal(heads.take(pa.array(a)), heads.take(pa.array(b))).to_numpy(
-                zero_copy_only=False), dtype=bool)
+            same = bools(C.equal(C.take(heads, ints(a)), C.take(heads, ints(b))))
             if same.any():
                 raise _NotGrouped(str(heads[int(a[np.flatnonzero(same)[0]])].as_py()))
         back = finished.seen(sig)
@@ -331,7 +329,7 @@ class _Partitions:
                     parts = (h % np.uint64(self.n_parts)).astype(np.int64)
                 order = np.argsort(parts, kind="stable")
                 counts = np.bincount(parts, minlength=self.n_parts)
-                t = t.take(pa.array(order, type=pa.int64()))
+                t = C.take(t, ints(order))
                 at = 0
                 for p in np.flatnonzero(counts):
                     c = int(counts[p])
@@ -546,6 +544,23 @@ def evaluate_stream(
     return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=int(chunk_rows),
                      grouped=grouped, order=order, duplicates=duplicates, progress=progress, workers=workers,
                      tmp_dir=tmp_dir, depth=depth, judged_only=judged_only)
+
+
+def grouped_file(engine: Engine, run: str | os.PathLike[str], *, threads: int,
+                 columns: Mapping[str, str | None] | None = None,
+                 chunk_rows: int = 500_000) -> Any:
+    """The in-process engine's route for a run file: chunks of whole queries evaluated by ``threads`` threads
+    while the next block is parsed, into an accumulator; None when the file is not a regular file or not
+    grouped by query (the caller then reads it whole). Its result equals the one of the whole run read at once."""
+    given = {k: v for k, v in (columns or {}).items() if v is not None}
+    src = _open_source(run, "auto", engine.order, given)
+    if not src.restartable:
+        return None
+    try:
+        return _run_chunks(engine, _grouped_chunks(src.blocks(chunk_rows), chunk_rows), threads,
+                           _Progress(False, None, ""), src)
+    except _NotGrouped:
+        return None
 
 
 def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,

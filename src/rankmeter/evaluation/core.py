@@ -36,7 +36,7 @@ from .. import _compute as C
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
-from ..data.ids import as_string_array, ints, positions_or_minus1, string_signature, to_numpy
+from ..data.ids import as_string_array, bools, ints, positions_or_minus1, string_signature, to_numpy
 from ..data.table import RowError, lookup_keys, may_repeat
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
@@ -54,7 +54,10 @@ _ORDERS = ("score", "rank", "given")
 
 
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    return arr.to_numpy(zero_copy_only=False)
+    """An Arrow column as numpy, without the pandas import of ``to_numpy`` where it can."""
+    if pa.types.is_boolean(arr.type) and not arr.null_count:
+        return bools(arr)
+    return to_numpy(arr)
 
 
 def fractional_grades_note(grades: np.ndarray) -> tuple[str, ...]:
@@ -160,6 +163,7 @@ class Engine:
             for m in self.metrics)
         self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
         self._item_ints: tuple[np.ndarray, np.ndarray] | None = None
+        self._qsig: tuple[Any, Any] | None = None  # judged query ids' signatures, sorted (built on first use)
 
         nq = qrels.n_queries
         rowq = qrels.row_queries()
@@ -191,6 +195,30 @@ class Engine:
             if out.any():
                 sel[out] = [ids[i] in self.wanted for i in np.flatnonzero(out)]
         return sel
+
+    def _query_codes(self, heads: pa.Array) -> np.ndarray:
+        """Each query id's code among the judged queries, -1 when it has no judgment.
+
+        Looked up by 64-bit signature in a table built once (not a hash set per chunk),
+        every hit confirmed on the ids themselves; ids that are not text, or judged ids
+        sharing a signature, take Arrow's exact lookup.
+        """
+        if self._qsig is None:
+            sig = string_signature(self.qrels.query_ids)
+            order = np.argsort(sig, kind="stable")
+            ok = len(sig) < 2 or not bool((sig[order][1:] == sig[order][:-1]).any())
+            self._qsig = (sig[order], order) if ok else (None, None)
+        sorted_sig, order = self._qsig
+        if sorted_sig is None or not len(sorted_sig) or not pa.types.is_string(heads.type):
+            return positions_or_minus1(C.index_in(heads, self.qrels.query_ids))
+        sig = string_signature(heads)
+        at = np.minimum(np.searchsorted(sorted_sig, sig), len(sorted_sig) - 1)
+        codes = np.where(sorted_sig[at] == sig, order[at], -1).astype(np.int64)
+        hit = np.flatnonzero(codes >= 0)
+        if len(hit):
+            same = bools(C.equal(C.take(heads, ints(hit)), C.take(self.qrels.query_ids, ints(codes[hit]))))
+            codes[hit[~same]] = -1  # equal signatures of different ids
+        return codes
 
     def _select_heads(self, heads: pa.Array, codes: np.ndarray) -> np.ndarray:
         """:meth:`select` for query ids given as an Arrow array (codes from a vectorised lookup)."""
@@ -266,7 +294,7 @@ class Engine:
             row_index = row_index[perm]
             return self.evaluate_table(table, row_index, force_exact=force_exact)
         lengths = np.diff(np.concatenate((starts, [n])))
-        codes = positions_or_minus1(C.index_in(heads, self.qrels.query_ids))
+        codes = self._query_codes(heads)
         sel = self._select_heads(heads, codes)
         nojudg = np.flatnonzero((codes < 0) & ~sel)  # requested ids count as evaluated
         out_base = dict(
@@ -284,7 +312,7 @@ class Engine:
             mask = np.repeat(sel, lengths)
             table = table.filter(pa.array(mask))
             row_index = row_index[mask]
-        sel_ids = C.take(heads, ints(np.flatnonzero(sel))).to_pylist()
+        sel_ids = C.take(heads, ints(np.flatnonzero(sel)))  # Arrow: no Python strings for 10^5 queries
         sel_codes = codes[sel]
         sel_lengths = lengths[sel]
         if self.fast and not force_exact:
@@ -328,12 +356,12 @@ class Engine:
         except ValueError as exc:
             raise InputError(str(exc), source=self.source) from None
 
-    def _exact(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str],
-               sel_codes: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any], list[str]]:
+    def _exact(self, table: pa.Table, row_index: np.ndarray, sel_ids: pa.Array,
+               sel_codes: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any], pa.Array]:
         run = self._run(table, row_index)
         judged = np.sort(sel_codes[sel_codes >= 0])
         values, states, qids = self._compute_run(self.sub_qrels(judged), run, sel_ids)
-        return values, states, qids.to_pylist()
+        return values, states, qids
 
     def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any],
                                                                               pa.Array]:
@@ -363,7 +391,7 @@ class Engine:
                         extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
                         dropped=int(run.dropped))
 
-    def _fast(self, table: pa.Table, row_index: np.ndarray, sel_ids: list[str], sel_codes: np.ndarray,
+    def _fast(self, table: pa.Table, row_index: np.ndarray, sel_ids: pa.Array, sel_codes: np.ndarray,
               lengths: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         n = table.num_rows
         icol = _combine(table.column("item"))

@@ -50,7 +50,7 @@ import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -74,7 +74,12 @@ class Block:
 
     table: pa.Table
     first_row: int
-    lines: np.ndarray | None = None
+    text: TrecText | CsvText | None = None  # the parsed text (None for Parquet)
+
+    @property
+    def lines(self) -> np.ndarray | None:
+        """The line number of every row (text inputs), worked out when asked for."""
+        return None if self.text is None else self.text.lines()
 
     def __iter__(self) -> Iterator[Any]:
         yield self.table
@@ -167,9 +172,13 @@ class RunBlocks:
             yield Block(std, first, None)
             first += std.num_rows
 
-    def _text_chunks(self, rows: int, block_bytes: int | None) -> Iterator[tuple[bytes, int]]:
-        """Byte blocks cut at a line end, with the line number of their first line."""
+    def _text_chunks(self, rows: int, block_bytes: int | None) -> Iterator[tuple[Any, Any]]:
+        """Byte blocks cut at a line end, with the line number of their first line (for a regular file: a
+        function giving it, since counting lines costs more than parsing them and is only needed for a message)."""
         size = block_bytes or max(1 << 16, min(rows * 48, 1 << 28))
+        if self.input.plain_file:
+            yield from self._file_chunks(size)
+            return
         line = 1
         rest = b""
         with self.input.open() as fh:
@@ -195,13 +204,45 @@ class RunBlocks:
                 if eof:
                     return
 
+    def _file_chunks(self, size: int) -> Iterator[tuple[bytearray, Any]]:
+        """Blocks of a regular file read in place (no copy of a carried-over tail), each cut at its last line end."""
+        path = self.input.path
+        assert path is not None
+        start = 0
+        with open(path, "rb") as fh:
+            while True:
+                fh.seek(start)
+                block = bytearray(size)
+                n = fh.readinto(block)
+                if n == 0:
+                    return
+                eof = n < size
+                del block[n:]
+                if not eof:
+                    cut = max(block.rfind(b"\n"), block.rfind(b"\r"))
+                    if cut == n - 1 and block[cut] == 13:  # perhaps the first half of \r\n
+                        cut = max(block.rfind(b"\n", 0, cut), block.rfind(b"\r", 0, cut))
+                    if cut < 0:  # a line longer than the block: a larger block
+                        size *= 2
+                        continue
+                    del block[cut + 1:]
+                yield block, _LineAt(path, start)
+                start += len(block)
+                if eof:
+                    return
+
     def _text_blocks(self, rows: int, block_bytes: int | None) -> Iterator[Block]:
         first = 0
         self.comment_lines = 0
         header_seen = self.format == "trec"
         for data, line in self._text_chunks(rows, block_bytes):
-            if line == 1 and data.startswith(b"\xef\xbb\xbf"):
+            at = line if isinstance(line, _LineAt) else None  # a block of a regular file: re-readable
+            length = len(data)
+            at_start = at.offset == 0 if at is not None else line == 1
+            if at_start and data.startswith(b"\xef\xbb\xbf"):
                 data = data[3:]
+            if self.format != "trec" and callable(line):
+                line = line()
             if not header_seen:  # drop the header line of CSV/TSV
                 stripped = data.lstrip(b"\r\n")
                 if not stripped:
@@ -220,20 +261,26 @@ class RunBlocks:
             if self.total_rows is None and n and self.input.plain_file and self.input.size:
                 self.total_rows = max(n, int(n * self.input.size / max(len(data), 1)))
             if n:
-                self._recent.append((first, n, parsed))
+                # rows -> lines of recent blocks, for messages; a file's block is read again when asked
+                kept = parsed if (at is None or not isinstance(parsed, TrecText)) else \
+                    TrecText(parsed.table.slice(0, 0), parsed.comment_lines, parsed.source, parsed.first_line,
+                             _load=at.reader(length))
+                self._recent.append((first, n, kept))
                 table = parsed.table
                 try:
-                    std = standardize(table, self.cols, self.order, self.source)
+                    # the TREC parser's table is standard already, but for a rank column (text as written)
+                    std = table if (self.format == "trec" and self.order != "rank") else \
+                        standardize(table, self.cols, self.order, self.source)
                 except RowError as exc:
                     raise parsed.error(exc) if isinstance(parsed, TrecText) else _csv_error(parsed, exc) from None
-                yield Block(std, first, parsed.lines())
+                yield Block(std, first, parsed)
                 first += n
         if first == 0:
             if self.format == "trec":
                 raise InputError("no run lines (the file is empty or only comments)", source=self.source)
             raise InputError("no rows after the header", source=self.source)
 
-    def _parse(self, data: bytes, line: int) -> TrecText | CsvText:
+    def _parse(self, data: Any, line: Any) -> TrecText | CsvText:
         if self.format == "trec":
             parsed = parse_trec(data, "run", self.source, comments=self.comments, rank=self.order == "rank",
                                 first_line=line, empty_ok=True)
@@ -263,6 +310,30 @@ class RunBlocks:
             if block.first_row <= row < block.first_row + n:
                 return again.line_of(row)
         return None, None
+
+
+class _LineAt:
+    """The line number at a byte offset of a file, counted when asked for (line ends: \\n, \\r\\n, \\r)."""
+
+    def __init__(self, path: Path, offset: int) -> None:
+        self.path, self.offset = path, offset
+
+    def reader(self, length: int) -> Callable[[], bytes]:
+        """A function reading the ``length`` bytes from here again."""
+        def read() -> bytes:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                return fh.read(length)
+        return read
+
+    def __call__(self) -> int:
+        if self.offset == 0:
+            return 1
+        with open(self.path, "rb") as fh:
+            head = fh.read(self.offset)
+        if b"\r" in head:
+            head = head.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        return head.count(b"\n") + 1
 
 
 def _csv_error(parsed: CsvText, exc: RowError) -> InputError:

@@ -74,7 +74,7 @@ class TrecText:
     table: pa.Table
     comment_lines: int
     source: str
-    first_line: int = 1
+    first_line: int | Callable[[], int] = 1  # or a function giving it, called only when a line is asked for
     _norm: bytes = field(default=b"", repr=False)
     _raw: bytes = field(default=b"", repr=False)
     _load: Callable[[], bytes] | None = field(default=None, repr=False)  # the bytes, read on first need
@@ -89,13 +89,18 @@ class TrecText:
 
     def lines(self) -> np.ndarray:
         """The line number of every row."""
-        return data_lines(self._texts()[0]) + (self.first_line - 1)
+        return data_lines(self._texts()[0]) + (self._first() - 1)
+
+    def _first(self) -> int:
+        if callable(self.first_line):
+            self.first_line = int(self.first_line())
+        return self.first_line
 
     def line_of(self, row: int) -> tuple[int, str]:
         """Line number and text of row ``row``."""
         norm, raw = self._texts()
         n = int(data_lines(norm)[row])
-        return n + self.first_line - 1, line_text(raw, n)
+        return n + self._first() - 1, line_text(raw, n)
 
     def error(self, exc: RowError) -> InputError:
         line, text = self.line_of(exc.row)
@@ -217,7 +222,7 @@ def _utf8_error(norm: bytes, raw: bytes, source: str, first_line: int) -> InputE
 
 
 def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, rank: bool = False,
-               first_line: int = 1, empty_ok: bool = False) -> TrecText:
+               first_line: int | Callable[[], int] = 1, empty_ok: bool = False) -> TrecText:
     """Parse TREC run (``kind="run"``) or qrels (``kind="qrels"``) text; see the module docstring.
 
     ``rank=True`` keeps a run's rank column (text, as written). ``first_line`` numbers
@@ -230,6 +235,11 @@ def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, ra
     ({'query': ['q1'], 'item': ['d\\xa0'], 'score': [2.5]}, 1, [2])
     """
     raw = data[3:] if first_line == 1 and data.startswith(_BOM) else data
+    quick = _quick(raw, kind, comments, rank)
+    if quick is not None:
+        return TrecText(quick, 0, source, first_line, raw, raw)
+    if callable(first_line):
+        first_line = int(first_line())
     norm, n_comments = _normalise_counted(raw, comments)
     if kind == "run":
         value, names = "score", _RUN_NAMES
@@ -334,65 +344,91 @@ def parse_trec_qrels_bytes(data: bytes, source: str = "<qrels>", *, comments: bo
     return _qrels_from(parse_trec(data, "qrels", source, comments=comments), options)
 
 
-def _clean(arr: pa.ChunkedArray, first_byte: int | None = None, controls: bool = True) -> bool:
-    """No empty string, no byte below 32 (tab, \\v, \\f, \\r), and no string starting with ``first_byte``."""
+def _no_empty(col: pa.ChunkedArray, not_first: int | None = None) -> bool:
+    """No empty string in ``col``, and (``not_first``) none starting with that byte."""
     from ..data.ids import string_buffers
 
-    for chunk in arr.chunks:
+    for chunk in col.chunks:
         if not len(chunk):
             continue
         offsets, data = string_buffers(chunk)
         if bool((offsets[1:] == offsets[:-1]).any()):
             return False
-        if controls and bool((data[offsets[0]:offsets[-1]] < 32).any()):
-            return False
-        if first_byte is not None and bool((data[offsets[:-1]] == first_byte).any()):
+        if not_first is not None and bool((data[offsets[:-1]] == not_first).any()):
             return False
     return True
 
 
-def _direct(inp: Input, kind: str, comments: bool, rank: bool) -> TrecText | None:
-    """The parse of a plain file read by pyarrow from its path (no copy of its bytes in Python), or None.
+_ODD_BYTES = (b"\r", b"\t", b"\v", b"\f")
 
-    Accepted only when the full parse would read the same rows: one space between
-    fields (an empty field would show), no tab, \\v, \\f or \\r inside the fields
-    that place columns or are read, no comment line.
+
+def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None = None) -> pa.Table | None:
+    """The rows of text that needs no normalising, read as they are; None when it might need it.
+
+    Text needs none when it has no ``\\r``, tab, ``\\v`` or ``\\f`` (one ``memchr`` each),
+    no empty field (a doubled blank, or one at a line's start: seen as an empty string
+    in the parsed columns, or as a row with a different number of fields, which the
+    reader refuses), and, with ``comments``, no query starting with ``#``. Then one
+    space separates every field and every row is a line, as the full parse would read
+    it, at the speed of pyarrow's multithreaded CSV reader. ``data`` is bytes or a
+    memory map of the file at ``path`` (read by pyarrow from its path).
     """
-    if not inp.plain_file:
+    if any(data.find(c) >= 0 for c in _ODD_BYTES):
         return None
-    first = _normalise_counted(inp.head.split(b"\n", 1)[0], False)[0].lstrip(_BOM)
+    end = data.find(b"\n")
+    first = bytes(data[: end if end >= 0 else min(len(data), 1 << 16)])
+    if not first or first.startswith(b" "):
+        return None
     width = first.count(b" ") + 1
     if kind == "run":
-        names = _RUN_NAMES + [f"extra{i}" for i in range(width - 6)] if width >= 6 else _RUN_NAMES
-        keep = ["query", "q0", "item", "rank", "score", "tag"]
+        if width < 6:
+            return None
+        names = _RUN_NAMES + [f"extra{i}" for i in range(width - 6)]
+        read = _RUN_NAMES
         types = {"query": pa.string(), "q0": pa.string(), "item": pa.string(), "rank": pa.string(),
                  "score": pa.float64(), "tag": pa.string()}
+        keep = ["query", "item", "score"] + (["rank"] if rank else [])
     else:
-        names, keep = _QRELS_NAMES, ["query", "iter", "item", "grade"]
+        if width != 4:
+            return None
+        names = read = _QRELS_NAMES
         types = {"query": pa.string(), "iter": pa.string(), "item": pa.string(), "grade": pa.float64()}
+        keep = ["query", "item", "grade"]
     try:
         table = pacsv.read_csv(
-            str(inp.path),
+            str(path) if path is not None else pa.BufferReader(data),
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 20, use_threads=True),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
                                              newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=keep, strings_can_be_null=False,
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=read, strings_can_be_null=False,
                                                  quoted_strings_can_be_null=False, null_values=[], check_utf8=True),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
     if not table.num_rows:
         return None
-    for col in keep:
-        if col in ("score", "grade"):
-            continue
-        # the tag only needs to be there (what it holds is never read)
-        if not _clean(table.column(col), ord("#") if (col == "query" and comments) else None, col != "tag"):
+    for col in read:
+        if types[col] == pa.string() and not _no_empty(table.column(col), ord("#") if (col == "query" and comments)
+                                                       else None):
             return None
-    out = ["query", "item", "score"] + (["rank"] if rank else []) if kind == "run" else ["query", "item", "grade"]
+    return table.select(keep)
+
+
+def _direct(inp: Input, kind: str, comments: bool, rank: bool) -> TrecText | None:
+    """The parse of a plain file that needs no normalising (:func:`_quick`), read by pyarrow from its path."""
+    if not inp.plain_file or not inp.size:
+        return None
+    import mmap
+
     path = inp.path
     assert path is not None
-    return TrecText(table.select(out), 0, inp.name, 1, _load=path.read_bytes)
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        if mm[:3] == _BOM:
+            return None
+        table = _quick(mm, kind, comments, rank, path)
+    if table is None:
+        return None
+    return TrecText(table, 0, inp.name, 1, _load=path.read_bytes)
 
 
 def _bytes(path: str | Path | Input) -> tuple[bytes, str]:
