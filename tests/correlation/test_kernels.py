@@ -180,3 +180,19 @@ def test_a_run_without_queries_for_ranking_correlations() -> None:
     r = rankmeter.evaluate({"q": {"a": 1}}, {"other": ["a"]}, ["kendall", "spearman", "kendall_distance@3"],
                            queries="run")
     assert r.n_queries == 0
+
+
+@pytest.mark.parametrize("dx, dy", [(2, 2), (3, 40_000), (100, 5_000), (5_000, 100), (1_000, 1_000), (60_000, 7)])
+def test_kendall_on_large_lists_equals_scipy_for_every_tie_structure(dx: int, dy: int) -> None:
+    # past 16,384 values the distinct values are found by hashing (and a side with thousands of
+    # them may still be counted in a table): every path must give scipy's tau-b
+    from scipy import stats
+
+    from rankmeter.metrics import kendall_tau
+
+    rng = np.random.default_rng(dx * 7 + dy)
+    n = 50_000
+    z = rng.normal(size=n)
+    x = np.floor((z + rng.normal(size=n)) * dx / 4).astype(float)
+    y = np.floor((z + rng.normal(size=n)) * dy / 4).astype(float)
+    assert abs(kendall_tau(x, y) - stats.kendalltau(x, y).statistic) <= 1e-12

@@ -98,12 +98,20 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
                                   duplicates=duplicates, query=query_column, item=item_column, score=score_column,
                                   rank=rank_column, depth=depth, judged_only=judged_only)
         else:
+            from ..engines.memory import evaluate_file
             from ..evaluate import check_ranking_metrics, evaluate
+            from ..evaluation import Engine
 
             check_ranking_metrics(parsed)
-            r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
-                         score=score_column, rank=rank_column)
-            res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only)
+            if order == "given" or path == "-":
+                r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
+                             score=score_column, rank=rank_column)
+                res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only)
+            else:  # a file: read and evaluated in chunks of whole queries, on both cores
+                engine = Engine(q, parsed, queries=queries, order=order, duplicates=duplicates, depth=depth,
+                                judged_only=judged_only)
+                res = evaluate_file(engine, path, columns={"query": query_column, "item": item_column,
+                                                           "score": score_column, "rank": rank_column})
         prefix = f"{name}: " if len(named) > 1 else ""
         for line in res.notes:
             note(prefix + line)

@@ -152,26 +152,35 @@ def _run_starts(flags_new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _FEW = 1 << 16  # "few distinct values": counted in tables instead of sorted
 
 
-def levels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def levels(values: np.ndarray, sample_limit: int = 1024) -> tuple[np.ndarray, np.ndarray] | None:
     """(sorted distinct values, code of each row) when ``values`` has few distinct values, else None.
 
-    Cheap when there are many: a strided sample of 4096 values is looked at first.
+    Cheap when there are many: a strided sample of 4096 values is looked at first (more
+    than ``sample_limit`` distinct values in it: None).
     Codes come from a binary search in the distinct values (no sort of the rows).
     """
     raw = np.asarray(values, dtype=np.float64)
     n = len(raw)
     if n == 0:
         return None
-    if n > 16384 and len(np.unique(raw[:: n // 4096])) > 1024:
+    if n > 16384 and len(np.unique(raw[:: n // 4096])) > sample_limit:
         return None
     v = raw + 0.0  # -0.0 becomes 0.0
-    if n > 16384:
+    if n > 16384:  # one hash pass gives the distinct values and every row's code (a binary search per row is slower)
         import pyarrow as pa
-        import pyarrow.compute as pc
 
-        u = np.sort(pc.unique(pa.array(v)).to_numpy(zero_copy_only=False))
-    else:
-        u = np.unique(v)
+        from .. import _compute as C
+        from ..data.ids import to_numpy
+
+        enc = C.dictionary_encode(pa.array(v))
+        d = to_numpy(enc.dictionary)
+        if len(d) > _FEW:
+            return None
+        order = np.argsort(d)
+        position = np.empty(len(d), dtype=np.int64)
+        position[order] = np.arange(len(d), dtype=np.int64)
+        return d[order], position[to_numpy(enc.indices)]
+    u = np.unique(v)
     if len(u) > _FEW:
         return None
     return u, np.searchsorted(u, v).astype(np.int64)
@@ -520,6 +529,14 @@ def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: st
             lx = levels(x)  # exercises the swapped roles too
     else:
         lx, ly = levels(x), levels(y)
+        # one side with few values, the other with some thousands: the table may still be small
+        if method == "auto" and (lx is None) != (ly is None):
+            few = len((lx or ly)[0])  # type: ignore[index]
+            if n_seg * few * 4096 <= max(n, 1 << 20):
+                if lx is None:
+                    lx = levels(x, sample_limit=4000)
+                else:
+                    ly = levels(y, sample_limit=4000)
     if lx is not None and ly is not None and (method == "table" or _table_ok(n_seg, len(lx[0]) * len(ly[0]), n)):
         return _kendall_table(n_seg, _seg_ids(offsets) if multi else None, lx[1], len(lx[0]), ly[1], len(ly[0]),
                               lengths)
