@@ -12,7 +12,9 @@ from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
 
-__all__ = ["evaluate", "evaluate_file", "swapped_hint"]
+__all__ = ["evaluate", "evaluate_file", "swapped_hint", "FILE_CHUNK_ROWS"]
+
+FILE_CHUNK_ROWS = 500_000  # rows per chunk of a run file (about 80 MB of work each); never set by the thread count
 
 
 def swapped_hint(qrels_rows: int, run_rows: int) -> list[str]:
@@ -86,7 +88,7 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
     from .stream import grouped_file
 
     n_threads = resolve_threads(threads)
-    acc = grouped_file(engine, path, threads=n_threads, columns=columns)
+    acc = grouped_file(engine, path, threads=n_threads, columns=columns, chunk_rows=FILE_CHUNK_ROWS)
     if acc is None:
         options: dict[str, Any] = {k: v for k, v in (columns or {}).items() if v is not None}
         if engine.order != "score":
