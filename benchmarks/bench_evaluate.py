@@ -1,6 +1,6 @@
 """Whole-job benchmark of `rankmeter evaluate` against pytrec_eval and ranx users' jobs.
 
-Generates 10,000 queries x 100 ranked items with ~10 judged items each as TREC
+Generates 10,000 (and 100,000) queries x 100 ranked items with ~10 judged items each as TREC
 files, then measures, in the same run, each tool's whole process: start the
 interpreter, import, read both files, evaluate ndcg@10, ap@100, rr@100, p@10 and
 r@100, print the means. Each job runs in a fresh process; wall time and peak RSS
@@ -9,7 +9,10 @@ cache, so its JIT compilation counts); "warm" is the median of the next runs, wh
 are interleaved across the tools. rankmeter's bytecode is compiled first, as pip does
 when it installs a package.
 
-    python benchmarks/bench_evaluate.py [--queries 10000] [--depth 100] [--repeat 15]
+At 10M lines (100,000 queries) the warm runs are fewer (``--repeat-large``) and the
+trec_eval program, if on PATH, is left out unless asked (its query lookup is quadratic).
+
+    python benchmarks/bench_evaluate.py [--queries 10000,100000] [--depth 100] [--repeat 15]
 """
 
 from __future__ import annotations
@@ -96,53 +99,46 @@ def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, f
     return info["sec"], info["rss"], info["out"]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--queries", type=int, default=10_000)
-    ap.add_argument("--depth", type=int, default=100)
-    ap.add_argument("--judged", type=int, default=10)
-    ap.add_argument("--repeat", type=int, default=15)
-    ap.add_argument("--no-ranx", action="store_true", help="leave ranx out (its JIT takes a minute cold)")
-    args = ap.parse_args()
-    qpath, rpath = generate(args.queries, args.depth, args.judged)
-    # the same run with a 7th column (a run id written twice, as some tools do): must be as fast
-    r7 = rpath.with_name(rpath.stem + "_7col.txt")
-    if not r7.exists():
-        with open(rpath) as src, open(r7, "w") as dst:
-            for line in src:
-                dst.write(line.rstrip("\n") + " extra\n")
-    print(f"data: {args.queries} queries x {args.depth} items ({rpath.stat().st_size / 1e6:.1f} MB run file), "
-          f"~{args.judged} judged per query")
+TREC_EVAL_MEASURES = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "P.10", "-m", "recall.100"]
+
+
+def bench_size(n_queries: int, args: argparse.Namespace, env: dict[str, str]) -> dict[str, tuple[float, float, float]]:
+    qpath, rpath = generate(n_queries, args.depth, args.judged)
+    repeat = args.repeat if n_queries <= 10_000 else args.repeat_large
+    print(f"\ndata: {n_queries} queries x {args.depth} items = {n_queries * args.depth / 1e6:g}M run lines "
+          f"({rpath.stat().st_size / 1e6:.1f} MB run file), ~{args.judged} judged per query; {repeat} warm runs")
     metrics = ["-m", "ndcg@10", "-m", "ap@100", "-m", "rr@100", "-m", "p@10", "-m", "r@100"]
-    numba_cache = tempfile.mkdtemp(prefix="numba-cache-")
-    env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache)
     jobs = {
         "rankmeter evaluate (CLI)": [str(BIN / "rankmeter"), "evaluate", str(qpath), str(rpath), *metrics,
                                      "--format", "json"],
-        "rankmeter evaluate (CLI), 7-column run": [str(BIN / "rankmeter"), "evaluate", str(qpath), str(r7),
-                                                   *metrics, "--format", "json"],
         "pytrec_eval (read dicts + evaluate)": [PY, "-c", PYTREC_JOB, str(qpath), str(rpath)],
-        "ranx (from_file + evaluate)": [PY, "-c", RANX_JOB, str(qpath), str(rpath)],
     }
-    if args.no_ranx:
-        del jobs["ranx (from_file + evaluate)"]
-    # an installed package has its bytecode compiled by pip; an editable install under
-    # PYTHONDONTWRITEBYTECODE=1 never writes it, and would compile rankmeter's sources on every run
-    import rankmeter
-
-    compileall.compile_dir(str(Path(rankmeter.__file__).parent), quiet=1)
+    if n_queries <= 10_000:
+        # the same run with a 7th column (a run id written twice, as some tools do): must be as fast
+        r7 = rpath.with_name(rpath.stem + "_7col.txt")
+        if not r7.exists():
+            with open(rpath) as src, open(r7, "w") as dst:
+                for line in src:
+                    dst.write(line.rstrip("\n") + " extra\n")
+        jobs["rankmeter evaluate (CLI), 7-column run"] = [str(BIN / "rankmeter"), "evaluate", str(qpath), str(r7),
+                                                          *metrics, "--format", "json"]
+    if not args.no_ranx:
+        jobs["ranx (from_file + evaluate)"] = [PY, "-c", RANX_JOB, str(qpath), str(rpath)]
+    trec_eval = shutil.which("trec_eval")
+    if trec_eval and (n_queries <= 10_000 or args.trec_eval_large):  # its query lookup is quadratic
+        jobs["trec_eval (C program)"] = [trec_eval, *TREC_EVAL_MEASURES, str(qpath), str(rpath)]
     cold: dict[str, tuple[float, float]] = {}
     for name, cmd in jobs.items():
         try:
             sec, rss, out = measure(cmd, env)
         except (RuntimeError, FileNotFoundError) as exc:
-            print(f"{name}: skipped ({exc})")
+            print(f"{name}: skipped ({str(exc)[:200]})")
             continue
         cold[name] = (sec, rss)
         print(f"  {name}: {out.strip()[:160]}")
     # warm runs interleaved, so a change in the machine's load hits every tool alike
     warm: dict[str, list[tuple[float, float]]] = {name: [] for name in cold}
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for name in cold:
             sec, rss, _out = measure(jobs[name], env)
             warm[name].append((sec, rss))
@@ -150,18 +146,45 @@ def main() -> None:
                       max([cold[name][1]] + [w[1] for w in warm[name]])) for name in cold}
     for name in cold:
         print(f"  {name}: warm runs {', '.join(f'{w[0]:.2f}' for w in warm[name])} s")
-    shutil.rmtree(numba_cache, ignore_errors=True)
-    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    print(f"{'tool':40s} {'cold s':>8s} {'warm s':>8s} {'peak MB':>8s} {'cold/warm':>9s}")
-    for name, (cold, warm, rss) in results.items():
-        print(f"{name:40s} {cold:8.2f} {warm:8.2f} {rss:8.0f} {cold / warm:9.2f}")
+    print(f"{'tool':42s} {'cold s':>8s} {'warm s':>8s} {'peak MB':>8s} {'cold/warm':>9s}")
+    for name, (c, w, rss) in results.items():
+        print(f"{name:42s} {c:8.2f} {w:8.2f} {rss:8.0f} {c / w:9.2f}")
     ours = results.get("rankmeter evaluate (CLI)")
     if ours:
-        for name, (cold, warm, rss) in results.items():
+        for name, (c, w, rss) in results.items():
             if name.startswith("rankmeter"):
                 continue
-            print(f"rankmeter vs {name}: {warm / ours[1]:.1f}x faster warm, {cold / ours[0]:.1f}x faster cold, "
-                  f"peak memory {ours[2] / rss:.2f}x theirs")
+            print(f"rankmeter / {name}: {ours[1] / w:.3f} of its warm time ({w / ours[1]:.1f}x faster), "
+                  f"{ours[0] / c:.3f} cold, peak memory {ours[2] / rss:.2f}x theirs")
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--queries", default="10000,100000",
+                    help="comma-separated numbers of queries (x --depth run lines each)")
+    ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--judged", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=15, help="warm runs at 1M lines and below")
+    ap.add_argument("--repeat-large", type=int, default=3, help="warm runs above 1M lines")
+    ap.add_argument("--no-ranx", action="store_true", help="leave ranx out (its JIT takes a minute cold)")
+    ap.add_argument("--trec-eval-large", action="store_true", help="run the trec_eval program above 1M lines too "
+                    "(minutes: its query lookup is quadratic)")
+    args = ap.parse_args()
+    numba_cache = tempfile.mkdtemp(prefix="numba-cache-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache)
+    # an installed package has its bytecode compiled by pip; an editable install under
+    # PYTHONDONTWRITEBYTECODE=1 never writes it, and would compile rankmeter's sources on every run
+    import rankmeter
+
+    compileall.compile_dir(str(Path(rankmeter.__file__).parent), quiet=1)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.2f}")
+    try:
+        for n in (int(x) for x in args.queries.split(",")):
+            bench_size(n, args, env)
+    finally:
+        shutil.rmtree(numba_cache, ignore_errors=True)
 
 
 if __name__ == "__main__":
