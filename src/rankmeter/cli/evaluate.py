@@ -88,7 +88,22 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     notes += metric_notes
     for line in notes:
         note(line)
-    q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
+    columns = {"query": query_column, "item": item_column, "score": score_column, "rank": rank_column}
+    ahead = None  # the first run file, read ahead while the judgments load
+    if chunk_rows is None and order != "given" and named and named[0][1] != "-":
+        from ..engines.memory import FILE_CHUNK_ROWS
+        from ..engines.stream import open_file
+
+        try:
+            ahead = open_file(named[0][1], order=order, columns=columns, chunk_rows=FILE_CHUNK_ROWS)
+        except Exception:  # noqa: BLE001 (reported when the run is read, after the judgments)
+            ahead = None
+    try:
+        q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
+    except BaseException:
+        if ahead is not None:
+            ahead.close()
+        raise
     results: dict[str, Any] = {}
     for name, path in named:
         if chunk_rows is not None:
@@ -110,8 +125,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
             else:  # a file: read and evaluated in chunks of whole queries, on both cores
                 engine = Engine(q, parsed, queries=queries, order=order, duplicates=duplicates, depth=depth,
                                 judged_only=judged_only)
-                res = evaluate_file(engine, path, columns={"query": query_column, "item": item_column,
-                                                           "score": score_column, "rank": rank_column})
+                blocks, ahead = ahead, None
+                res = evaluate_file(engine, path, columns=columns, blocks=blocks)
         prefix = f"{name}: " if len(named) > 1 else ""
         for line in res.notes:
             note(prefix + line)

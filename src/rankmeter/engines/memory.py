@@ -8,6 +8,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..evaluation import Engine, check_options
 from ..evaluation.selection import QueryPolicy, check_queries
 from ..evaluation.threads import resolve_threads
+from .stream import grouped_file, open_file
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
@@ -68,11 +69,22 @@ def evaluate(
     check_queries(queries)
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
     n_threads = resolve_threads(threads)
-    q = as_qrels(qrels, duplicates=duplicates)
-    engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
-                    duplicates=duplicates, depth=depth, judged_only=judged_only)
+    blocks = None
     if isinstance(run, (str, os.PathLike)) and order != "given" and os.fspath(run) != "-":
-        return evaluate_file(engine, run, threads=n_threads)
+        try:
+            blocks = open_file(run, order=order, chunk_rows=FILE_CHUNK_ROWS)  # read ahead while the judgments load
+        except Exception:  # noqa: BLE001 (reported when the run is read, after the judgments)
+            blocks = None
+    try:
+        q = as_qrels(qrels, duplicates=duplicates)
+        engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
+                        duplicates=duplicates, depth=depth, judged_only=judged_only)
+    except BaseException:
+        if blocks is not None:
+            blocks.close()
+        raise
+    if blocks is not None:
+        return evaluate_file(engine, run, threads=n_threads, blocks=blocks)
     r = as_run(run, duplicates=duplicates, **({"order": order} if order != "score" else {}))
     acc = engine.accumulator()
     acc.comment_lines = r.comment_lines
@@ -82,13 +94,16 @@ def evaluate(
 
 
 def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int | None = None,
-                  columns: Mapping[str, str | None] | None = None) -> Result:
+                  columns: Mapping[str, str | None] | None = None, blocks: Any = None) -> Result:
     """Evaluate a run file with a prepared engine: in chunks of whole queries on ``threads`` threads when
-    the file is grouped by query (as nearly every run file is), else read whole. Same result either way."""
-    from .stream import grouped_file
+    the file is grouped by query (as nearly every run file is), else read whole. Same result either way.
 
+    ``blocks``: the file already opened with :func:`rankmeter.engines.stream.open_file` (and being read).
+    """
     n_threads = resolve_threads(threads)
-    acc = grouped_file(engine, path, threads=n_threads, columns=columns, chunk_rows=FILE_CHUNK_ROWS)
+    if blocks is None:
+        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=FILE_CHUNK_ROWS)
+    acc = grouped_file(engine, blocks, threads=n_threads) if blocks is not None else None
     if acc is None:
         options: dict[str, Any] = {k: v for k, v in (columns or {}).items() if v is not None}
         if engine.order != "score":

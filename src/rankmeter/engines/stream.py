@@ -56,7 +56,7 @@ from ..io.columns import id_column
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
 from ..result import Result
 
-__all__ = ["evaluate_stream", "evaluate_batches", "grouped_file", "DEFAULT_CHUNK_ROWS"]
+__all__ = ["evaluate_stream", "evaluate_batches", "grouped_file", "open_file", "FileBlocks", "DEFAULT_CHUNK_ROWS"]
 
 DEFAULT_CHUNK_ROWS = 1_000_000
 
@@ -191,24 +191,16 @@ class _Finished:
 
     def __init__(self) -> None:
         self.sorted = np.zeros(0, dtype=np.uint64)
-        self.fresh: list[np.ndarray] = []
-        self.n_fresh = 0
 
     def seen(self, sig: np.ndarray) -> np.ndarray:
-        hit = np.zeros(len(sig), dtype=bool)
-        if len(self.sorted):
-            at = np.minimum(np.searchsorted(self.sorted, sig), len(self.sorted) - 1)
-            hit |= self.sorted[at] == sig
-        for f in self.fresh:
-            hit |= np.isin(sig, f)
-        return hit
+        if not len(self.sorted):
+            return np.zeros(len(sig), dtype=bool)
+        at = np.minimum(np.searchsorted(self.sorted, sig), len(self.sorted) - 1)
+        return self.sorted[at] == sig  # type: ignore[no-any-return]
 
     def add(self, sig: np.ndarray) -> None:
-        self.fresh.append(sig)
-        self.n_fresh += len(sig)
-        if len(self.fresh) > 8 or self.n_fresh > max(1 << 16, len(self.sorted) // 4):
-            self.sorted = np.sort(np.concatenate([self.sorted] + self.fresh))
-            self.fresh, self.n_fresh = [], 0
+        # two sorted runs, merged by a stable sort (a merge of runs: linear)
+        self.sorted = np.sort(np.concatenate((self.sorted, np.sort(sig))), kind="stable")
 
 
 def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
@@ -422,7 +414,7 @@ def _locate(src: _Source, exc: RowError) -> InputError:
 
 
 def _run_chunks(engine: Engine, chunks: Iterator[tuple[pa.Table, Any]], workers: int,
-                progress: _Progress, src: _Source) -> Any:
+                progress: _Progress, src: _Source, before_locate: Callable[[], None] | None = None) -> Any:
     acc = engine.accumulator()
     inflight: deque[tuple[Future[Any], int]] = deque()
 
@@ -448,6 +440,8 @@ def _run_chunks(engine: Engine, chunks: Iterator[tuple[pa.Table, Any]], workers:
             drain(workers)
         drain(0)
     except RowError as exc:
+        if before_locate is not None:
+            before_locate()  # (the reader thread stops before its blocks are looked at)
         raise _locate(src, exc) from None
     finally:
         if pool is not None:
@@ -546,21 +540,103 @@ def evaluate_stream(
                      tmp_dir=tmp_dir, depth=depth, judged_only=judged_only)
 
 
-def grouped_file(engine: Engine, run: str | os.PathLike[str], *, threads: int,
-                 columns: Mapping[str, str | None] | None = None,
-                 chunk_rows: int = 500_000) -> Any:
-    """The in-process engine's route for a run file: chunks of whole queries evaluated by ``threads`` threads
-    while the next block is parsed, into an accumulator; None when the file is not a regular file or not
-    grouped by query (the caller then reads it whole). Its result equals the one of the whole run read at once."""
+class _Prefetch:
+    """The items of an iterator, produced up to ``depth`` ahead by a thread of their own.
+
+    So a run file's next blocks are read and parsed (by Arrow, mostly outside the GIL)
+    while the chunks before them are evaluated, and even while the judgments load.
+    The producer's exceptions are raised where the items are consumed.
+    """
+
+    def __init__(self, items: Iterable[Any], depth: int = 2) -> None:
+        import queue
+        import threading
+
+        self._items = items
+        self._queue: Any = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._produce, name="rankmeter-read", daemon=True)
+        self._thread.start()
+
+    def _produce(self) -> None:
+        import queue
+
+        try:
+            for item in self._items:
+                while True:
+                    if self._stop.is_set():
+                        return
+                    try:
+                        self._queue.put((0, item), timeout=0.05)
+                        break
+                    except queue.Full:
+                        continue
+            self._queue.put((1, None))
+        except BaseException as exc:  # raised again by the consumer
+            self._queue.put((2, exc))
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            kind, item = self._queue.get()
+            if kind == 1:
+                return
+            if kind == 2:
+                raise item
+            yield item
+
+    def close(self) -> None:
+        """Stop the producer (it finishes the item at hand) and wait for it."""
+        import queue
+
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._queue.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        self._thread.join()
+
+
+class FileBlocks:
+    """A run file opened for the in-process engine, its blocks read ahead from the moment it is opened.
+
+    Open it before loading the judgments and the two overlap. ``None`` from :func:`open_file`
+    when the input is not a regular file (a stream cannot be read twice, and the fallback
+    for an ungrouped run reads it again).
+    """
+
+    def __init__(self, src: Any, chunk_rows: int) -> None:
+        self.src = src
+        self.chunk_rows = chunk_rows
+        self.blocks = _Prefetch(src.blocks(chunk_rows))
+
+    def close(self) -> None:
+        self.blocks.close()
+
+
+def open_file(run: str | os.PathLike[str], *, order: str = "score", columns: Mapping[str, str | None] | None = None,
+              chunk_rows: int = DEFAULT_CHUNK_ROWS) -> FileBlocks | None:
+    """Start reading a run file for :func:`grouped_file` (see :class:`FileBlocks`)."""
+    if not os.path.isfile(run):  # a pipe or FIFO is read once, by the caller's fallback
+        return None
     given = {k: v for k, v in (columns or {}).items() if v is not None}
-    src = _open_source(run, "auto", engine.order, given)
+    src = _open_source(run, "auto", order, given)
     if not src.restartable:
         return None
+    return FileBlocks(src, chunk_rows)
+
+
+def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
+    """The in-process engine's route for a run file: chunks of whole queries evaluated by ``threads`` threads
+    while the next blocks are parsed, into an accumulator; None when the file is not grouped by query (the
+    caller then reads it whole). Its result equals the one of the whole run read at once."""
     try:
-        return _run_chunks(engine, _grouped_chunks(src.blocks(chunk_rows), chunk_rows), threads,
-                           _Progress(False, None, ""), src)
+        return _run_chunks(engine, _grouped_chunks(iter(blocks.blocks), blocks.chunk_rows), threads,
+                           _Progress(False, None, ""), blocks.src, before_locate=blocks.close)
     except _NotGrouped:
         return None
+    finally:
+        blocks.close()
 
 
 def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,

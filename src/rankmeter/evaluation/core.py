@@ -310,7 +310,7 @@ class Engine:
             return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)  # type: ignore[arg-type]
         if not sel.all():
             mask = np.repeat(sel, lengths)
-            table = table.filter(pa.array(mask))
+            table = C.take(table, ints(np.flatnonzero(mask)))  # (pa.array would import pyarrow.compute)
             row_index = row_index[mask]
         sel_ids = C.take(heads, ints(np.flatnonzero(sel)))  # Arrow: no Python strings for 10^5 queries
         sel_codes = codes[sel]
