@@ -27,7 +27,8 @@ def _metric_help() -> str:
         "Examples:\n\n"
         "  rankmeter evaluate qrels.txt run.txt -m ndcg@10,map -m P.5,10\n\n"
         "  rankmeter evaluate qrels.txt runs/ -m ndcg@10 --format markdown\n\n"
-        "  rankmeter evaluate test.csv recs.csv -m ndcg@10 --query-column user --item-column movie"
+        "  rankmeter evaluate test.csv recs.csv -m ndcg@10 --query-column user --item-column movie\n\n"
+        "  rankmeter evaluate test.csv recs.csv -m 'snips_recall(propensity=given)@10' --propensity p.csv"
     ),
 )
 @click.argument("qrels", type=click.Path(dir_okay=False))
@@ -53,11 +54,14 @@ def _metric_help() -> str:
                    "(trec_eval -J); labelled in the output.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
               help="Stream the run in query-grouped chunks of about this many rows (bounded memory).")
+@click.option("--propensity", "propensity_file", type=click.Path(dir_okay=False), default=None,
+              help="Observation propensities per (user, item) for the IPS/SNIPS metrics with propensity=given: "
+                   "a CSV/TSV/Parquet file with query (or user), item and propensity columns.")
 @column_options("query", "item", "score", "grade", "rank")
 @group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
             order: str, duplicates: str, depth: int | None, judged_only: bool, chunk_rows: int | None,
-            group_by: str | None,
+            propensity_file: str | None, group_by: str | None,
             query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
             rank_column: str | None) -> None:
@@ -89,6 +93,14 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     for line in notes:
         note(line)
     q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
+    context = None
+    if propensity_file is not None:  # read by the unbiased family's metrics with propensity=given
+        from ..metrics.unbiased.propensities import read_propensities
+
+        context = {"propensity": read_propensities(propensity_file)}
+        if not any(m.params.get("propensity") == "given" for m in parsed):
+            note("--propensity is read only by metrics with propensity=given (e.g. "
+                 "'snips_recall(propensity=given)@10'); no metric asked for it")
     results: dict[str, Any] = {}
     for name, path in named:
         if chunk_rows is not None:
@@ -96,14 +108,14 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
             res = evaluate_stream(q, path, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
                                   duplicates=duplicates, query=query_column, item=item_column, score=score_column,
-                                  rank=rank_column, depth=depth, judged_only=judged_only)
+                                  rank=rank_column, depth=depth, judged_only=judged_only, context=context)
         else:
             from ..evaluate import check_ranking_metrics, evaluate
 
             check_ranking_metrics(parsed)
             r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                          score=score_column, rank=rank_column)
-            res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only)
+            res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only, context=context)
         prefix = f"{name}: " if len(named) > 1 else ""
         for line in res.notes:
             note(prefix + line)
