@@ -71,6 +71,7 @@ def _formulas(qrels, run, prop, user, k, clip, rel, p=0.8):
         "snips_precision": H / k / s if S else 0.0,
         "snips_ndcg": dcg / idcg(n) if S else 0.0,
         "snips_rbp": rbp / s if S else 0.0,
+        "_dcg": dcg, "_n": n, "_count": len(S), "_idcg": idcg,
     }
 
 
@@ -86,10 +87,24 @@ def test_ips_and_snips_equal_the_formula_per_user(data, k, clip, rel) -> None:
     qrels, run, prop = data
     texts = {n: f"{n}(propensity=given,clip={clip},rel={rel})@{k}" for n in NAMES}
     res = rankmeter.evaluate(qrels, run, list(texts.values()), context={"propensity": prop}, queries="qrels")
+    per_user = []
     for row, user in enumerate(res.queries):
         want = _formulas(qrels, run, prop, user, k, clip, rel)
+        per_user.append(want)
         for n, t in texts.items():
             assert res.values[t][row] == pytest.approx(want[n], rel=1e-12, abs=1e-12), (n, user)
+    # the corpus normaliser: s = all users' weights over all users' observed relevant items
+    corpus = {m: f"snips_{m}_corpus(propensity=given,clip={clip},rel={rel})@{k}"
+              for m in ("recall", "precision", "ndcg", "rbp")}
+    got = rankmeter.evaluate(qrels, run, list(corpus.values()), context={"propensity": prop}, queries="qrels").corpus
+    total = sum(w["_count"] for w in per_user)
+    s = sum(w["_n"] for w in per_user) / total if total else 0.0
+    mean = {m: sum(w[f"ips_{m}"] for w in per_user) / len(per_user) for m in ("recall", "precision", "rbp")}
+    want_c = {m: (mean[m] / s if s else 0.0) for m in mean}
+    want_c["ndcg"] = sum((w["_dcg"] / w["_idcg"](w["_count"] * s) if s and w["_count"] else 0.0)
+                         for w in per_user) / len(per_user)
+    for m, t in corpus.items():
+        assert got[t] == pytest.approx(want_c[m], rel=1e-12, abs=1e-12), m
 
 
 def test_pair_forms_agree_and_differ_from_per_item() -> None:
@@ -183,10 +198,13 @@ def test_done_when_snips_registry_metrics_beat_the_plain_estimate(rec) -> None:
     pairs = {(u, i): d.propensity[i] for u in users for i in observed[u]}
     est = rankmeter.evaluate({u: {i: 1 for i in observed[u]} for u in users}, run,
                              ["recall@10", "ndcg@10", "snips_recall(propensity=given)@10",
-                              "snips_ndcg(propensity=given)@10"], context={"propensity": pairs})
+                              "snips_ndcg(propensity=given)@10", "snips_recall_corpus(propensity=given)@10",
+                              "snips_ndcg_corpus(propensity=given)@10"], context={"propensity": pairs})
     for m in ("recall@10", "ndcg@10"):
-        sn = est.mean[f"snips_{m.replace('@', '(propensity=given)@')}"]
-        assert abs(sn - full.mean[m]) < abs(est.mean[m] - full.mean[m]), (m, full.mean[m], est.mean[m], sn)
+        name, k = m.split("@")
+        for sn_name in (f"snips_{name}(propensity=given)@{k}", f"snips_{name}_corpus(propensity=given)@{k}"):
+            sn = est.mean[sn_name]
+            assert abs(sn - full.mean[m]) < abs(est.mean[m] - full.mean[m]), (sn_name, full.mean[m], est.mean[m], sn)
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -39,6 +39,7 @@ ICML; Yang et al. (2018), RecSys.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -49,7 +50,7 @@ from ..registry import MetricSpec, Param, register
 from ._common import CLIP, EXPONENT, HELP, REL1, UnbiasedExample, item_propensity, ref_propensity
 from .ips import _nrel, _ref_hits, _weighted_rows
 
-__all__ = ["snips", "ideal_dcg"]
+__all__ = ["snips", "ideal_dcg", "SnipsState", "merge_states", "corpus_reference"]
 
 PROPENSITY = Param("propensity", str, "popularity",
                    "where propensities come from: the power-law model of training popularity (popularity), or "
@@ -291,6 +292,185 @@ register(MetricSpec(
     bounds=(0.0, float("inf")),
     properties=_PROPS | {"monotone_k"},
 ))
+
+
+_CORPUS_EXAMPLE2 = {  # one user (u, top 2: a at rank 1, w 2): the corpus' s is u's own, 11 / 3
+    "recall": 2 / 11, "precision": 2 / 2 / (11 / 3), "ndcg": 2 / (1 + 1 / math.log2(3)),
+    "rbp": 0.5 * 2 / (11 / 3)}
+
+
+# ----------------------------------------------------------------------------- corpus normaliser
+
+@dataclass(frozen=True)
+class SnipsState:
+    """What a chunk of users contributes to a corpus-normalised SNIPS value: per user, the IPS value (the
+    weighted DCG for nDCG), the number of observed relevant items and the sum of their weights.
+
+    States merge by concatenation; :func:`math.fsum` (exactly rounded) then adds them up, so
+    the value does not depend on how the users were cut into chunks, nor on their order.
+    """
+
+    k: int | None
+    value: np.ndarray
+    count: np.ndarray
+    weight: np.ndarray
+
+
+def merge_states(a: SnipsState, b: SnipsState) -> SnipsState:
+    """Two chunks' states as one (the users of both).
+
+    >>> one = SnipsState(5, np.array([0.5]), np.array([2.0]), np.array([3.0]))
+    >>> merge_states(one, one).count.tolist()
+    [2.0, 2.0]
+    """
+    if a.k != b.k:
+        raise ValueError("SNIPS states of different cutoffs")
+    return SnipsState(a.k, np.concatenate((a.value, b.value)), np.concatenate((a.count, b.count)),
+                      np.concatenate((a.weight, b.weight)))
+
+
+def _corpus_scale(state: SnipsState) -> float | None:
+    """The corpus' mean weight s = sum of weights / number of observed relevant items (None: no user, nan)."""
+    total = math.fsum(state.count.tolist())
+    return math.fsum(state.weight.tolist()) / total if total > 0 else None
+
+
+def _finalize_scaled(state: SnipsState, *, context: Mapping[str, Any], **params: Any) -> float:
+    if not len(state.value):
+        return float("nan")
+    s = _corpus_scale(state)
+    return math.fsum(state.value.tolist()) / len(state.value) / s if s else 0.0
+
+
+def _finalize_ndcg(state: SnipsState, *, context: Mapping[str, Any], **params: Any) -> float:
+    if not len(state.value):
+        return float("nan")
+    s = _corpus_scale(state)
+    if not s:
+        return 0.0
+    ideal = ideal_dcg(state.count * s, state.k)
+    per_user = np.divide(state.value, ideal, out=np.zeros(len(ideal)), where=ideal > 0)
+    return math.fsum(per_user.tolist()) / len(per_user)
+
+
+def _state(b: Batch, value: np.ndarray, count: np.ndarray, weight: np.ndarray) -> SnipsState:
+    return SnipsState(b.k, np.asarray(value, dtype=np.float64), count, weight)
+
+
+def corpus_recall_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
+    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_recall_corpus")
+    w, q, _r = _weighted_rows(b, rel, propensity, exponent, clip, "snips_recall_corpus")
+    hits = np.bincount(q, weights=w, minlength=b.n_queries)
+    return _state(b, np.divide(hits, count, out=np.zeros(b.n_queries), where=count > 0), count, n)
+
+
+def corpus_precision_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
+    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_precision_corpus")
+    w, q, _r = _weighted_rows(b, rel, propensity, exponent, clip, "snips_precision_corpus")
+    hits = np.bincount(q, weights=w, minlength=b.n_queries)
+    d = b.lengths.astype(np.float64) if b.k is None else np.full(b.n_queries, float(b.k))
+    return _state(b, np.divide(hits, d, out=np.zeros(b.n_queries), where=d > 0), count, n)
+
+
+def corpus_ndcg_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
+    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_ndcg_corpus")
+    w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, "snips_ndcg_corpus")
+    return _state(b, np.bincount(q, weights=w / np.log2(rank + 1.0), minlength=b.n_queries), count, n)
+
+
+def corpus_rbp_kernel(b: Batch, p: float, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
+    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_rbp_corpus")
+    w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, "snips_rbp_corpus")
+    return _state(b, (1 - p) * np.bincount(q, weights=w * np.power(p, rank - 1.0), minlength=b.n_queries), count, n)
+
+
+def corpus_reference(measure: str, rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, float]],
+                     k: int | None, *, context: Mapping[str, Any] | None = None, propensity: str = "popularity",
+                     exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0, p: float = 0.8) -> float:
+    """Slow reference of ``snips_<measure>_corpus`` over users' rankings (user -> ranked items) and
+    judgments (user -> item -> grade), every user of ``qrels`` counted, read from the formula."""
+    metric = f"snips_{measure}_corpus"
+    values, counts, weights = [], [], []
+    for user, judged in qrels.items():
+        ranking = list(rankings.get(user, []))
+        hits = _ref_hits(ranking, judged, k, rel, context, propensity, exponent, clip, metric, user)
+        n, count = _ref_normaliser(judged, rel, context, propensity, exponent, clip, metric, user)
+        if measure == "recall":
+            values.append(sum(w for _, w in hits) / count if count else 0.0)
+        elif measure == "precision":
+            denom = k if k is not None else len(ranking)
+            values.append(sum(w for _, w in hits) / denom if denom else 0.0)
+        elif measure == "ndcg":
+            values.append(sum(w / math.log2(r + 1) for r, w in hits))
+        else:
+            values.append((1 - p) * sum(w * p ** (r - 1) for r, w in hits))
+        counts.append(count)
+        weights.append(n)
+    if not values:
+        return float("nan")
+    if not sum(counts):
+        return 0.0
+    s = sum(weights) / sum(counts)
+    if measure != "ndcg":
+        return sum(values) / len(values) / s
+    out = []
+    for v, c in zip(values, counts):
+        ideal = _ideal(c * s, k)
+        out.append(v / ideal if ideal else 0.0)
+    return sum(out) / len(out)
+
+
+_CORPUS_NORM = ("The normaliser is the corpus': s = (sum over every evaluated user of the weights of their judged "
+                "relevant items) / (the number of those items), Schnabel et al.'s global self-normalisation, one "
+                "mean weight for all users instead of each user's own (snips_* without _corpus). One value for "
+                "all users (no per-user values); chunk states hold per-user sums and merge exactly (math.fsum), "
+                "so every engine gives the same value. ")
+_CORPUS = (
+    ("recall", corpus_recall_kernel, _finalize_scaled,
+     "SNIPS recall at k with the corpus' normaliser: the mean IPS recall over the corpus' mean weight.",
+     r"SNIPS_c	ext{-}R@k = rac{1}{s}\,rac{1}{|U|}\sum_u rac{1}{|S_u|}\sum_{i \in S_u, rank_i \le k} w_i,"
+     r"\quad s = rac{\sum_u \sum_{i \in S_u} w_i}{\sum_u |S_u|}",
+     (2 / 3 + 0.0) / 2 / ((2 + 4 + 5 + 10) / 4),
+     "u finds a, b (w 2, 4) of a, b, e (w 5); v (d, w 10) finds nothing in its top 1; s = 21 / 4"),
+    ("precision", corpus_precision_kernel, _finalize_scaled,
+     "SNIPS precision at k with the corpus' normaliser: the mean IPS precision over the corpus' mean weight.",
+     r"SNIPS_c	ext{-}P@k = rac{1}{s}\,rac{1}{|U|}\sum_u rac{1}{k}\sum_{i \in S_u, rank_i \le k} w_i",
+     (2 / 1 + 0.0) / 2 / (21 / 4), "u: a (w 2) at rank 1; v: c, not relevant; s = 21 / 4"),
+    ("ndcg", corpus_ndcg_kernel, _finalize_ndcg,
+     "SNIPS nDCG at k with the corpus' normaliser: the IPS-weighted DCG over the ideal DCG of |S_u| s items.",
+     r"SNIPS_c	ext{-}nDCG@k = rac{1}{|U|}\sum_u rac{\sum_{i \in S_u, rank_i \le k} w_i / \log_2(rank_i+1)}"
+     r"{IDCG(\min(k, |S_u|\, s))}",
+     (2 / 1 / 1.0 + 0.0) / 2, "top 1: u's a (w 2) over the ideal DCG of min(1, 3 s) = 1 item; v nothing"),
+    ("rbp", corpus_rbp_kernel, _finalize_scaled,
+     "SNIPS rank-biased precision with the corpus' normaliser: the mean IPS RBP over the corpus' mean weight.",
+     r"SNIPS_c	ext{-}RBP = rac{1}{s}\,rac{1}{|U|}\sum_u (1-p) \sum_{i \in S_u} w_i\, p^{rank_i-1}",
+     (0.5 * 2 + 0.0) / 2 / (21 / 4), "p = 0.5, top 1: u's a (w 2); v nothing"),
+)
+
+for _measure, _kernel, _final, _summary, _formula, _value, _note in _CORPUS:
+    _text = f"snips_{_measure}_corpus(propensity=given" + (",p=0.5)@1" if _measure == "rbp" else ")@1")
+    register(MetricSpec(
+        name=f"snips_{_measure}_corpus",
+        family="unbiased",
+        summary=_summary,
+        formula=_formula,
+        citation=_CITE,
+        convention=(_LABEL + _CORPUS_NORM + f"Otherwise as snips_{_measure}. " + _MISSING),
+        kernel=_kernel,
+        params=((Param("p", float, 0.8, "persistence", low=0, high=1, low_open=True, high_open=True),) + _P
+                if _measure == "rbp" else _P),
+        aliases={f"snips{_measure}corpus": {}},
+        examples=(
+            UnbiasedExample(_text, _RUN, _QRELS, _CTX, _value, note=_note),
+            UnbiasedExample(_text.replace("@1", "@2"), {"u": _RUN["u"]}, {"u": _QRELS["u"]}, _CTX,
+                            float(_CORPUS_EXAMPLE2[_measure]), note="one user: the corpus normaliser is the user's"),
+        ),
+        bounds=(0.0, float("inf")),
+        properties=_PROPS | {"corpus"},
+        level="corpus",
+        merge=merge_states,
+        finalize=_final,
+    ))
 
 
 # ----------------------------------------------------------------------------- from mappings
