@@ -15,11 +15,18 @@ the weights of the user's observed relevant items, retrieved or not,
   the estimated number of relevant items (a fractional count interpolates linearly
   between whole counts).
 
-The normaliser is **per user** (a sum over the query's own judged relevant items): a
-ranking metric is a mean over users of per-user values (Yang et al. 2018 define IPS and
-SNIPS per user this way), which keeps per-user values for paired tests and makes every
-chunk of a run independent. Schnabel et al. (2016) normalise over the whole matrix
-instead, for an estimand that is a mean over all (user, item) entries.
+The normaliser of ``snips_*`` is **per user** (a sum over the query's own judged
+relevant items): a ranking metric is a mean over users of per-user values (Yang et al.
+2018 write IPS and SNIPS per user), which keeps per-user values for paired tests and makes
+every chunk of a run independent. ``snips_*_corpus`` use **the corpus'** normaliser, one
+mean weight ``s = sum_u n_u / sum_u |S_u|`` for all users, as Schnabel et al. (2016)
+normalise over the whole matrix: corpus-level metrics whose chunk states (per-user sums,
+:class:`SnipsState`) merge across chunks and add up exactly.
+
+Precision and RBP count relevant items found, not a share of them: self-normalised, they
+estimate the metric at the scale of the observed judgments (the full-information value
+times the user's observed share of relevant items, the same factor for every recommender);
+``ips_precision`` and ``ips_rbp`` estimate the full-information value.
 
 Propensities come from the training popularity (Yang et al.'s power law) or from
 ``context['propensity']``, per item or per (user, item). Every judged relevant item
