@@ -97,6 +97,13 @@ def _normaliser(b: Batch, propensity: str, exponent: float, clip: float, rel: fl
             np.bincount(q, minlength=b.n_queries).astype(np.float64))
 
 
+def _parts(b: Batch, propensity: str, exponent: float, clip: float, rel: float, metric: str):
+    """The normaliser (n_u, |S_u|) and the weighted relevant rows (weights, queries, ranks) of a batch."""
+    n, count = _normaliser(b, propensity, exponent, clip, rel, metric)
+    w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, metric)
+    return n, count, w, q, rank
+
+
 def ideal_dcg(n: np.ndarray, k: int | None) -> np.ndarray:
     """Ideal DCG (binary gains, log2(rank+1) discount) of ``min(k, n)`` relevant items, ``n`` possibly
     fractional: linear between whole counts.
@@ -121,8 +128,7 @@ def _ref_normaliser(qrels, rel, context, propensity, exponent, clip, metric, que
 # ----------------------------------------------------------------------------- recall
 
 def recall_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> np.ndarray:
-    n, _ = _normaliser(b, propensity, exponent, clip, rel, "snips_recall")
-    w, q, _r = _weighted_rows(b, rel, propensity, exponent, clip, "snips_recall")
+    n, _, w, q, _r = _parts(b, propensity, exponent, clip, rel, "snips_recall")
     num = np.bincount(q, weights=w, minlength=b.n_queries)
     return np.divide(num, n, out=np.zeros(b.n_queries), where=n > 0)
 
@@ -167,8 +173,7 @@ register(MetricSpec(
 # ----------------------------------------------------------------------------- precision
 
 def precision_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> np.ndarray:
-    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_precision")
-    w, q, _r = _weighted_rows(b, rel, propensity, exponent, clip, "snips_precision")
+    n, count, w, q, _r = _parts(b, propensity, exponent, clip, rel, "snips_precision")
     num = np.bincount(q, weights=w, minlength=b.n_queries)
     d = (b.lengths.astype(np.float64) if b.k is None else np.full(b.n_queries, float(b.k))) * n
     return np.divide(num * count, d, out=np.zeros(b.n_queries), where=d > 0)
@@ -214,8 +219,7 @@ register(MetricSpec(
 # ----------------------------------------------------------------------------- nDCG
 
 def ndcg_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> np.ndarray:
-    n, _ = _normaliser(b, propensity, exponent, clip, rel, "snips_ndcg")
-    w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, "snips_ndcg")
+    n, _, w, q, rank = _parts(b, propensity, exponent, clip, rel, "snips_ndcg")
     dcg = np.bincount(q, weights=w / np.log2(rank + 1.0), minlength=b.n_queries)
     ideal = ideal_dcg(n, b.k)
     return np.divide(dcg, ideal, out=np.zeros(b.n_queries), where=ideal > 0)
@@ -262,8 +266,7 @@ register(MetricSpec(
 # ----------------------------------------------------------------------------- RBP
 
 def rbp_kernel(b: Batch, p: float, propensity: str, exponent: float, clip: float, rel: float) -> np.ndarray:
-    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_rbp")
-    w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, "snips_rbp")
+    n, count, w, q, rank = _parts(b, propensity, exponent, clip, rel, "snips_rbp")
     num = (1 - p) * np.bincount(q, weights=w * np.power(p, rank - 1.0), minlength=b.n_queries)
     return np.divide(num * count, n, out=np.zeros(b.n_queries), where=n > 0)
 
@@ -365,29 +368,25 @@ def _state(b: Batch, value: np.ndarray, count: np.ndarray, weight: np.ndarray) -
 
 
 def corpus_recall_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
-    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_recall_corpus")
-    w, q, _r = _weighted_rows(b, rel, propensity, exponent, clip, "snips_recall_corpus")
+    n, count, w, q, _r = _parts(b, propensity, exponent, clip, rel, "snips_recall_corpus")
     hits = np.bincount(q, weights=w, minlength=b.n_queries)
     return _state(b, np.divide(hits, count, out=np.zeros(b.n_queries), where=count > 0), count, n)
 
 
 def corpus_precision_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
-    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_precision_corpus")
-    w, q, _r = _weighted_rows(b, rel, propensity, exponent, clip, "snips_precision_corpus")
+    n, count, w, q, _r = _parts(b, propensity, exponent, clip, rel, "snips_precision_corpus")
     hits = np.bincount(q, weights=w, minlength=b.n_queries)
     d = b.lengths.astype(np.float64) if b.k is None else np.full(b.n_queries, float(b.k))
     return _state(b, np.divide(hits, d, out=np.zeros(b.n_queries), where=d > 0), count, n)
 
 
 def corpus_ndcg_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
-    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_ndcg_corpus")
-    w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, "snips_ndcg_corpus")
+    n, count, w, q, rank = _parts(b, propensity, exponent, clip, rel, "snips_ndcg_corpus")
     return _state(b, np.bincount(q, weights=w / np.log2(rank + 1.0), minlength=b.n_queries), count, n)
 
 
 def corpus_rbp_kernel(b: Batch, p: float, propensity: str, exponent: float, clip: float, rel: float) -> SnipsState:
-    n, count = _normaliser(b, propensity, exponent, clip, rel, "snips_rbp_corpus")
-    w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, "snips_rbp_corpus")
+    n, count, w, q, rank = _parts(b, propensity, exponent, clip, rel, "snips_rbp_corpus")
     return _state(b, (1 - p) * np.bincount(q, weights=w * np.power(p, rank - 1.0), minlength=b.n_queries), count, n)
 
 
