@@ -236,6 +236,11 @@ def test_cli_reads_a_propensity_file_and_labels_the_values(tmp_path: Path) -> No
     assert short.returncode == 2 and "('u1', 'b')" in short.stderr and short.stderr.count("\n") == 1
     unused = _cli("evaluate", "q.csv", "r.csv", "-m", "recall@2", "--propensity", "p.csv", cwd=tmp_path)
     assert unused.returncode == 0 and "no metric asked for it" in unused.stderr
+    # the popularity model needs training data, which this command does not read: said before any work
+    for m in ("snips_recall@2", "ips_ndcg(clip=0.1)@2", "psp@2"):
+        pop = _cli("evaluate", "q.csv", "r.csv", "-m", m, cwd=tmp_path)
+        assert pop.returncode == 2 and "--propensity FILE and propensity=given" in pop.stderr, pop.stderr
+        assert pop.stderr.count("\n") == 1 and "Traceback" not in pop.stderr
 
 
 def test_experiment_labels_ips_and_snips_in_every_output() -> None:

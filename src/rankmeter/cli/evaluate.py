@@ -92,6 +92,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     notes += metric_notes
     for line in notes:
         note(line)
+    _check_propensity_sources(parsed)
     q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
     context = None
     if propensity_file is not None:  # read by the unbiased family's metrics with propensity=given
@@ -128,6 +129,20 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
         for line in _groups.notes_of(views):
             note(line)
     _print(results, parsed, per_query, fmt, views)
+
+
+def _check_propensity_sources(parsed: list[Any]) -> None:
+    """Propensity-weighted metrics that estimate propensities from training popularity: this command has no
+    training data, so say what works before any reading."""
+    from .._errors import ParameterError
+
+    for m in parsed:
+        if m.spec.family == "unbiased" and m.params.get("propensity") not in ("given", "position"):
+            raise ParameterError(
+                f"-m {m.text} estimates propensities from training popularity, which `rankmeter evaluate` has no "
+                f"input for: give them per (user, item) with --propensity FILE and propensity=given (e.g. "
+                f"'snips_recall(propensity=given)@10'), or use `rankmeter run-experiment`, which reads the "
+                f"training data")
 
 
 def _names(result: Any) -> list[str]:
