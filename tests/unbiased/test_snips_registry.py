@@ -265,3 +265,28 @@ def test_experiment_labels_ips_and_snips_in_every_output() -> None:
     console.print(res.table())
     text = console.export_text()
     assert all(n in text for n in names)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.booleans().flatmap(judged_runs), st.booleans())
+def test_the_batch_carries_the_judged_items_in_grade_order(data, same_vocab) -> None:
+    """align() gives each judgment's item code in qrel_grade's order (only when item codes are built)."""
+    from rankmeter.data import Qrels, Run
+    from rankmeter.data.ids import as_string_array
+    from rankmeter.evaluation.prepare import align
+
+    qrels, run, _ = data
+    rows = [(u, i, float(g)) for u, j in qrels.items() for i, g in j.items()]
+    q = Qrels.from_columns([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    if same_vocab:  # the run retrieves exactly the judged items: the vocabularies coincide
+        run = {u: list(j) for u, j in qrels.items()}
+    rr = [(u, i, -float(n)) for u, lst in run.items() for n, i in enumerate(lst)]
+    r = Run.from_columns([x[0] for x in rr], [x[1] for x in rr], [x[2] for x in rr])
+    batch, qids, _cov = align(q, r, "qrels", items=True)
+    vocab = as_string_array(batch.context["item_ids"]).to_pylist()
+    for n, user in enumerate(qids.to_pylist()):
+        lo, hi = batch.qrel_offsets[n], batch.qrel_offsets[n + 1]
+        got = [(vocab[c], g) for c, g in zip(batch.qrel_item[lo:hi].tolist(), batch.qrel_grade[lo:hi].tolist())]
+        assert sorted(got) == sorted(qrels.get(user, {}).items())
+        assert [g for _, g in got] == sorted((g for _, g in got), reverse=True)
+    assert align(q, r, "qrels", items=False)[0].qrel_item is None
