@@ -290,3 +290,10 @@ def test_the_batch_carries_the_judged_items_in_grade_order(data, same_vocab) -> 
         assert sorted(got) == sorted(qrels.get(user, {}).items())
         assert [g for _, g in got] == sorted((g for _, g in got), reverse=True)
     assert align(q, r, "qrels", items=False)[0].qrel_item is None
+
+
+def test_a_per_item_mapping_of_items_named_like_columns_stays_per_item() -> None:
+    ctx = {"propensity": {"query": 0.5, "item": 0.25, "propensity": 1.0}}
+    res = rankmeter.evaluate({"u": {"query": 1, "item": 1}}, {"u": ["query"]}, ["snips_recall(propensity=given)@1"],
+                             context=ctx)
+    assert res.mean["snips_recall(propensity=given)@1"] == pytest.approx(2 / (2 + 4))

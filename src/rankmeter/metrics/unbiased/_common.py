@@ -117,9 +117,9 @@ def pair_table(value: Any, metric: str = "propensity") -> tuple[pa.Array, pa.Arr
                                  "(query, item) pair")
         cols = {"query": [str(k[0]) for k in keys], "item": [str(k[1]) for k in keys],
                 "propensity": list(value.values())}
-    elif isinstance(value, Mapping) and value and _column(list(value), "query") is not None \
-            and _column(list(value), "propensity") is not None and _column(list(value), "item") is not None:
-        cols = value
+    elif isinstance(value, Mapping) and value and all(_column(list(value), r) is not None for r in PAIR_COLUMNS) \
+            and not any(isinstance(v, (int, float, np.number)) for v in value.values()):
+        cols = value  # columns (an item -> p mapping whose items are named "query", "item"... has numbers)
     if cols is None:
         return None
     names = list(cols)
@@ -149,7 +149,7 @@ def pair_table(value: Any, metric: str = "propensity") -> tuple[pa.Array, pa.Arr
 def _pair_lookup(b: Batch, key: str, metric: str,
                  table: tuple[pa.Array, pa.Array, np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
     """The table's (query, item) keys in this batch's codes, sorted, with their values, cached."""
-    ck = ("unbiased_pairs", key, metric)
+    ck = ("unbiased_pairs", key)
     if ck not in b._cache:
         qids, vocab = b.context.get("query_ids"), b.context.get("item_ids")
         if qids is None or vocab is None:
@@ -242,7 +242,12 @@ def item_propensity(b: Batch, query: np.ndarray, items: np.ndarray, propensity: 
     given) or a per-(query, item) table (given); a pair without one is an InputError counting them."""
     key = _KEY[propensity]
     raw = _need(b.context, key, metric)
-    pairs = pair_table(raw, metric) if propensity == "given" else None
+    pairs = None
+    if propensity == "given":  # read once per batch (and cutoff), whichever metric asks first
+        ck = ("unbiased_pair_table", key)
+        if ck not in b._cache:
+            b._cache[ck] = pair_table(raw, metric)
+        pairs = b._cache[ck]
     if pairs is None:
         table = _vocab_values(b, key, metric)  # read (and checked) even when no relevant item was retrieved
         vals = table[items]
