@@ -135,7 +135,8 @@ class Batch:
                     grade=self.grade[keep], judged=self.judged[keep], score=self.score[keep], item=self.item[keep],
                 )
             # counts over the judgments do not depend on the cut
-            sub._cache.update({key: v for key, v in self._cache.items() if key[0] in ("n_rel", "n_nonrel", "judged_relevant")})
+            sub._cache.update({key: v for key, v in self._cache.items()
+                               if key[0] in ("n_rel", "n_nonrel", "judged_relevant")})
             self._cuts[k] = sub
         return self._cuts[k]
 

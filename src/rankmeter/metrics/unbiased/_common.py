@@ -201,7 +201,8 @@ def _vocab_values(b: Batch, key: str, metric: str) -> np.ndarray:
     return b._cache[ck]  # type: ignore[no-any-return]
 
 
-def _missing(metric: str, key: str, b: Batch, codes: np.ndarray, what: str = "relevant recommended items") -> InputError:
+def _missing(metric: str, key: str, b: Batch, codes: np.ndarray,
+             what: str = "relevant recommended items") -> InputError:
     vocab = as_string_array(b.context["item_ids"])
     ex = [vocab[int(c)].as_py() for c in np.unique(codes)[:3]]
     return InputError(f"{metric}: {len(codes)} {what} (rows) have no entry in "
