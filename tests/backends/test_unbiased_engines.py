@@ -9,7 +9,6 @@ SNIPS values too (their chunk states are merged, then added up exactly).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np

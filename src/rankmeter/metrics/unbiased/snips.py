@@ -55,7 +55,7 @@ from ..._errors import InputError, ParameterError
 from ..batch import Batch
 from ..registry import MetricSpec, Param, register
 from ._common import CLIP, EXPONENT, HELP, REL1, UnbiasedExample, item_propensity, ref_propensity
-from .ips import _nrel, _ref_hits, _weighted_rows
+from .ips import _ref_hits, _weighted_rows
 
 __all__ = ["snips", "ideal_dcg", "SnipsState", "merge_states", "corpus_reference"]
 
