@@ -7,9 +7,10 @@ It prints two Markdown tables, copied into docs/unbiased.md:
    recommenders popular and item-kNN: recall@10 and ndcg@10 under full ranking, plain
    sampled (N=100) and the corrected estimates (bv, mle), with each estimate's error
    against full ranking and the factor by which it cuts the plain sampled error.
-2. ``biased_feedback(seed=0)`` (known propensities): recall@10 and ndcg@10 against every
-   relevant item not in train (full information), and the plain, IPS and SNIPS estimates
-   from the observed test items only.
+2. ``biased_feedback(seed=0)`` (known propensities): recall@10, ndcg@10, precision@10 and
+   RBP against every relevant item not in train (full information), and the plain, IPS and
+   SNIPS (per-user and corpus normaliser) estimates from the observed test items only,
+   computed by ``rankmeter.evaluate`` with the generator's propensities per (user, item).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 import rankmeter
-from rankmeter.metrics.unbiased.snips import snips
 from rankmeter.recsys.pipeline import experiment
 from rankmeter.recsys.recommenders import ItemKNN, MostPopular
 
@@ -63,22 +63,41 @@ def _by_user(table) -> dict[str, set[str]]:
 
 
 def snips_table(seed: int = 0) -> str:
+    """Full information vs the estimates from the observed test items, with the registry's metrics
+    (propensities given per (user, item): the generator's exact ones)."""
     d = rankmeter.datasets.biased_feedback(seed=seed)
     truth, observed = _by_user(d.truth), _by_user(d.test)
-    users = [u for u in observed if u in truth]
-    lines = ["| recommender | metric | full information | plain | IPS | SNIPS |", "|---|---|---|---|---|---|"]
+    users = sorted(u for u in observed if u in truth)
+    pairs = {(u, i): d.propensity[i] for u in users for i in observed[u]}
+    lines = ["| recommender | metric | full information | plain | IPS | SNIPS (per user) | SNIPS (corpus) |",
+             "|---|---|---|---|---|---|---|"]
+    scaled: dict[tuple[str, str], tuple[float, float, float]] = {}
     for name, rec in (("popular", MostPopular()), ("itemknn", ItemKNN())):
         rec.fit(d.train)
         top = rec.recommend(users, 10)
         run: dict[str, list[str]] = {}
         for u, i in zip(top.column("user").to_pylist(), top.column("item").to_pylist()):
             run.setdefault(str(u), []).append(str(i))
-        for m in METRICS:
-            full = np.mean(list(snips({u: truth[u] for u in users}, run, d.propensity, m, "plain").values()))
-            vals = [np.mean(list(snips({u: observed[u] for u in users}, run, d.propensity, m, e).values()))
-                    for e in ("plain", "ips", "snips")]
-            lines.append(f"| {name} | {m} | {full:.3f} | " + " | ".join(f"{v:.3f} ({v - full:+.3f})" for v in vals)
-                         + " |")
+        plain_names = METRICS + ["precision@10", "rbp"]
+        full = rankmeter.evaluate({u: {i: 1 for i in truth[u]} for u in users}, run, plain_names)
+        texts = {}
+        for m in plain_names:
+            base, _, k = m.partition("@")
+            cut = f"@{k}" if k else ""
+            texts[m] = [m] + [f"{pre}{base}{suf}(propensity=given){cut}"
+                              for pre, suf in (("ips_", ""), ("snips_", ""), ("snips_", "_corpus"))]
+        est = rankmeter.evaluate({u: {i: 1 for i in observed[u]} for u in users}, run,
+                                 [t for ts in texts.values() for t in ts], context={"propensity": pairs})
+        share = np.array([len(observed[u]) / len(truth[u]) for u in full.queries])
+        for m in plain_names:
+            f = full.mean[m]
+            vals = [est.mean[t] for t in texts[m]]
+            lines.append(f"| {name} | {m} | {f:.3f} | " + " | ".join(f"{v:.3f} ({v - f:+.3f})" for v in vals) + " |")
+            if m in ("precision@10", "rbp"):  # what the self-normalised precision and RBP estimate
+                scaled[(name, m)] = (float(np.mean(full.values[m] * share)), vals[2], vals[3])
+    lines += ["", "| recommender | metric | full information x observed share | SNIPS (per user) | SNIPS (corpus) |",
+              "|---|---|---|---|---|"]
+    lines += [f"| {n} | {m} | {t:.3f} | {a:.3f} | {b:.3f} |" for (n, m), (t, a, b) in scaled.items()]
     return "\n".join(lines)
 
 

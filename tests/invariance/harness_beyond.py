@@ -237,7 +237,18 @@ def _exposure_gap(lists, qrels, k, ctx, groups, target, weight, p, head_share):
     return math.nan if not gaps or any(math.isnan(g) for g in gaps) else max(gaps)
 
 
+def _snips_corpus(measure: str) -> Callable[..., float]:
+    """The unbiased family's corpus-normalised SNIPS: its slow reference over the judged users' lists."""
+    from rankmeter.metrics.unbiased.snips import corpus_reference
+
+    def ref(lists, qrels, k, ctx, **params):
+        qs = judged_queries(qrels)
+        return corpus_reference(measure, dict(zip(qs, lists)), {q: qrels[q] for q in qs}, k, context=ctx, **params)
+    return ref
+
+
 CORPUS_REFERENCES: dict[str, Callable[..., float]] = {
+    **{f"snips_{m}_corpus": _snips_corpus(m) for m in ("recall", "precision", "ndcg", "rbp")},
     "pop_rsp": _pop_rsp,
     "pop_reo": _pop_reo,
     "exposure_share": _exposure_share,

@@ -27,7 +27,8 @@ def _metric_help() -> str:
         "Examples:\n\n"
         "  rankmeter evaluate qrels.txt run.txt -m ndcg@10,map -m P.5,10\n\n"
         "  rankmeter evaluate qrels.txt runs/ -m ndcg@10 --format markdown\n\n"
-        "  rankmeter evaluate test.csv recs.csv -m ndcg@10 --query-column user --item-column movie"
+        "  rankmeter evaluate test.csv recs.csv -m ndcg@10 --query-column user --item-column movie\n\n"
+        "  rankmeter evaluate test.csv recs.csv -m 'snips_recall(propensity=given)@10' --propensity p.csv"
     ),
 )
 @click.argument("qrels", type=click.Path(dir_okay=False))
@@ -53,11 +54,14 @@ def _metric_help() -> str:
                    "(trec_eval -J); labelled in the output.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
               help="Stream the run in query-grouped chunks of about this many rows (bounded memory).")
+@click.option("--propensity", "propensity_file", type=click.Path(dir_okay=False), default=None,
+              help="Observation propensities per (user, item) for the IPS/SNIPS metrics with propensity=given: "
+                   "a CSV/TSV/Parquet file with query (or user), item and propensity columns.")
 @column_options("query", "item", "score", "grade", "rank")
 @group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
             order: str, duplicates: str, depth: int | None, judged_only: bool, chunk_rows: int | None,
-            group_by: str | None,
+            propensity_file: str | None, group_by: str | None,
             query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
             rank_column: str | None) -> None:
@@ -88,6 +92,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     notes += metric_notes
     for line in notes:
         note(line)
+    _check_propensity_sources(parsed)
     columns = {"query": query_column, "item": item_column, "score": score_column, "rank": rank_column}
     ahead = None  # the first run file, read ahead while the judgments load
     if chunk_rows is None and order != "given" and named and named[0][1] != "-":
@@ -100,6 +105,14 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
             ahead = None
     try:
         q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
+        context = None
+        if propensity_file is not None:  # read by the unbiased family's metrics with propensity=given
+            from ..metrics.unbiased.propensities import read_propensities
+
+            context = {"propensity": read_propensities(propensity_file)}
+            if not any(m.params.get("propensity") == "given" for m in parsed):
+                note("--propensity is read only by metrics with propensity=given (e.g. "
+                     "'snips_recall(propensity=given)@10'); no metric asked for it")
     except BaseException:
         if ahead is not None:
             ahead.close()
@@ -111,7 +124,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
             res = evaluate_stream(q, path, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
                                   duplicates=duplicates, query=query_column, item=item_column, score=score_column,
-                                  rank=rank_column, depth=depth, judged_only=judged_only)
+                                  rank=rank_column, depth=depth, judged_only=judged_only, context=context)
         else:
             from ..engines.memory import evaluate_file
             from ..evaluate import check_ranking_metrics, evaluate
@@ -121,10 +134,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
             if order == "given" or path == "-":
                 r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                              score=score_column, rank=rank_column)
-                res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only)
+                res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only, context=context)
             else:  # a file: read and evaluated in chunks of whole queries, on both cores
-                engine = Engine(q, parsed, queries=queries, order=order, duplicates=duplicates, depth=depth,
-                                judged_only=judged_only)
+                engine = Engine(q, parsed, queries=queries, context=context, order=order, duplicates=duplicates,
+                                depth=depth, judged_only=judged_only)
                 blocks, ahead = ahead, None
                 res = evaluate_file(engine, path, columns=columns, blocks=blocks)
         prefix = f"{name}: " if len(named) > 1 else ""
@@ -139,6 +152,20 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
         for line in _groups.notes_of(views):
             note(line)
     _print(results, parsed, per_query, fmt, views)
+
+
+def _check_propensity_sources(parsed: list[Any]) -> None:
+    """Propensity-weighted metrics that estimate propensities from training popularity: this command has no
+    training data, so say what works before any reading."""
+    from .._errors import ParameterError
+
+    for m in parsed:
+        if m.spec.family == "unbiased" and m.params.get("propensity") not in ("given", "position"):
+            raise ParameterError(
+                f"-m {m.text} estimates propensities from training popularity, which `rankmeter evaluate` has no "
+                f"input for: give them per (user, item) with --propensity FILE and propensity=given (e.g. "
+                f"'snips_recall(propensity=given)@10'), or use `rankmeter run-experiment`, which reads the "
+                f"training data")
 
 
 def _names(result: Any) -> list[str]:

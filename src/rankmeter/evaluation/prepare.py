@@ -53,7 +53,7 @@ def align(
 
     With ``items=False`` (no metric reads item codes, ``spec.reads_items``) no item
     vocabulary is built for the run: each row's id is looked up among the judged ids,
-    and ``batch.item`` is a read-only array of -1 (no code).
+    and ``batch.item`` is a read-only array of -1 (no code); ``batch.qrel_item`` is then None.
     """
     # one query vocabulary and one item vocabulary for both sides
     if _same(qrels.query_ids, run.query_ids):
@@ -155,6 +155,10 @@ def align(
     order = np.lexsort((-sg, sq))
     qrel_len = np.bincount(sq, minlength=len(batch_codes))
     qrel_offsets = np.concatenate(([0], np.cumsum(qrel_len))).astype(np.int64)
+    # the judgments' item codes, for kernels that weigh every judged item (built only with item codes)
+    qrel_item = None
+    if items:
+        qrel_item = (qrels.items if imap_q is None else imap_q[qrels.items])[qsel][order]
 
     ctx: dict[str, Any] = {
         "max_grade": float(qrels.grades.max()) if len(qrels.grades) else 1.0,
@@ -173,6 +177,7 @@ def align(
         qrel_grade=sg[order],
         context=ctx,
         qrel_sorted=True,
+        qrel_item=qrel_item,
     )
     return batch, ctx["query_ids"], coverage
 

@@ -4,7 +4,10 @@ A :class:`Batch` covers many queries at once. Row arrays (``grade``, ``judged``,
 ``score``, ``item``) follow each query's ranking, best first; query ``q`` owns rows
 ``offsets[q]:offsets[q+1]``. Judgment arrays give each query's judged grades sorted
 descending (``qrel_offsets``, ``qrel_grade``), for ideal rankings and recall
-denominators, whether or not the run retrieved those items.
+denominators, whether or not the run retrieved those items. The optional
+``qrel_item`` gives the item code of each of those judgments (in the order of
+``qrel_grade``), for kernels that weigh every judged item (SNIPS); it is built only
+when some metric reads item codes (``spec.reads_items``), else it is ``None``.
 
 A batch is cut at a cutoff ``k`` by :meth:`Batch.cut`; kernels then see only the
 top ``k`` rows and read ``batch.k`` where the cutoff itself matters (``p@k``
@@ -35,6 +38,8 @@ class Batch:
     qrel_grade: np.ndarray
     k: int | None = None
     context: Mapping[str, Any] = field(default_factory=dict)
+    # item code (in context["item_ids"]) of each judgment, aligned with qrel_grade; None when not built
+    qrel_item: np.ndarray | None = None
     _cuts: dict[int, "Batch"] = field(default_factory=dict, repr=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
@@ -92,6 +97,20 @@ class Batch:
             self._cache[key] = S.seg_sum(flags, self.qrel_offsets)
         return self._cache[key]  # type: ignore[no-any-return]
 
+    def judged_relevant(self, rel: float) -> tuple[np.ndarray, np.ndarray]:
+        """The judgments with grade >= rel (and >= 0: judged), retrieved or not: their positions in
+        ``qrel_grade`` (and ``qrel_item``) and their query.
+
+        >>> b = Batch.from_lists([["a"], []], [{"a": 1, "b": 0, "c": 2}, {"d": 1}])
+        >>> [x.tolist() for x in b.judged_relevant(1.0)]
+        [[0, 1, 3], [0, 0, 1]]
+        """
+        key = ("judged_relevant", rel)
+        if key not in self._cache:
+            rows = np.flatnonzero((self.qrel_grade >= rel) & (self.qrel_grade >= 0))
+            self._cache[key] = (rows, np.searchsorted(self.qrel_offsets, rows, side="right") - 1)
+        return self._cache[key]  # type: ignore[no-any-return]
+
     def n_judged_nonrel(self, rel: float) -> np.ndarray:
         """Judged items with 0 <= grade < rel, per query (trec_eval's judged non-relevant)."""
         key = ("n_nonrel", rel)
@@ -116,7 +135,8 @@ class Batch:
                     grade=self.grade[keep], judged=self.judged[keep], score=self.score[keep], item=self.item[keep],
                 )
             # counts over the judgments do not depend on the cut
-            sub._cache.update({key: v for key, v in self._cache.items() if key[0] in ("n_rel", "n_nonrel")})
+            sub._cache.update({key: v for key, v in self._cache.items()
+                               if key[0] in ("n_rel", "n_nonrel", "judged_relevant")})
             self._cuts[k] = sub
         return self._cuts[k]
 
@@ -133,10 +153,12 @@ class Batch:
         qrel_grade: np.ndarray,
         context: Mapping[str, Any],
         qrel_sorted: bool = False,
+        qrel_item: np.ndarray | None = None,
     ) -> "Batch":
         """The one way a batch is made from joined rows: ``judged`` is a judgment of grade
         >= 0 (a negative grade is pooled but unjudged, as in trec_eval), and each query's
-        judged grades are sorted descending unless ``qrel_sorted``.
+        judged grades are sorted descending unless ``qrel_sorted`` (``qrel_item``, the
+        judgments' item codes when given, in the same order).
 
         >>> b = Batch.build(offsets=np.array([0, 2]), grade=np.array([2.0, -1.0]), matched=np.array([True, True]),
         ...                 score=np.array([2.0, 1.0]), item=np.zeros(2, dtype=np.int64),
@@ -148,9 +170,12 @@ class Batch:
         qrel_grade = np.ascontiguousarray(qrel_grade, dtype=np.float64)
         if not qrel_sorted and len(qrel_grade) > 1:
             seg = np.repeat(np.arange(len(qrel_offsets) - 1, dtype=np.int64), np.diff(qrel_offsets))
-            qrel_grade = qrel_grade[np.lexsort((-qrel_grade, seg))]
+            order = np.lexsort((-qrel_grade, seg))
+            qrel_grade = qrel_grade[order]
+            if qrel_item is not None:
+                qrel_item = qrel_item[order]
         return cls(offsets=offsets, grade=grade, judged=matched & (grade >= 0), score=score, item=item,
-                   qrel_offsets=qrel_offsets, qrel_grade=qrel_grade, context=context)
+                   qrel_offsets=qrel_offsets, qrel_grade=qrel_grade, context=context, qrel_item=qrel_item)
 
     def restrict(self, depth: int | None = None, judged_only: bool = False) -> "Batch":
         """Each ranking cut to its first ``depth`` rows, then (``judged_only``) stripped of the
@@ -201,10 +226,9 @@ class Batch:
                 items.append(code[i])
                 sc.append(scores[qi][n] if scores is not None else -(n + 1.0))
         qrel_offsets = np.concatenate(([0], np.cumsum([len(j) for j in judgments]))).astype(np.int64)
-        qrel_grade = np.array(
-            [g for j in judgments for g in sorted((float(x) for x in j.values()), reverse=True)],
-            dtype=np.float64,
-        )
+        ordered = [sorted(j.items(), key=lambda kv: -float(kv[1])) for j in judgments]
+        qrel_grade = np.array([float(g) for j in ordered for _, g in j], dtype=np.float64)
+        qrel_item = np.array([code[i] for j in ordered for i, _ in j], dtype=np.int64)
         return cls(
             offsets=offsets,
             grade=np.array(grade, dtype=np.float64),
@@ -214,4 +238,5 @@ class Batch:
             qrel_offsets=qrel_offsets,
             qrel_grade=qrel_grade,
             context=dict(context or {}, item_ids=vocab),
+            qrel_item=qrel_item,
         )

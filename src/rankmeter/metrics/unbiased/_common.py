@@ -16,16 +16,23 @@ from ..batch import Batch
 from ..registry import Param
 
 __all__ = ["UnbiasedExample", "PROPENSITY", "EXPONENT", "CLIP", "REL1", "row_propensity", "ref_propensity",
-           "jain_propensity", "HELP"]
+           "jain_propensity", "HELP", "PAIR_COLUMNS", "pair_table", "item_propensity"]
 
 HELP = ("build context['popularity'] and context['n_users'] with rankmeter.beyond.context_from_train(train), "
-        "or pass context['propensity'] = {item: p} with propensity=given")
+        "or pass context['propensity'] (per item: {item: p}; per user and item: a table of query, item, "
+        "propensity columns or {(query, item): p}) with propensity=given")
+
+#: column names of a per-(query, item) propensity table, in order of preference
+PAIR_COLUMNS = {"query": ("query", "user", "query_id", "user_id", "qid", "uid"),
+                "item": ("item", "item_id", "doc", "docno", "doc_id"),
+                "propensity": ("propensity", "p", "prob", "probability")}
 
 _KEY = {"popularity": "popularity", "given": "propensity"}
 
 PROPENSITY = Param("propensity", str, "popularity",
                    "where propensities come from: the power-law model of training popularity (popularity), "
-                   "context['propensity'] per item (given), or the position-based model rank**-exponent (position)",
+                   "context['propensity'] per item or per (user, item) (given), or the position-based model "
+                   "rank**-exponent (position)",
                    choices=("popularity", "given", "position"))
 EXPONENT = Param("exponent", float, 0.5, "power-law exponent of the popularity model: p(i) = popularity(i)**exponent",
                  low=0)
@@ -77,6 +84,103 @@ def _table(value: Any, key: str, metric: str) -> tuple[pa.Array, np.ndarray]:
     return id_arr, arr
 
 
+def _column(names: Sequence[str], role: str) -> str | None:
+    low = {str(n).lower(): str(n) for n in names}
+    for cand in PAIR_COLUMNS[role]:
+        if cand in low:
+            return low[cand]
+    return None
+
+
+def pair_table(value: Any, metric: str = "propensity") -> tuple[pa.Array, pa.Array, np.ndarray] | None:
+    """A per-(query, item) propensity table as (query ids, item ids, values), or None for a per-item one.
+
+    Per-(query, item) forms: an Arrow table or a pandas DataFrame with query (or user), item
+    and propensity columns, a mapping of such columns, or a mapping ``{(query, item): p}``.
+    Ids are text, as everywhere in rankmeter (``7`` and ``"7"`` are the same id).
+
+    >>> q, i, p = pair_table({("u1", "a"): 0.5, ("u2", "a"): 0.25})
+    >>> q.to_pylist(), i.to_pylist(), p.tolist()
+    (['u1', 'u2'], ['a', 'a'], [0.5, 0.25])
+    >>> pair_table({"a": 0.5}) is None
+    True
+    """
+    cols: Mapping[str, Any] | None = None
+    if isinstance(value, pa.Table):
+        cols = {n: value.column(n) for n in value.column_names}
+    elif type(value).__module__.startswith("pandas") and hasattr(value, "columns"):
+        cols = {str(n): value[n].to_numpy() for n in value.columns}
+    elif isinstance(value, Mapping) and value and all(isinstance(k, tuple) for k in value):
+        keys = list(value)
+        if any(len(k) != 2 for k in keys):
+            raise ParameterError(f"context['propensity'] of {metric}: a key of a per-(query, item) mapping must be a "
+                                 "(query, item) pair")
+        cols = {"query": [str(k[0]) for k in keys], "item": [str(k[1]) for k in keys],
+                "propensity": list(value.values())}
+    elif isinstance(value, Mapping) and value and all(_column(list(value), r) is not None for r in PAIR_COLUMNS) \
+            and not any(isinstance(v, (int, float, np.number)) for v in value.values()):
+        cols = value  # columns (an item -> p mapping whose items are named "query", "item"... has numbers)
+    if cols is None:
+        return None
+    names = list(cols)
+    found = {role: _column(names, role) for role in PAIR_COLUMNS}
+    absent = [role for role, name in found.items() if name is None]
+    if absent:
+        raise ParameterError(f"context['propensity'] of {metric} is a table without a {absent[0]} column "
+                             f"(expected one of {', '.join(PAIR_COLUMNS[absent[0]])}; found {', '.join(names)})")
+    try:
+        q = as_string_array(cols[found["query"]])
+        i = as_string_array(cols[found["item"]])
+        v = cols[found["propensity"]]
+        v = np.asarray(v.to_numpy(zero_copy_only=False) if hasattr(v, "to_numpy") else v, dtype=np.float64)
+    except (TypeError, ValueError, pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise ParameterError(f"context['propensity'] of {metric}: cannot read the table: {exc}") from None
+    if q.null_count or i.null_count:
+        raise InputError(f"{metric}: context['propensity'] has a missing query or item id", source="context")
+    if not (len(q) == len(i) == len(v)):
+        raise ParameterError(f"context['propensity'] of {metric}: its columns differ in length")
+    if not np.isfinite(v).all() or (v < 0).any() or (v > 1).any():
+        bad = int(np.flatnonzero(~(np.isfinite(v) & (v >= 0) & (v <= 1)))[0])
+        raise InputError(f"{metric}: context['propensity'] row {bad + 1} ({q[bad].as_py()!r}, {i[bad].as_py()!r}) "
+                         f"has propensity {v[bad]!r}, not a probability in [0, 1]", source="context")
+    return q, i, v
+
+
+def _pair_lookup(b: Batch, key: str, metric: str,
+                 table: tuple[pa.Array, pa.Array, np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
+    """The table's (query, item) keys in this batch's codes, sorted, with their values, cached."""
+    ck = ("unbiased_pairs", key)
+    if ck not in b._cache:
+        qids, vocab = b.context.get("query_ids"), b.context.get("item_ids")
+        if qids is None or vocab is None:
+            raise ParameterError(f"{metric}: per-(query, item) propensities need the batch's query ids and item "
+                                 "vocabulary (context['query_ids'], context['item_ids']), built by rankmeter.evaluate")
+        q, i, v = table
+        vocab = as_string_array(vocab)
+        n_items = max(len(vocab), 1)
+        qc = _codes(q, as_string_array(qids))
+        ic = _codes(i, vocab)
+        keep = (qc >= 0) & (ic >= 0)
+        keys = qc[keep] * n_items + ic[keep]
+        order = np.argsort(keys, kind="stable")
+        keys, vals = keys[order], v[keep][order]
+        dup = np.flatnonzero(keys[1:] == keys[:-1])
+        if len(dup):
+            k = int(keys[dup[0]])
+            raise InputError(f"{metric}: context['propensity'] gives ({as_string_array(qids)[k // n_items].as_py()!r}, "
+                             f"{vocab[k % n_items].as_py()!r}) more than one propensity", source="context")
+        b._cache[ck] = (keys, vals, n_items)
+    return b._cache[ck]  # type: ignore[no-any-return]
+
+
+def _codes(ids: pa.Array, vocab: pa.Array) -> np.ndarray:
+    if not len(ids) or not len(vocab):
+        return np.full(len(ids), -1, dtype=np.int64)
+    raw = C.index_in(ids, vocab).to_numpy(zero_copy_only=False)
+    raw = np.asarray(raw, dtype=np.float64)  # nulls -> nan
+    return np.where(np.isnan(raw), -1, np.nan_to_num(raw, nan=-1)).astype(np.int64)
+
+
 def _vocab_values(b: Batch, key: str, metric: str) -> np.ndarray:
     """The table's value for every code of the batch's item vocabulary (nan where absent), cached."""
     ck = ("unbiased_table", key, metric)
@@ -97,11 +201,20 @@ def _vocab_values(b: Batch, key: str, metric: str) -> np.ndarray:
     return b._cache[ck]  # type: ignore[no-any-return]
 
 
-def _missing(metric: str, key: str, b: Batch, codes: np.ndarray) -> InputError:
+def _missing(metric: str, key: str, b: Batch, codes: np.ndarray,
+             what: str = "relevant recommended items") -> InputError:
     vocab = as_string_array(b.context["item_ids"])
     ex = [vocab[int(c)].as_py() for c in np.unique(codes)[:3]]
-    return InputError(f"{metric}: {len(codes)} relevant recommended items (rows) have no entry in "
+    return InputError(f"{metric}: {len(codes)} {what} (rows) have no entry in "
                       f"context[{key!r}], e.g. {ex}; give every judged item a propensity", source="context")
+
+
+def _missing_pairs(metric: str, b: Batch, query: np.ndarray, codes: np.ndarray, what: str) -> InputError:
+    vocab = as_string_array(b.context["item_ids"])
+    qids = as_string_array(b.context["query_ids"])
+    ex = [(qids[int(q)].as_py(), vocab[int(c)].as_py()) for q, c in list(zip(query, codes))[:3]]
+    return InputError(f"{metric}: {len(codes)} {what} have no (query, item) entry in context['propensity'], "
+                      f"e.g. {ex}; give every judged (query, item) pair a propensity", source="context")
 
 
 def _finish(p: np.ndarray, clip: float, metric: str) -> np.ndarray:
@@ -113,19 +226,45 @@ def _finish(p: np.ndarray, clip: float, metric: str) -> np.ndarray:
 
 
 def row_propensity(b: Batch, rows: np.ndarray, propensity: str, exponent: float, clip: float,
-                   metric: str, rank: np.ndarray | None = None) -> np.ndarray:
-    """Clipped propensity of the given ranked rows (relevant ones); ``rank``: their 1-based ranks (position model)."""
+                   metric: str, rank: np.ndarray | None = None, query: np.ndarray | None = None) -> np.ndarray:
+    """Clipped propensity of the given ranked rows (relevant ones); ``rank``: their 1-based ranks (position model),
+    ``query``: their query (per-(query, item) propensities; found from the offsets when not given)."""
     if propensity == "position":
         r = np.asarray(rank if rank is not None else b.pos[rows], dtype=np.float64)
         return _finish(np.power(r, -exponent), clip, metric)
+    if query is None:
+        query = np.searchsorted(b.offsets, rows, side="right") - 1
+    return item_propensity(b, query, b.item[rows], propensity, exponent, clip, metric)
+
+
+def item_propensity(b: Batch, query: np.ndarray, items: np.ndarray, propensity: str, exponent: float, clip: float,
+                    metric: str, what: str = "relevant recommended items") -> np.ndarray:
+    """Clipped propensity of (query, item code) pairs of the batch: from a per-item table (popularity or
+    given) or a per-(query, item) table (given); a pair without one is an InputError counting them."""
     key = _KEY[propensity]
-    table = _vocab_values(b, key, metric)  # read (and checked) even when no relevant item was retrieved
-    if not len(rows):
+    raw = _need(b.context, key, metric)
+    pairs = None
+    if propensity == "given":  # read once per batch (and cutoff), whichever metric asks first
+        ck = ("unbiased_pair_table", key)
+        if ck not in b._cache:
+            b._cache[ck] = pair_table(raw, metric)
+        pairs = b._cache[ck]
+    if pairs is None:
+        table = _vocab_values(b, key, metric)  # read (and checked) even when no relevant item was retrieved
+        vals = table[items]
+        absent = np.isnan(vals)
+        if absent.any():
+            raise _missing(metric, key, b, items[absent], what)
+    else:
+        keys, known, n_items = _pair_lookup(b, key, metric, pairs)
+        want = np.asarray(query, dtype=np.int64) * n_items + items
+        at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
+        found = (keys[at] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+        if not found.all():
+            raise _missing_pairs(metric, b, np.asarray(query)[~found], items[~found], what)
+        vals = known[at] if len(keys) else np.zeros(0)
+    if not len(vals):
         return np.zeros(0)
-    vals = table[b.item[rows]]
-    absent = np.isnan(vals)
-    if absent.any():
-        raise _missing(metric, key, b, b.item[rows][absent])
     if propensity == "popularity":
         vals = vals ** exponent
     elif (vals > 1).any():
@@ -135,11 +274,19 @@ def row_propensity(b: Batch, rows: np.ndarray, propensity: str, exponent: float,
 
 
 def ref_propensity(context: Mapping[str, Any] | None, item: str, propensity: str, exponent: float, clip: float,
-                   metric: str, rank: int = 1) -> float:
-    """Slow path: one item's clipped propensity from a plain dict reading of the context (or its rank)."""
+                   metric: str, rank: int = 1, query: str | None = None) -> float:
+    """Slow path: one item's clipped propensity from a plain dict reading of the context (or its rank);
+    a per-(query, item) table is read row by row for ``query``."""
     if propensity == "position":
         return max(rank ** -exponent, clip)
     table = _need(context, _KEY[propensity], metric)
+    pairs = pair_table(table, metric) if propensity == "given" else None
+    if pairs is not None:
+        got = [float(p) for q, i, p in zip(pairs[0].to_pylist(), pairs[1].to_pylist(), pairs[2].tolist())
+               if q == query and i == item]
+        if len(got) != 1:
+            raise InputError(f"{metric}: ({query!r}, {item!r}) has {len(got)} propensities")
+        table = {item: got[0]}
     if isinstance(table, tuple):
         table = dict(zip([str(i) for i in table[0]], table[1]))
     v = float(table[item])

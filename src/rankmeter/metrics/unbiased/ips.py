@@ -39,16 +39,16 @@ _MISSING = ("A relevant recommended item without a propensity is an InputError (
 
 def _weighted_rows(b: Batch, rel: float, propensity: str, exponent: float, clip: float, metric: str):
     rows, query, rank = b.relevant_rows(rel)
-    w = 1.0 / row_propensity(b, rows, propensity, exponent, clip, metric, rank)
+    w = 1.0 / row_propensity(b, rows, propensity, exponent, clip, metric, rank, query)
     return w, query, rank
 
 
-def _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, metric):
+def _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, metric, query=None):
     kept = list(ranking if k is None else ranking[:k])
     out = []
     for r, d in enumerate(kept, start=1):
         if d in qrels and qrels[d] >= rel and qrels[d] >= 0:
-            out.append((r, 1.0 / ref_propensity(context, d, propensity, exponent, clip, metric, r)))
+            out.append((r, 1.0 / ref_propensity(context, d, propensity, exponent, clip, metric, r, query)))
     return out
 
 
@@ -70,9 +70,10 @@ def recall_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: 
 
 def recall_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
                      context: Mapping[str, Any] | None = None, propensity: str = "popularity",
-                     exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0) -> float:
+                     exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0,
+                     query: str | None = None) -> float:
     n = _nrel(qrels, rel)
-    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_recall")
+    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_recall", query)
     return sum(w for _, w in hits) / n if n else 0.0
 
 
@@ -125,8 +126,9 @@ def precision_kernel(b: Batch, propensity: str, exponent: float, clip: float, re
 
 def precision_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
                         context: Mapping[str, Any] | None = None, propensity: str = "popularity",
-                        exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0) -> float:
-    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_precision")
+                        exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0,
+                        query: str | None = None) -> float:
+    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_precision", query)
     denom = k if k is not None else len(ranking)
     return sum(w for _, w in hits) / denom if denom else 0.0
 
@@ -172,8 +174,9 @@ def ndcg_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: fl
 
 def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
                    context: Mapping[str, Any] | None = None, propensity: str = "popularity",
-                   exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0) -> float:
-    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_ndcg")
+                   exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0,
+                   query: str | None = None) -> float:
+    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_ndcg", query)
     n = _nrel(qrels, rel)
     m = n if k is None else min(n, k)
     ideal = sum(1 / math.log2(r + 1) for r in range(1, m + 1))
@@ -217,8 +220,9 @@ def rbp_kernel(b: Batch, p: float, propensity: str, exponent: float, clip: float
 
 def rbp_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
                   context: Mapping[str, Any] | None = None, p: float = 0.8, propensity: str = "popularity",
-                  exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0) -> float:
-    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_rbp")
+                  exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0,
+                  query: str | None = None) -> float:
+    hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_rbp", query)
     return (1 - p) * sum(w * p ** (r - 1) for r, w in hits)
 
 
