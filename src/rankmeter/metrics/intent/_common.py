@@ -30,7 +30,7 @@ REL = Param("rel", float, 1.0, doc="minimum grade for an item to count as releva
 ALPHA = Param("alpha", float, 0.5, doc="redundancy penalty: a subtopic's gain shrinks by 1 - alpha each time "
               "it is seen again", low=0, high=1)
 BETA = Param("beta", float, 0.5, doc="patience of NRBP's user: probability of going on to the next rank",
-             low=0, high=1)
+             low=0, high=1, low_open=True, high_open=True)
 
 
 @dataclass(frozen=True)

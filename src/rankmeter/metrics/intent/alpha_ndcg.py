@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from ..batch import Batch
@@ -61,13 +62,15 @@ register(
     MetricSpec(
         name="alpha_ndcg",
         family="intent",
+        bounds=(0.0, math.inf),  # ndeval's greedy ideal is not always the best ranking: a run can beat it
         summary="alpha-nDCG: DCG whose subtopic gains decay by 1 - alpha at each repeat, over the ideal ranking's.",
         formula=(r"\alpha\text{-}nDCG@k = \frac{\sum_{r \le k} G(r) / \log_2(r+1)}{\sum_{r \le k} G^*(r) / \log_2(r+1)},"
                  r"\ G(r) = \sum_{s \in S} J(d_r, s) (1-\alpha)^{c_s(r-1)}"),
         citation=_CITATION,
         convention=(_GRADES + "The ideal ranking G* is ndeval's greedy one over the judged items: at each rank the "
-                    "item of largest gain given those above, ties to the larger item id (UTF-8 bytes). Without a "
-                    "cutoff, the whole ranking against the whole ideal ranking."),
+                    "item of largest gain given those above, ties to the larger item id (UTF-8 bytes). Greedy is not "
+                    "always optimal, so a ranking can score above 1, as in ndeval. Without a cutoff, the whole "
+                    "ranking against the whole ideal ranking."),
         kernel=alpha_ndcg_kernel,
         params=(REL, ALPHA),
         aliases={"alpha-ndcg": {}, "a-ndcg": {}},

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from ..batch import Batch
@@ -77,11 +78,13 @@ register(
     MetricSpec(
         name="nerr_ia",
         family="intent",
+        bounds=(0.0, math.inf),  # ndeval's greedy ideal is not always the best ranking: a run can beat it
         summary="nERR-IA: ERR-IA over the ideal ranking's (ndeval's greedy ideal).",
         formula=r"nERR\text{-}IA@k = \frac{\sum_{r \le k} G(r) / r}{\sum_{r \le k} G^*(r) / r}",
         citation=_CITATION,
-        convention=(_GRADES + "G* is ndeval's greedy ideal ranking (ties to the larger item id). Without a cutoff, "
-                    "the whole ranking against the whole ideal ranking."),
+        convention=(_GRADES + "G* is ndeval's greedy ideal ranking (ties to the larger item id); greedy is not always "
+                    "optimal, so a ranking can score above 1, as in ndeval. Without a cutoff, the whole ranking "
+                    "against the whole ideal ranking."),
         kernel=nerr_ia_kernel,
         params=(REL, ALPHA),
         aliases={"nerr-ia": {}},

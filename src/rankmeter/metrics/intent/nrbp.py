@@ -22,6 +22,7 @@ Worked example (ndeval's documentation example, gains 1, 1, 0, 1/2; ideal 1, 1, 
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from ..batch import Batch
@@ -74,10 +75,12 @@ register(
     MetricSpec(
         name="nnrbp",
         family="intent",
+        bounds=(0.0, math.inf),  # ndeval's greedy ideal is not always the best ranking: a run can beat it
         summary="nNRBP: NRBP over the ideal ranking's (ndeval's greedy ideal).",
         formula=r"nNRBP = \frac{\sum_r \beta^{r-1} G(r)}{\sum_r \beta^{r-1} G^*(r)}",
         citation=_CITATION,
-        convention=(_GRADES + "G* is ndeval's greedy ideal ranking over all judged items. A query without any "
+        convention=(_GRADES + "G* is ndeval's greedy ideal ranking over all judged items (not always optimal: a "
+                    "ranking can score above 1, as in ndeval). A query without any "
                     "actual subtopic gets 0 (ndeval divides 0 by 0 there and prints nan)."),
         kernel=nnrbp_kernel,
         params=(REL, ALPHA, BETA),
