@@ -105,7 +105,7 @@ def qrels_from_subtopics(query: object, subtopic: object, item: object, grade: o
     >>> q.to_dict(), len(q.subtopics)
     ({'q1': {'a': 2.0, 'b': 0.0, 'c': 0.0}}, 4)
     >>> print(q.notes[0])
-    judgments by subtopic: 4 rows, 3 (query, item) pairs, 3 subtopics; metrics that are not intent-aware see each item's highest grade over its subtopics (1 item judged under several subtopics)
+    judgments by subtopic: 4 rows, 3 (query, item) pairs, 3 (query, subtopic) pairs; metrics that are not intent-aware see each item's highest grade over its subtopics (1 item judged under several subtopics)
     """
     from .qrels import Qrels, _check_no_nulls, _dedupe, _float_column
 
@@ -154,11 +154,15 @@ def qrels_from_subtopics(query: object, subtopic: object, item: object, grade: o
         subtopic_ids=svocab,
     )
     nsub = len(np.unique(qc * max(len(svocab), 1) + sc))
-    notes = [f"judgments by subtopic: {len(grades)} rows, {len(uniq_pairs)} (query, item) pairs, "
-             f"{nsub} subtopic{'s' if nsub != 1 else ''}; metrics that are not intent-aware see each item's highest "
-             f"grade over its subtopics ({n_multi} item{'s' if n_multi != 1 else ''} judged under several subtopics)"]
+    notes = [f"judgments by subtopic: {_n(len(grades), 'row')}, {_n(len(uniq_pairs), '(query, item) pair')}, "
+             f"{_n(nsub, '(query, subtopic) pair')}; metrics that are not intent-aware see each item's highest "
+             f"grade over its subtopics ({_n(n_multi, 'item')} judged under several subtopics)"]
     per_query = np.unique(qc * max(len(svocab), 1) + sc) // max(len(svocab), 1)
     if len(per_query) and len(np.unique(per_query)) == len(per_query):
         notes.append("every query has a single subtopic: intent-aware metrics then reduce to their one-intent "
                      "forms; is the second column really the subtopic?")
     return replace(per_item, subtopics=subs, dropped=dropped, notes=per_item.notes + tuple(notes))
+
+
+def _n(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"

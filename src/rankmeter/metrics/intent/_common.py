@@ -70,8 +70,7 @@ def intent_batch(rankings: Sequence[Sequence[str]],
 def _subtopics(b: Batch) -> BatchSubtopics:
     if b.subtopics is None:
         raise InputError("intent-aware metrics need judgments by subtopic (query subtopic item grade, as ndeval "
-                         "reads them): read them with rankmeter.read_qrels(path, subtopics=True) "
-                         "(CLI: --subtopics)", source="qrels")
+                         "reads them): read the judgments with subtopics=True (CLI: --subtopics)", source="qrels")
     return b.subtopics
 
 
