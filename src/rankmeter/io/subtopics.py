@@ -73,7 +73,8 @@ def subtopic_qrels_from_dict(obj: dict[Any, Any], where: str, key: Any, numbers:
         for sub, judged in per.items():
             sk = key(sub, "subtopic", where)
             if not isinstance(judged, dict):
-                raise InputError(f"judgments of query {qid!r}, subtopic {sub!r} must be a dict item -> grade, got "
+                raise InputError(f"judgments of query {qid!r}, subtopic {sub!r} must be a dict item -> grade "
+                                 "(judgments by subtopic are {query: {subtopic: {item: grade}}}), got "
                                  f"{type(judged).__name__}", source=where)
             for item, grade in judged.items():
                 q.append(qk)
