@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import rankmeter
@@ -75,6 +76,12 @@ def test_duckdb(data: dict[str, Any]) -> None:
     con = duckdb.connect()
     con.register("run_t", data["run"])
     _same(rdb.evaluate(con, "run_t", data["qrels"], TEXTS, chunk_rows=11), data["want"])
+    # judgments by subtopic held in DuckDB: a table with a subtopic column (detected, or named)
+    con.register("qrels_t", data["qrels"].subtopics.to_arrow(data["qrels"]))
+    _same(rdb.evaluate(con, "run_t", "qrels_t", TEXTS, chunk_rows=11, subtopics=True), data["want"])
+    con.execute("CREATE TABLE q2 AS SELECT query AS topic, subtopic AS aspect_no, item AS docno, grade AS rel "
+                "FROM qrels_t")
+    _same(rdb.evaluate(con, "run_t", "q2", TEXTS, subtopic="aspect_no"), data["want"])
 
 
 def test_missing_queries_and_given_queries_in_chunks(data: dict[str, Any]) -> None:
@@ -93,5 +100,13 @@ def test_spark(spark: Any, data: dict[str, Any]) -> None:
 
     run_df = spark.createDataFrame(data["run"].to_pandas()).repartition(3)
     _same(rsp.evaluate(run_df, data["qrels"], TEXTS, partitions=4, chunk_rows=9), data["want"])
+    # judgments by subtopic in a DataFrame (collected) and in a Parquet scan (read by the driver with pyarrow)
+    table = data["qrels"].subtopics.to_arrow(data["qrels"])
+    qrels_df = spark.createDataFrame(table.to_pandas())
+    _same(rsp.evaluate(run_df, qrels_df, TEXTS, partitions=4, chunk_rows=9, subtopics=True), data["want"])
+    path = str(Path(data["parquet"]).parent / "qrels.parquet")
+    pq.write_table(table.rename_columns(["topic", "aspect", "doc", "rel"]), path)
+    _same(rsp.evaluate_parquet(spark, str(data["parquet"]), spark.read.parquet(path), TEXTS, subtopic_col="aspect"),
+          data["want"])
     _same(rsp.evaluate_parquet(spark, str(data["parquet"]), data["qrels"], TEXTS, tasks=3, chunk_rows=9),
           data["want"])
