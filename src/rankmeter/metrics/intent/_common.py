@@ -23,14 +23,24 @@ from ..batch import Batch
 from ..registry import Param
 from ..subtopic_batch import BatchSubtopics
 
-__all__ = ["ALPHA", "BETA", "REL", "IntentExample", "intent_batch", "Relevant", "relevant", "Matched", "matched",
-           "row_gain", "ideal_gains", "ideal_ideal", "ideal_sum", "depth_of", "ratio"]
+__all__ = ["ALPHA", "BETA", "REL", "EXAMPLE_JUDGMENTS", "EXAMPLE_RANKING", "BINARY", "NDEVAL", "IntentExample", "intent_batch", "Relevant", "relevant", "Matched", "matched",
+           "row_gain", "ideal_gains", "ideal_ideal", "ideal_sum", "discounted", "depth_of", "ratio", "weights"]
 
 REL = Param("rel", float, 1.0, doc="minimum grade for an item to count as relevant to a subtopic")
 ALPHA = Param("alpha", float, 0.5, doc="redundancy penalty: a subtopic's gain shrinks by 1 - alpha each time "
               "it is seen again", low=0, high=1)
 BETA = Param("beta", float, 0.5, doc="patience of NRBP's user: probability of going on to the next rank",
              low=0, high=1, low_open=True, high_open=True)
+
+
+#: ndeval's documentation example, the worked example of every intent-aware metric: subtopics
+#: a = {A}, b = {B, D}, c = {C}, and the ranking A, D, E, B (E unjudged).
+EXAMPLE_JUDGMENTS: Mapping[str, Mapping[str, float]] = {"a": {"A": 1}, "b": {"B": 1, "D": 1}, "c": {"C": 1}}
+EXAMPLE_RANKING = ("A", "D", "E", "B")
+#: The conventions every intent-aware metric shares, said in each spec's convention.
+BINARY = ("An item is relevant to a subtopic when its grade for it is >= rel (binary, as ndeval); only actual "
+          "subtopics (with a relevant item) count")
+NDEVAL = "; computed as NIST's ndeval (TREC Web track 2009-2014)."
 
 
 @dataclass(frozen=True)
@@ -212,6 +222,11 @@ def ideal_gains(b: Batch, rel: float, alpha: float, depth: int | None) -> tuple[
     gains = g[order]
     st.cache[key] = (None if steps == longest else steps, offsets, gains)
     return offsets, gains
+
+
+def discounted(b: Batch, rel: float, alpha: float, discount: str) -> np.ndarray:
+    """sum over the ranked rows of G(r) w(r), w the rank discount (``log2`` or ``reciprocal``)."""
+    return b.seg_sum(row_gain(b, rel, alpha) * weights(b.pos.astype(np.float64), discount))
 
 
 def depth_of(b: Batch) -> np.ndarray:

@@ -26,36 +26,29 @@ True
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from ..batch import Batch
 from ..registry import MetricSpec, register
-from ._common import ALPHA, REL, IntentExample, ideal_ideal, ideal_sum, ratio, row_gain
+from ._common import (ALPHA, BINARY, EXAMPLE_JUDGMENTS, EXAMPLE_RANKING, NDEVAL, REL, IntentExample, discounted,
+                      ideal_ideal, ideal_sum, ratio)
 
 __all__ = ["alpha_ndcg_kernel", "alpha_dcg_kernel"]
 
 _CITATION = ("Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon, Novelty and diversity in "
-             "information retrieval evaluation, SIGIR 2008, doi:10.1145/1390334.1390446; computed as NIST's "
-             "ndeval (TREC Web track 2009-2014).")
-_JUDGMENTS = {"a": {"A": 1}, "b": {"B": 1, "D": 1}, "c": {"C": 1}}
-_RANKING = ("A", "D", "E", "B")
-_GRADES = ("An item is relevant to a subtopic when its grade for it is >= rel (ndeval's binary judgments; "
-           "pyndeval's relevance_level). Only a query's actual subtopics count: those with at least one "
-           "relevant item; a query without any gets 0. ")
-
-
-def _dcg(b: Batch, rel: float, alpha: float) -> np.ndarray:
-    return b.seg_sum(row_gain(b, rel, alpha) / np.log2(b.pos + 1.0))
+             "information retrieval evaluation, SIGIR 2008, doi:10.1145/1390334.1390446" + NDEVAL)
+_GRADES = BINARY + "; a query without any gets 0. "
 
 
 def alpha_ndcg_kernel(b: Batch, rel: float, alpha: float) -> np.ndarray:
     """alpha-nDCG@k per query: alpha-DCG over the ideal ranking's (ndeval's greedy one)."""
-    return ratio(_dcg(b, rel, alpha), ideal_sum(b, rel, alpha, "log2"))
+    return ratio(discounted(b, rel, alpha, "log2"), ideal_sum(b, rel, alpha, "log2"))
 
 
 def alpha_dcg_kernel(b: Batch, rel: float, alpha: float) -> np.ndarray:
     """alpha-DCG@k per query with ndeval's collection-independent ("ideal ideal") normalisation."""
-    return ratio(_dcg(b, rel, alpha), ideal_ideal(b, rel, alpha, "log2"))
+    return ratio(discounted(b, rel, alpha, "log2"), ideal_ideal(b, rel, alpha, "log2"))
 
 
 register(
@@ -74,7 +67,7 @@ register(
         kernel=alpha_ndcg_kernel,
         params=(REL, ALPHA),
         aliases={"alpha-ndcg": {}, "a-ndcg": {}},
-        examples=(IntentExample("alpha-nDCG@5", _RANKING, _JUDGMENTS,
+        examples=(IntentExample("alpha-nDCG@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS,
                                 (1 + 1 / np.log2(3) + 0.5 / np.log2(5))
                                 / (1 + 1 / np.log2(3) + 1 / np.log2(4) + 0.5 / np.log2(5)),
                                 note="ndeval's example: gains 1, 1, 0, 1/2; ideal D, C, A, B gains 1, 1, 1, 1/2"),),
@@ -95,7 +88,7 @@ register(
         kernel=alpha_dcg_kernel,
         params=(REL, ALPHA),
         aliases={"alpha-dcg": {}},
-        examples=(IntentExample("alpha-DCG@5", _RANKING, _JUDGMENTS,
+        examples=(IntentExample("alpha-DCG@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS,
                                 (1 + 1 / np.log2(3) + 0.5 / np.log2(5))
                                 / (3 * sum(0.5**i / np.log2(i + 2) for i in range(5))),
                                 note="ndeval's example: |S| = 3 subtopics"),),

@@ -23,34 +23,29 @@ True
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from ..batch import Batch
 from ..registry import MetricSpec, register
-from ._common import ALPHA, REL, IntentExample, ideal_ideal, ideal_sum, ratio, row_gain
+from ._common import (ALPHA, BINARY, EXAMPLE_JUDGMENTS, EXAMPLE_RANKING, NDEVAL, REL, IntentExample, discounted,
+                      ideal_ideal, ideal_sum, ratio)
 
 __all__ = ["err_ia_kernel", "nerr_ia_kernel"]
 
 _CITATION = ("Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded relevance, CIKM 2009, "
-             "doi:10.1145/1645953.1646033; intent-aware as in Agrawal et al., WSDM 2009; computed as NIST's ndeval.")
-_JUDGMENTS = {"a": {"A": 1}, "b": {"B": 1, "D": 1}, "c": {"C": 1}}
-_RANKING = ("A", "D", "E", "B")
-_GRADES = ("An item is relevant to a subtopic when its grade for it is >= rel (binary, as ndeval); only "
-           "actual subtopics (with a relevant item) count; a query without any gets 0. ")
-
-
-def _err(b: Batch, rel: float, alpha: float) -> np.ndarray:
-    return b.seg_sum(row_gain(b, rel, alpha) / b.pos)
+             "doi:10.1145/1645953.1646033; intent-aware as in Agrawal et al., WSDM 2009" + NDEVAL)
+_GRADES = BINARY + "; a query without any gets 0. "
 
 
 def err_ia_kernel(b: Batch, rel: float, alpha: float) -> np.ndarray:
     """ERR-IA@k per query, ndeval's collection-independent normalisation."""
-    return ratio(_err(b, rel, alpha), ideal_ideal(b, rel, alpha, "reciprocal"))
+    return ratio(discounted(b, rel, alpha, "reciprocal"), ideal_ideal(b, rel, alpha, "reciprocal"))
 
 
 def nerr_ia_kernel(b: Batch, rel: float, alpha: float) -> np.ndarray:
     """nERR-IA@k per query: over the same sum for ndeval's greedy ideal ranking."""
-    return ratio(_err(b, rel, alpha), ideal_sum(b, rel, alpha, "reciprocal"))
+    return ratio(discounted(b, rel, alpha, "reciprocal"), ideal_sum(b, rel, alpha, "reciprocal"))
 
 
 register(
@@ -67,7 +62,7 @@ register(
         kernel=err_ia_kernel,
         params=(REL, ALPHA),
         aliases={"err-ia": {}},
-        examples=(IntentExample("ERR-IA@5", _RANKING, _JUDGMENTS,
+        examples=(IntentExample("ERR-IA@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS,
                                 (1 + 1 / 2 + 0.5 / 4) / (3 * sum(0.5**i / (i + 1) for i in range(5))),
                                 note="ndeval's example: |S| = 3 subtopics"),),
         properties=frozenset({"ranking", "subtopics", "k_scaled"}),
@@ -88,7 +83,7 @@ register(
         kernel=nerr_ia_kernel,
         params=(REL, ALPHA),
         aliases={"nerr-ia": {}},
-        examples=(IntentExample("nERR-IA@5", _RANKING, _JUDGMENTS,
+        examples=(IntentExample("nERR-IA@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS,
                                 (1 + 1 / 2 + 0.5 / 4) / (1 + 1 / 2 + 1 / 3 + 0.5 / 4),
                                 note="ndeval's example: ideal D, C, A, B"),),
         properties=frozenset({"ranking", "subtopics"}),

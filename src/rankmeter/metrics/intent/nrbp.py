@@ -23,20 +23,19 @@ Worked example (ndeval's documentation example, gains 1, 1, 0, 1/2; ideal 1, 1, 
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from ..batch import Batch
 from ..registry import MetricSpec, register
-from ._common import ALPHA, BETA, REL, IntentExample, ideal_sum, ratio, relevant, row_gain
+from ._common import (ALPHA, BETA, BINARY, EXAMPLE_JUDGMENTS, EXAMPLE_RANKING, NDEVAL, REL, IntentExample, ideal_sum,
+                      ratio, relevant, row_gain)
 
 __all__ = ["nrbp_kernel", "nnrbp_kernel"]
 
 _CITATION = ("Clarke, Kolla & Vechtomova, An effectiveness measure for ambiguous and underspecified queries, "
-             "ICTIR 2009, doi:10.1007/978-3-642-04417-5_17; computed as NIST's ndeval.")
-_JUDGMENTS = {"a": {"A": 1}, "b": {"B": 1, "D": 1}, "c": {"C": 1}}
-_RANKING = ("A", "D", "E", "B")
-_GRADES = ("An item is relevant to a subtopic when its grade for it is >= rel (binary, as ndeval); only "
-           "actual subtopics (with a relevant item) count. ")
+             "ICTIR 2009, doi:10.1007/978-3-642-04417-5_17" + NDEVAL)
+_GRADES = BINARY + ". "
 
 
 def _sum(b: Batch, rel: float, alpha: float, beta: float) -> np.ndarray:
@@ -65,7 +64,7 @@ register(
         convention=_GRADES + "A query without any actual subtopic gets 0. Over the whole ranking unless @k is given.",
         kernel=nrbp_kernel,
         params=(REL, ALPHA, BETA),
-        examples=(IntentExample("NRBP", _RANKING, _JUDGMENTS, 0.75 / 3 * (1 + 0.5 + 0.5 * 0.125),
+        examples=(IntentExample("NRBP", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, 0.75 / 3 * (1 + 0.5 + 0.5 * 0.125),
                                 note="ndeval's example"),),
         properties=frozenset({"ranking", "subtopics", "monotone_k"}),
     )
@@ -84,7 +83,7 @@ register(
                     "actual subtopic gets 0 (ndeval divides 0 by 0 there and prints nan)."),
         kernel=nnrbp_kernel,
         params=(REL, ALPHA, BETA),
-        examples=(IntentExample("nNRBP", _RANKING, _JUDGMENTS, (1 + 0.5 + 0.5 * 0.125) / (1 + 0.5 + 0.25 + 0.5 * 0.125),
+        examples=(IntentExample("nNRBP", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, (1 + 0.5 + 0.5 * 0.125) / (1 + 0.5 + 0.25 + 0.5 * 0.125),
                                 note="ndeval's example: ideal D, C, A, B"),),
         properties=frozenset({"ranking", "subtopics"}),
     )

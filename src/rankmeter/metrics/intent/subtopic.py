@@ -27,15 +27,12 @@ import numpy as np
 
 from ..batch import Batch
 from ..registry import MetricSpec, register
-from ._common import REL, IntentExample, depth_of, matched, ratio, relevant
+from ._common import (BINARY, EXAMPLE_JUDGMENTS, EXAMPLE_RANKING, NDEVAL, REL, IntentExample, depth_of, matched,
+                      ratio, relevant)
 
 __all__ = ["p_ia_kernel", "ap_ia_kernel", "strec_kernel"]
 
-_JUDGMENTS = {"a": {"A": 1}, "b": {"B": 1, "D": 1}, "c": {"C": 1}}
-_RANKING = ("A", "D", "E", "B")
-_GRADES = ("An item is relevant to a subtopic when its grade for it is >= rel (binary, as ndeval); only "
-           "actual subtopics (with a relevant item) count; a query without any gets 0. ")
-_NDEVAL = "; computed as NIST's ndeval."
+_GRADES = BINARY + "; a query without any gets 0. "
 
 
 def _per_query(b: Batch, rows: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -71,13 +68,13 @@ register(
         summary="P-IA: intent-aware precision, precision at k averaged over the query's subtopics.",
         formula=r"P\text{-}IA@k = \frac{1}{|S|} \sum_{s \in S} \frac{1}{k} \sum_{r \le k} J(d_r, s)",
         citation="Agrawal, Gollapudi, Halverson & Ieong, Diversifying search results, WSDM 2009, "
-                 "doi:10.1145/1498759.1498766" + _NDEVAL,
+                 "doi:10.1145/1498759.1498766" + NDEVAL,
         convention=(_GRADES + "Subtopics weigh the same (ndeval's choice; Agrawal et al. allow a distribution). "
                     "Divides by k even when the ranking is shorter; without a cutoff, k is the length of the ranking."),
         kernel=p_ia_kernel,
         params=(REL,),
         aliases={"p-ia": {}, "precision_ia": {}, "precision-ia": {}},
-        examples=(IntentExample("P-IA@5", _RANKING, _JUDGMENTS, 3 / 15, note="ndeval's example"),),
+        examples=(IntentExample("P-IA@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, 3 / 15, note="ndeval's example"),),
         properties=frozenset({"ranking", "subtopics", "k_scaled"}),
     )
 )
@@ -90,13 +87,13 @@ register(
         formula=(r"AP\text{-}IA = \frac{1}{|S|} \sum_{s \in S} \frac{1}{R_s} \sum_{r : J(d_r, s)} "
                  r"\frac{c_s(r)}{r}"),
         citation="Agrawal, Gollapudi, Halverson & Ieong, Diversifying search results, WSDM 2009, "
-                 "doi:10.1145/1498759.1498766" + _NDEVAL,
+                 "doi:10.1145/1498759.1498766" + NDEVAL,
         convention=(_GRADES + "R_s counts the judged items relevant to subtopic s, retrieved or not. Over the whole "
                     "ranking (ndeval has no cutoff for it); with @k, the first k ranks (as trec_eval's map_cut)."),
         kernel=ap_ia_kernel,
         params=(REL,),
         aliases={"map-ia": {}, "map_ia": {}, "ap-ia": {}},
-        examples=(IntentExample("MAP-IA", _RANKING, _JUDGMENTS, (1 + (1 / 2 + 2 / 4) / 2 + 0) / 3,
+        examples=(IntentExample("MAP-IA", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, (1 + (1 / 2 + 2 / 4) / 2 + 0) / 3,
                                 note="ndeval's example"),),
         properties=frozenset({"ranking", "subtopics", "monotone_k"}),
     )
@@ -109,12 +106,12 @@ register(
         summary="Subtopic recall: the share of the query's subtopics covered by the top k items.",
         formula=r"S\text{-}recall@k = \frac{|\{s \in S : \exists r \le k,\ J(d_r, s)\}|}{|S|}",
         citation="Zhai, Cohen & Lafferty, Beyond independent relevance: methods and evaluation metrics for "
-                 "subtopic retrieval, SIGIR 2003, doi:10.1145/860435.860440" + _NDEVAL,
+                 "subtopic retrieval, SIGIR 2003, doi:10.1145/860435.860440" + NDEVAL,
         convention=_GRADES + "Without a cutoff, the whole ranking.",
         kernel=strec_kernel,
         params=(REL,),
         aliases={"strecall": {}, "st_recall": {}, "s-recall": {}, "subtopic_recall": {}},
-        examples=(IntentExample("strec@5", _RANKING, _JUDGMENTS, 2 / 3, note="ndeval's example: a and b of 3"),),
+        examples=(IntentExample("strec@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, 2 / 3, note="ndeval's example: a and b of 3"),),
         properties=frozenset({"ranking", "subtopics", "monotone_k"}),
     )
 )
