@@ -110,3 +110,13 @@ def test_spark(spark: Any, data: dict[str, Any]) -> None:
           data["want"])
     _same(rsp.evaluate_parquet(spark, str(data["parquet"]), data["qrels"], TEXTS, tasks=3, chunk_rows=9),
           data["want"])
+
+
+def test_sql_list_function_refuses_them() -> None:
+    """rankmeter_metric(name, list, items, grades) has no subtopic argument: an error saying what is needed."""
+    duckdb = pytest.importorskip("duckdb")
+    import rankmeter.duckdb as rdb
+
+    con = rdb.register(duckdb.connect())
+    with pytest.raises(duckdb.Error, match="intent-aware metrics need judgments by subtopic"):
+        con.sql("SELECT rankmeter_metric('alpha-nDCG@20', ['a', 'b'], ['a'], [1.0])").fetchall()
