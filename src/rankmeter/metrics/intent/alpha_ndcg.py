@@ -9,6 +9,10 @@ With the gain G(r) = sum_s J(d_r, s) (1 - alpha)^{c_s(r-1)} (see
   ndeval's "ideal ideal" (collection-independent) normalisation: the value if every
   item covered every subtopic.
 
+Reference: Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon, Novelty and
+diversity in information retrieval evaluation, SIGIR 2008, doi:10.1145/1390334.1390446;
+conventions of NIST's ndeval (docs/intent.md).
+
 Worked example (ndeval's documentation example): subtopics a = {A}, b = {B, D},
 c = {C}; the ranking A, D, E, B gains 1, 1, 0, 1/2; the greedy ideal D, C, A, B gains
 1, 1, 1, 1/2.

@@ -9,6 +9,9 @@ leaving the gain G(r) of :mod:`rankmeter.metrics.intent._common` discounted by 1
 - ``nerr_ia@k`` = sum_{r<=k} G(r)/r divided by the same sum over ndeval's greedy
   ideal ranking.
 
+Reference: Chapelle, Metzler, Zhang & Grinspan, CIKM 2009, doi:10.1145/1645953.1646033; the
+intent-aware average of Agrawal et al., WSDM 2009; conventions of NIST's ndeval (docs/intent.md).
+
 Worked example (ndeval's documentation example, gains 1, 1, 0, 1/2; ideal 1, 1, 1, 1/2):
 
 >>> from rankmeter.metrics.intent import intent_batch

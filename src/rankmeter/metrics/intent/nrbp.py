@@ -10,6 +10,9 @@ decays by 1 - alpha at each repeat. With G(r) of :mod:`rankmeter.metrics.intent.
 Both run over the whole ranking (ndeval gives them no cutoff; with @k, the first k ranks
 and, for nnrbp, the first k ideal ranks).
 
+Reference: Clarke, Kolla & Vechtomova, ICTIR 2009, doi:10.1007/978-3-642-04417-5_17;
+conventions of NIST's ndeval (docs/intent.md).
+
 Worked example (ndeval's documentation example, gains 1, 1, 0, 1/2; ideal 1, 1, 1, 1/2):
 
 >>> from rankmeter.metrics.intent import intent_batch

@@ -9,6 +9,10 @@ With J(d, s) = [grade of d for subtopic s >= rel] and S the query's actual subto
 - ``strec@k`` = |{s : some d_r, r <= k, has J(d_r, s)}| / |S|: subtopic recall (Zhai,
   Cohen & Lafferty, SIGIR 2003), ndeval's strec.
 
+References: Agrawal, Gollapudi, Halverson & Ieong, WSDM 2009, doi:10.1145/1498759.1498766
+(P-IA, MAP-IA); Zhai, Cohen & Lafferty, SIGIR 2003, doi:10.1145/860435.860440 (subtopic
+recall); conventions of NIST's ndeval (docs/intent.md).
+
 Worked example (ndeval's documentation example: a = {A}, b = {B, D}, c = {C}; ranking A, D, E, B):
 
 >>> from rankmeter.metrics.intent import intent_batch
