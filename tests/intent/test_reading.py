@@ -120,3 +120,17 @@ def test_notes_reach_the_result(tmp_path: Path) -> None:
     res = rankmeter.evaluate(rankmeter.read_qrels(path, subtopics=True), {"1": ["A", "B"], "2": ["X"]},
                              ["alpha-nDCG@5", "ndcg@5"])
     assert any(n.startswith("judgments by subtopic: 7 rows") for n in res.notes)
+
+
+def test_trec_text_with_odd_blanks_and_line_ends(tmp_path: Path) -> None:
+    """The subtopic column follows the TREC parser's rules: BOM, \\r\\n and \\r, tabs, \\v, \\f, blank and comment
+    lines; with comments=False a '#' query is data."""
+    odd = (b"\xef\xbb\xbf# comment\r\n1\t1  A 1\r\n\r\n 1\x0b2\x0cB 1\r1 2 D 1\n   \n# another\n1 3 C\t1\n1 3 A 0\n"
+           b"2 1 X 2\n2 2 X 1")
+    path = tmp_path / "odd.txt"
+    path.write_bytes(odd)
+    q = rankmeter.read_qrels(path, subtopics=True)
+    assert _subs(q) == _want() and q.comment_lines == 2
+    path.write_bytes(b"#q 1 A 1\n#q 2 A 0\n")
+    q = rankmeter.read_qrels(path, subtopics=True, comments=False)
+    assert q.subtopics.to_dict(q) == {"#q": {"1": {"A": 1.0}, "2": {"A": 0.0}}}

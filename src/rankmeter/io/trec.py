@@ -217,11 +217,10 @@ def _utf8_error(norm: bytes, raw: bytes, source: str, first_line: int) -> InputE
 
 
 def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, rank: bool = False,
-               first_line: int = 1, empty_ok: bool = False, iteration: bool = False) -> TrecText:
+               first_line: int = 1, empty_ok: bool = False) -> TrecText:
     """Parse TREC run (``kind="run"``) or qrels (``kind="qrels"``) text; see the module docstring.
 
-    ``rank=True`` keeps a run's rank column (text, as written); ``iteration=True`` keeps a qrels'
-    second column (text, as ``iter``: the subtopic of ndeval's qrels). ``first_line`` numbers
+    ``rank=True`` keeps a run's rank column (text, as written). ``first_line`` numbers
     the first line of ``data`` (a block of a longer stream); a byte order mark is
     dropped only when it is 1. ``empty_ok`` gives an empty table for text without
     data lines instead of an error.
@@ -238,8 +237,8 @@ def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, ra
         keep = ["query", "item", "score"] + (["rank"] if rank else [])
     else:
         value, names = "grade", _QRELS_NAMES
-        types = {"query": pa.string(), "item": pa.string(), "grade": pa.float64(), "iter": pa.string()}
-        keep = ["query", "item", "grade"] + (["iter"] if iteration else [])
+        types = {"query": pa.string(), "item": pa.string(), "grade": pa.float64()}
+        keep = ["query", "item", "grade"]
     first = norm.lstrip(b"\n")
     if not first:
         if empty_ok:
