@@ -90,6 +90,10 @@ def _write_examples(d: Path) -> None:
     queries = [f"q{i}" for i in range(30)]
     qrels = [(q, f"d{j}", int(rng.integers(0, 3)) if j else 1) for q in queries for j in range(8)]
     (d / "qrels.txt").write_text("".join(f"{q} 0 {doc} {g}\n" for q, doc, g in qrels))
+    # docs/intent.md: judgments by subtopic (ndeval's query subtopic item grade) for the same documents
+    sub_rng = np.random.default_rng(18)  # its own generator: the other files stay as they were
+    (d / "diversity.qrels").write_text("".join(f"{q} {s} d{j} {int(sub_rng.integers(0, 2))}\n" for q in queries
+                                               for s in (1, 2, 3) for j in sub_rng.choice(8, 4, replace=False)))
     pd.DataFrame(qrels, columns=["query", "item", "grade"]).to_parquet(d / "qrels.parquet")
 
     def run(tag: str, boost: float) -> list[tuple[str, str, float]]:

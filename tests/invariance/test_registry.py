@@ -30,6 +30,8 @@ SPECS = all_specs()
 
 def harness_for(spec: MetricSpec) -> str:
     """Which harness checks a spec."""
+    if "subtopics" in spec.properties:  # judgments by subtopic (metrics/intent): harness_intent.py
+        return "intent"
     if spec.input == "ranking" and spec.level == "query" and "needs_context" not in spec.properties:
         return "ranking"
     if "needs_context" in spec.properties or "beyond" in spec.properties:

@@ -16,12 +16,13 @@ import click
 
 from .._errors import ParameterError
 
-__all__ = ["column_options", "parse_metric_list", "named_runs", "check_output_path", "option_names",
+__all__ = ["column_options", "subtopics_option", "parse_metric_list", "named_runs", "check_output_path", "option_names",
            "COLUMN_OPTIONS"]
 
 # library keyword -> CLI option, for the commands that read runs or judgments
 COLUMN_OPTIONS = {"query": "--query-column", "item": "--item-column", "score": "--score-column",
-                  "grade": "--grade-column", "rank": "--rank-column"}
+                  "grade": "--grade-column", "rank": "--rank-column", "subtopic": "--subtopic-column",
+                  "subtopics": "--subtopics"}
 
 
 def column_options(*roles: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -32,6 +33,7 @@ def column_options(*roles: str) -> Callable[[Callable[..., Any]], Callable[..., 
         "score": "Name of the run's score column (default: detected).",
         "grade": "Name of the judgments' grade (relevance) column (default: detected).",
         "rank": "Name of the run's rank column, read with --order rank (default: detected).",
+        "subtopic": "Name of the judgments' subtopic column, read with --subtopics (default: detected).",
     }
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -41,6 +43,15 @@ def column_options(*roles: str) -> Callable[[Callable[..., Any]], Callable[..., 
         return fn
 
     return deco
+
+
+def subtopics_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--subtopics``: QRELS are judgments by subtopic (ndeval's ``query subtopic item grade``)."""
+    return click.option(
+        "--subtopics", is_flag=True,
+        help="QRELS are judgments by subtopic, as NIST ndeval reads them (TREC text: query subtopic item grade; "
+             "tables: a subtopic column), for the intent-aware metrics (alpha-nDCG@20, ERR-IA@20, NRBP, P-IA@20, "
+             "MAP-IA, strec@20...); every other metric sees each item's highest grade over its subtopics.")(fn)
 
 
 # --------------------------------------------------------------------------- metrics

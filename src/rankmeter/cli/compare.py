@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ._groups import group_by_option
-from ._options import COLUMN_OPTIONS, column_options
+from ._options import COLUMN_OPTIONS, column_options, subtopics_option
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
 
@@ -97,7 +97,8 @@ class _Bar:
               help="Rank by score (ties: item id descending) or by the files' rank column.")
 @click.option("--duplicates", type=click.Choice(["error", "max", "first", "last"]), default="error",
               show_default=True, help="What to do with a repeated (query, item) row.")
-@column_options("query", "item", "score", "grade", "rank")
+@column_options("query", "item", "score", "grade", "rank", "subtopic")
+@subtopics_option
 @group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None,
             tests: tuple[str, ...], correction: str, family: str, pairs: str, alpha: float, confidence: float,
@@ -105,7 +106,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
             fmt: str, details: bool, overlap: bool,
             html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str,
             query_column: str | None, item_column: str | None, score_column: str | None,
-            grade_column: str | None, rank_column: str | None, group_by: str | None) -> None:
+            grade_column: str | None, rank_column: str | None, group_by: str | None,
+            subtopic_column: str | None = None, subtopics: bool = False) -> None:
     """Compare RUNs on the judgments QRELS: means, bootstrap intervals, paired tests.
 
     A RUN is PATH (named by its file name without extension), NAME=PATH, or a folder
@@ -145,7 +147,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
     show = sys.stderr.isatty() if progress is None else progress
     bar = _Bar() if show else None
     with bar if bar is not None else nullcontext():
-        q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
+        q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
+                       subtopics=subtopics, subtopic=subtopic_column)
         loaded = {}
         for i, (name, path) in enumerate(named):
             loaded[name] = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ._groups import group_by_option
-from ._options import COLUMN_OPTIONS, column_options
+from ._options import COLUMN_OPTIONS, column_options, subtopics_option
 
 # library keywords -> this command's options, for messages (see _options.cli_spelling)
 PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "metrics": "-m/--metric"}
@@ -28,7 +28,8 @@ def _metric_help() -> str:
         "  rankmeter evaluate qrels.txt run.txt -m ndcg@10,map -m P.5,10\n\n"
         "  rankmeter evaluate qrels.txt runs/ -m ndcg@10 --format markdown\n\n"
         "  rankmeter evaluate test.csv recs.csv -m ndcg@10 --query-column user --item-column movie\n\n"
-        "  rankmeter evaluate test.csv recs.csv -m 'snips_recall(propensity=given)@10' --propensity p.csv"
+        "  rankmeter evaluate test.csv recs.csv -m 'snips_recall(propensity=given)@10' --propensity p.csv\n\n"
+        "  rankmeter evaluate --subtopics qrels.diversity.txt run.txt -m alpha-nDCG@20,ERR-IA@20,NRBP,strec@20"
     ),
 )
 @click.argument("qrels", type=click.Path(dir_okay=False))
@@ -57,21 +58,23 @@ def _metric_help() -> str:
 @click.option("--propensity", "propensity_file", type=click.Path(dir_okay=False), default=None,
               help="Observation propensities per (user, item) for the IPS/SNIPS metrics with propensity=given: "
                    "a CSV/TSV/Parquet file with query (or user), item and propensity columns.")
-@column_options("query", "item", "score", "grade", "rank")
+@column_options("query", "item", "score", "grade", "rank", "subtopic")
+@subtopics_option
 @group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
             order: str, duplicates: str, depth: int | None, judged_only: bool, chunk_rows: int | None,
             propensity_file: str | None, group_by: str | None,
             query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
-            rank_column: str | None) -> None:
+            rank_column: str | None, subtopic_column: str | None = None, subtopics: bool = False) -> None:
     """Evaluate each RUN against the judgments QRELS.
 
     Files may be TREC text (qrels: query iter item grade; run: query Q0 item rank
     score tag), CSV/TSV with a header, or Parquet; the format is picked from the file.
     A RUN is PATH (named by its file name without extension), NAME=PATH, or a folder
     (its files, sorted, each named by its file name). Several runs give one table
-    with a column per run.
+    with a column per run. With --subtopics, QRELS are judgments by subtopic (NIST
+    ndeval's query subtopic item grade) for the intent-aware metrics.
     """
     from ..io import read_qrels, read_run
     from ._options import named_runs, parse_metric_list
@@ -104,7 +107,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
         except Exception:  # noqa: BLE001 (reported when the run is read, after the judgments)
             ahead = None
     try:
-        q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column)
+        q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
+                       subtopics=subtopics, subtopic=subtopic_column)
         context = None
         if propensity_file is not None:  # read by the unbiased family's metrics with propensity=given
             from ..metrics.unbiased.propensities import read_propensities

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -11,6 +11,9 @@ import pyarrow as pa
 from .. import _compute as C
 from .ids import as_string_array, encode, encode_unsorted, ints, to_numpy
 from .table import Grouped, RowError, duplicate_rows, offsets_from_sorted
+
+if TYPE_CHECKING:
+    from .subtopics import SubtopicJudgments
 
 __all__ = ["Qrels"]
 
@@ -35,6 +38,9 @@ class Qrels(Grouped):
     dropped: int = 0  # duplicate judgments removed by the chosen duplicates policy
     comment_lines: int = 0  # comment lines the reader skipped (TREC text)
     notes: tuple[str, ...] = ()  # what the reader inferred or skipped, in the user's words
+    # judgments by subtopic (ndeval's qrels), for the intent-aware metrics; the rows above then hold
+    # each item's highest grade over its subtopics (rankmeter.data.subtopics)
+    subtopics: "SubtopicJudgments | None" = None
 
     @classmethod
     def from_columns(
@@ -89,6 +95,15 @@ class Qrels(Grouped):
             grades=np.ascontiguousarray(grades[order], dtype=np.float64),
             dropped=dropped,
         )
+
+    @classmethod
+    def from_subtopic_columns(cls, query: object, subtopic: object, item: object, grade: object, *,
+                              duplicates: DuplicatePolicy = "error") -> "Qrels":
+        """Qrels from ``query, subtopic, item, grade`` columns (ndeval's judgments by subtopic): see
+        :func:`rankmeter.data.subtopics.qrels_from_subtopics`."""
+        from .subtopics import qrels_from_subtopics
+
+        return qrels_from_subtopics(query, subtopic, item, grade, duplicates=duplicates)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {item: grade}}`` (for small data and tests)."""

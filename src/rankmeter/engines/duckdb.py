@@ -37,7 +37,7 @@ import pyarrow as pa
 from .._errors import InputError, MissingExtraError, ParameterError
 from .sqlfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
 from ..io import as_qrels
-from ..io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, pick_columns
+from ..io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, SUBTOPIC_NAMES, pick_columns
 from ..result import Result
 
 __all__ = ["register", "evaluate", "FUNCTIONS"]
@@ -233,6 +233,8 @@ def evaluate(
     progress: bool | None = False,
     depth: int | None = None,
     judged_only: bool = False,
+    subtopics: bool = False,
+    subtopic: str | None = None,
 ) -> Result:
     """Evaluate a run stored in DuckDB against judgments stored in DuckDB (or given in Python).
 
@@ -241,7 +243,8 @@ def evaluate(
     detected (``query``/``user_id``..., ``item``/``doc``..., ``score``, ``grade``/
     ``rel``...) or named with ``query=``, ``item=``, ``score=``, ``grade=``. The result
     equals ``rankmeter.evaluate``'s on the same rows (same tie rule, same coverage);
-    ``depth`` and ``judged_only`` as there.
+    ``depth`` and ``judged_only`` as there. ``subtopics=True`` (or a column named by
+    ``subtopic=``): judgments by subtopic, for the intent-aware metrics (docs/intent.md).
 
     ``grouped``: None (default) reads the run in scan order (DuckDB keeps insertion
     order) and, if a query turns up again after another one began, drops the partial
@@ -262,23 +265,28 @@ def evaluate(
     run_rel = _relation(con, run, "run")
     roles_run = {"query": QUERY_NAMES, "item": ITEM_NAMES, "score": SCORE_NAMES}
     rc = _pick(run_rel, roles_run, {"query": query, "item": item, "score": score}, "run")
+    by_subtopic = bool(subtopics) or subtopic is not None
     if isinstance(qrels, (str, duckdb.DuckDBPyRelation)):
         q_rel = _relation(con, qrels, "qrels")
-        qc = _pick(q_rel, {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES},
-                   {"query": query, "item": item, "grade": grade}, "qrels", optional=("grade",))
+        q_roles = {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES}
+        if by_subtopic:
+            q_roles["subtopic"] = SUBTOPIC_NAMES
+        qc = _pick(q_rel, q_roles, {"query": query, "item": item, "grade": grade, "subtopic": subtopic}, "qrels",
+                   optional=("grade",))
         qtypes = dict(zip(q_rel.columns, [str(t) for t in q_rel.types]))
-        for role in ("query", "item"):
+        for role in (("query", "item", "subtopic") if by_subtopic else ("query", "item")):
             _check_id_type(qtypes[qc[role]], role, qc[role], "qrels")
         if "grade" in qc:
             _check_number_type(qtypes[qc["grade"]], "grade", qc["grade"], "qrels")
         grade_sql = f"CAST({_quote(qc['grade'])} AS DOUBLE)" if "grade" in qc else "1.0::DOUBLE"
+        sub_sql = f", CAST({_quote(qc['subtopic'])} AS VARCHAR) AS subtopic" if by_subtopic else ""
         table = q_rel.query("__rm_q", f"SELECT CAST({_quote(qc['query'])} AS VARCHAR) AS query, "
-                                      f"CAST({_quote(qc['item'])} AS VARCHAR) AS item, {grade_sql} AS grade "
+                                      f"CAST({_quote(qc['item'])} AS VARCHAR) AS item, {grade_sql} AS grade{sub_sql} "
                                       "FROM __rm_q")
         table = table.to_arrow_table() if hasattr(table, "to_arrow_table") else table.arrow()
-        q = as_qrels(table, duplicates=duplicates)
+        q = as_qrels(table, duplicates=duplicates, subtopics=by_subtopic)
     else:
-        q = as_qrels(qrels, duplicates=duplicates)
+        q = as_qrels(qrels, duplicates=duplicates, subtopics=subtopics, subtopic=subtopic)
     if not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise ParameterError(f"The 'chunk_rows' parameter of rankmeter.duckdb.evaluate must be an int >= 1. "
                              f"Got {chunk_rows!r} instead.")

@@ -257,6 +257,7 @@ class Engine:
             offsets=offsets,
             items=np.searchsorted(used, items).astype(np.int64),
             grades=np.ascontiguousarray(q.grades[rows]),
+            subtopics=None if q.subtopics is None else q.subtopics.subset(codes, used),
         )
 
     # -- one chunk -------------------------------------------------------------------

@@ -29,6 +29,7 @@ from ..data.ids import (
 )
 from ..data.table import lookup_keys
 from ..metrics.batch import Batch
+from ..metrics.subtopic_batch import BatchSubtopics
 from ..result import Coverage
 from .selection import QueryPolicy, check_queries
 
@@ -179,6 +180,9 @@ def align(
         qrel_sorted=True,
         qrel_item=qrel_item,
     )
+    if items and qrels.subtopics is not None:  # judgments by subtopic: what the intent-aware metrics read
+        batch.subtopics = BatchSubtopics.of(qrels.subtopics, np.where(selected[qmap_q], slot[qmap_q], -1), imap_q,
+                                            len(batch_codes))
     return batch, ctx["query_ids"], coverage
 
 

@@ -61,6 +61,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "grade": ("relevance", "rel", "grade", "label", "judgment", "judgement", "rating", "gain", "relevance_grade"),
     "score": ("score", "prediction", "predicted", "pred", "rating", "similarity", "sim", "weight"),
     "rank": ("rank", "position", "pos"),
+    "subtopic": ("subtopic", "subtopic_id", "sub_topic", "intent", "intent_id", "aspect", "facet", "iteration", "iter"),
     "rating": ("rating", "score", "relevance", "grade", "label"),
     "timestamp": ("timestamp", "time", "ts", "datetime", "date", "unix_time"),
     "user": ("user", "user_id", "userid", "uid", "query", "qid", "query_id"),

@@ -37,6 +37,8 @@ from ..data import Qrels, RowError, Run
 from .columns import ALIASES, LITERAL_GRADE, candidates, id_column, normalise, number_column, resolve
 from .source import Input, base_name, open_input
 from .tables import csv_header, is_frame, parse_csv, read_parquet, to_arrow
+from ..data.subtopics import qrels_from_subtopics
+from .subtopics import read_trec_subtopic_qrels, subtopic_hint, subtopic_qrels_from_dict
 from .trec import read_trec_qrels, read_trec_run
 
 __all__ = ["read_qrels", "read_run", "as_qrels", "as_run", "detect_format"]
@@ -145,9 +147,11 @@ def _grade_problem(table: pa.Table, cols: dict[str, str], source: str) -> tuple[
 
 def _qrels_from_table(table: pa.Table, source: str, query: str | None, item: str | None, grade: str | None,
                       line_of: Callable[[int], tuple[int, str]] | None = None, row_offset: int = 0,
-                      **options: Any) -> Qrels:
-    cols = resolve(table.column_names, {"query": query, "item": item, "grade": grade}, source=source,
-                   optional=("grade",))
+                      subtopics: bool = False, subtopic: str | None = None, **options: Any) -> Qrels:
+    roles = {"query": query, "item": item, "grade": grade}
+    if subtopics:
+        roles["subtopic"] = subtopic
+    cols = resolve(table.column_names, roles, source=source, optional=("grade",))
     notes: list[str] = []
     where = _where(source, line_of, row_offset)
     try:
@@ -163,8 +167,16 @@ def _qrels_from_table(table: pa.Table, source: str, query: str | None, item: str
             g = np.ones(table.num_rows)
         qids = id_column(table.column(cols["query"]), "query", cols["query"], source)
         iids = id_column(table.column(cols["item"]), "item", cols["item"], source)
-        q = Qrels.from_columns(qids, iids, g, **options)
+        if subtopics:
+            sids = id_column(table.column(cols["subtopic"]), "subtopic", cols["subtopic"], source)
+            q = qrels_from_subtopics(qids, sids, iids, g, **options)
+        else:
+            q = Qrels.from_columns(qids, iids, g, **options)
     except RowError as exc:
+        if not subtopics and exc.message.startswith("duplicate judgment"):
+            maybe = candidates([c for c in table.column_names if c not in cols.values()], "subtopic")
+            if maybe:
+                exc = RowError(exc.row, exc.message + subtopic_hint(maybe[0]))
         raise where(exc) from None
     except InputError:
         raise
@@ -229,8 +241,8 @@ def _csv(inp: Input, fmt: str, text_roles: dict[str, str | None], kind: str,
         cols = resolve(header, text_roles, source=inp.name, optional=("grade",))
     else:
         cols, _ = run_columns(header, inp.name, order, text_roles)
-    ids = [cols[r] for r in ("query", "item")]
-    values = [c for r, c in cols.items() if r not in ("query", "item")]
+    ids = [cols[r] for r in ("query", "item", "subtopic") if r in cols]
+    values = [c for r, c in cols.items() if r not in ("query", "item", "subtopic")]
     parsed = parse_csv(inp.read_all(), sep, inp.name, text=ids, numbers=values,
                        keep=None if kind == "qrels" else list(cols.values()))
     return parsed.table, parsed.line_of
@@ -241,10 +253,16 @@ def _csv(inp: Input, fmt: str, text_roles: dict[str, str | None], kind: str,
 
 def read_qrels(path: str | Path | Input, *, format: Format = "auto", query: str | None = None,
                item: str | None = None, grade: str | None = None, duplicates: str = "error",
-               comments: bool = True) -> Qrels:
+               comments: bool = True, subtopics: bool = False, subtopic: str | None = None) -> Qrels:
     """Read judgments from a file (TREC, CSV/TSV, Parquet; gzip or not; ``-`` for stdin).
 
     ``comments=False`` reads TREC lines starting with ``#`` as data (trec_eval 9.0.8).
+
+    ``subtopics=True`` reads judgments by subtopic, NIST ndeval's ``query subtopic item grade``
+    (TREC text: the second column; tables: a ``subtopic`` column, or the one named by
+    ``subtopic=``, which implies ``subtopics=True``). The intent-aware metrics
+    (``alpha-nDCG@20``, ``ERR-IA@20``...) read them; every other metric sees each item's
+    highest grade over its subtopics (a note says so). See docs/intent.md.
 
     >>> import tempfile, os
     >>> f = tempfile.NamedTemporaryFile("w", suffix=".qrels", delete=False)
@@ -253,14 +271,34 @@ def read_qrels(path: str | Path | Input, *, format: Format = "auto", query: str 
     {'q1': {'d1': 1.0, 'd2': 0.0}}
     """
     _check_format(format)
+    subtopics = _check_subtopics(subtopics, subtopic)
     inp = path if isinstance(path, Input) else open_input(path)
     fmt = detect_format(inp) if format == "auto" else format
     if fmt == "trec":
-        return read_trec_qrels(inp, comments=comments, duplicates=duplicates)
+        if subtopics:
+            return read_trec_subtopic_qrels(inp, comments=comments, duplicates=duplicates)
+        try:
+            return read_trec_qrels(inp, comments=comments, duplicates=duplicates)
+        except InputError as exc:
+            if not exc.message.startswith("duplicate judgment"):
+                raise
+            raise InputError(exc.message + subtopic_hint(), source=exc.source, line=exc.line, text=exc.text) from None
+    sub = {"subtopics": subtopics, "subtopic": subtopic}
     if fmt == "parquet":
-        return _qrels_from_table(read_parquet(inp), inp.name, query, item, grade, duplicates=duplicates)
-    table, line_of = _csv(inp, fmt, {"query": query, "item": item, "grade": grade}, "qrels")
-    return _qrels_from_table(table, inp.name, query, item, grade, line_of, duplicates=duplicates)
+        return _qrels_from_table(read_parquet(inp), inp.name, query, item, grade, duplicates=duplicates, **sub)
+    roles = {"query": query, "item": item, "grade": grade, **({"subtopic": subtopic} if subtopics else {})}
+    table, line_of = _csv(inp, fmt, roles, "qrels")
+    return _qrels_from_table(table, inp.name, query, item, grade, line_of, duplicates=duplicates, **sub)
+
+
+def _check_subtopics(subtopics: Any, subtopic: Any) -> bool:
+    """The ``subtopics`` keyword, checked; a named ``subtopic`` column implies it."""
+    if not isinstance(subtopics, (bool, np.bool_)):
+        raise ParameterError(f"The 'subtopics' parameter must be True or False. Got {subtopics!r} instead.")
+    if subtopic is not None and not isinstance(subtopic, str):
+        raise ParameterError(f"The 'subtopic' parameter must be a column name (a string) or None. Got {subtopic!r} "
+                             "instead.")
+    return bool(subtopics) or subtopic is not None
 
 
 def read_run(path: str | Path | Input, *, format: Format = "auto", query: str | None = None,
@@ -339,12 +377,17 @@ def as_qrels(obj: Any, *, source: str = "qrels", **options: Any) -> Qrels:
         return obj
     if _is_pathlike(obj) or isinstance(obj, Input):
         return read_qrels(obj, **options)
+    subtopics = _check_subtopics(options.pop("subtopics", False), options.get("subtopic"))
     if is_frame(obj):
         names = {k: options.pop(k, None) for k in ("query", "item", "grade")}
         options.pop("comments", None)
         where = f"<{source} table>"
         return _qrels_from_table(to_arrow(obj, where), where, names["query"], names["item"], names["grade"],
-                                 **options)
+                                 subtopics=subtopics, **options)
+    options.pop("subtopic", None)
+    if isinstance(obj, dict) and subtopics:
+        options.pop("comments", None)
+        return subtopic_qrels_from_dict(obj, f"<{source} dict>", _key, _numbers, **options)
     if isinstance(obj, dict):
         options.pop("comments", None)
         where = f"<{source} dict>"

@@ -35,6 +35,7 @@ ITEM_NAMES = ALIASES["item"]
 GRADE_NAMES = ALIASES["grade"]
 SCORE_NAMES = ALIASES["score"]
 RANK_NAMES = ALIASES["rank"]
+SUBTOPIC_NAMES = ALIASES["subtopic"]
 
 _BOM = b"\xef\xbb\xbf"
 

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from . import _segments as S
+
+if TYPE_CHECKING:
+    from .subtopic_batch import BatchSubtopics
 
 __all__ = ["Batch"]
 
@@ -42,6 +45,9 @@ class Batch:
     qrel_item: np.ndarray | None = None
     _cuts: dict[int, "Batch"] = field(default_factory=dict, repr=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # judgments by subtopic of the batch's queries, when the qrels have them (intent-aware metrics);
+    # independent of cuts and restrictions, so cut() and restrict() carry it as it is
+    subtopics: "BatchSubtopics | None" = None
 
     @property
     def n_queries(self) -> int:

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from ..._errors import InputError, ParameterError
 from ...io import as_qrels
-from ...io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES
+from ...io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, SUBTOPIC_NAMES
 from ...result import Result
 from ._common import collect, id_column, pick, require_pyspark, ship, to_arrow, translate
 from . import _tasks
@@ -40,6 +40,8 @@ def evaluate(
     duplicates: str = "error",
     depth: int | None = None,
     judged_only: bool = False,
+    subtopics: bool = False,
+    subtopic_col: str | None = None,
 ) -> Result:
     """Evaluate a run held in a Spark DataFrame; the result equals :func:`rankmeter.evaluate`'s.
 
@@ -47,7 +49,8 @@ def evaluate(
     given with ``query_col``/``item_col``/``score_col``; integer ids stay integers,
     other ids are cast to strings). ``qrels_df``: a DataFrame of query, item, grade
     (``grade_col``; without a grade column every row has grade 1), or anything
-    :func:`rankmeter.evaluate` accepts.
+    :func:`rankmeter.evaluate` accepts. ``subtopics=True`` (or ``subtopic_col``): judgments
+    by subtopic, for the intent-aware metrics (docs/intent.md).
 
     ``read_files=True`` (default): when ``run_df`` is only a scan of Parquet files (at
     most a selection of their columns), the executors read the files with pyarrow as
@@ -80,7 +83,7 @@ def evaluate(
     spark = run_df.sparkSession
     rc = pick(run_df.columns, {"query": QUERY_NAMES, "item": ITEM_NAMES, "score": SCORE_NAMES},
               {"query": query_col, "item": item_col, "score": score_col}, "run_df")
-    qrels = _judgments(qrels_df, query_col, item_col, grade_col, duplicates, read_files)
+    qrels = _judgments(qrels_df, query_col, item_col, grade_col, duplicates, read_files, subtopics=subtopics, subtopic_col=subtopic_col)
     files = _parquet_scan(run_df) if read_files else None
     listing = _row_groups(files, rc, strict=False) if files else None
     if listing is not None:
@@ -141,6 +144,8 @@ def evaluate_parquet(
     duplicates: str = "error",
     depth: int | None = None,
     judged_only: bool = False,
+    subtopics: bool = False,
+    subtopic_col: str | None = None,
 ) -> Result:
     """Evaluate a run stored as Parquet, the executors reading the files with pyarrow.
 
@@ -164,7 +169,7 @@ def evaluate_parquet(
         _check_count("evaluate_parquet", "tasks", tasks)
     listing = _row_groups(paths, {"query": query_col, "item": item_col, "score": score_col}, strict=True)
     assert listing is not None
-    q = _judgments(qrels, query_col, item_col, grade_col, duplicates)
+    q = _judgments(qrels, query_col, item_col, grade_col, duplicates, subtopics=subtopics, subtopic_col=subtopic_col)
     cols = listing[1]
     return _evaluate_files(
         spark, listing, q, metrics, queries=queries, context=context, tasks=tasks, chunk_rows=chunk_rows,
@@ -307,7 +312,8 @@ def _check_count(fn: str, name: str, value: Any) -> None:
 
 
 def _judgments(qrels: Any, query_col: str | None, item_col: str | None, grade_col: str | None,
-               duplicates: str, read_files: bool = True) -> Any:
+               duplicates: str, read_files: bool = True, subtopics: bool = False,
+               subtopic_col: str | None = None) -> Any:
     """Qrels from a Spark DataFrame (collected once: judgments are small) or from anything as_qrels takes.
 
     A DataFrame that is a plain scan of Parquet files is read by the driver with pyarrow,
@@ -316,9 +322,12 @@ def _judgments(qrels: Any, query_col: str | None, item_col: str | None, grade_co
     from pyspark.sql import DataFrame
 
     if not isinstance(qrels, DataFrame):
-        return as_qrels(qrels, duplicates=duplicates)
+        return as_qrels(qrels, duplicates=duplicates, subtopics=subtopics, subtopic=subtopic_col)
+    by_subtopic = bool(subtopics) or subtopic_col is not None
     roles = {"query": QUERY_NAMES, "item": ITEM_NAMES, "grade": GRADE_NAMES}
-    given = {"query": query_col, "item": item_col, "grade": grade_col}
+    if by_subtopic:  # judgments by subtopic (the intent-aware metrics)
+        roles["subtopic"] = SUBTOPIC_NAMES
+    given = {"query": query_col, "item": item_col, "grade": grade_col, "subtopic": subtopic_col}
     qc = pick(qrels.columns, roles, given, "qrels_df", optional=("grade",))
     files = _parquet_scan(qrels) if read_files else None
     if files:
@@ -327,12 +336,14 @@ def _judgments(qrels: Any, query_col: str | None, item_col: str | None, grade_co
         except (OSError, pa.ArrowInvalid):
             table = None  # not readable here: collect through Spark
         if table is not None:
-            return as_qrels(table, query=qc["query"], item=qc["item"], grade=qc.get("grade"), duplicates=duplicates)
+            return as_qrels(table, query=qc["query"], item=qc["item"], grade=qc.get("grade"), duplicates=duplicates,
+                            subtopics=by_subtopic, subtopic=qc.get("subtopic"))
     import pyspark.sql.functions as F
 
     grade = F.col(qc["grade"]).cast("double") if "grade" in qc else F.lit(1.0)
+    sub = [id_column(qrels, qc["subtopic"], "subtopic")] if by_subtopic else []
     return as_qrels(to_arrow(qrels.select(id_column(qrels, qc["query"], "query"), id_column(qrels, qc["item"], "item"),
-                                          grade.alias("grade"))), duplicates=duplicates)
+                                          grade.alias("grade"), *sub)), duplicates=duplicates, subtopics=by_subtopic)
 
 
 def _prepare(spark: Any, qrels: Any, metrics: Any, queries: Any, context: Any, duplicates: str,
