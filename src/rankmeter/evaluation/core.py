@@ -163,6 +163,7 @@ class Engine:
             for m in self.metrics)
         self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
         self._item_ints: tuple[np.ndarray, np.ndarray] | None = None
+        self._item_sig: np.ndarray | None = None  # judged item ids' signatures (built on first use)
         self._qsig: tuple[Any, Any] | None = None  # judged query ids' signatures, sorted (built on first use)
 
         nq = qrels.n_queries
@@ -421,20 +422,24 @@ class Engine:
 
         # rank order: the tie rule (rankmeter.data.order)
         perm, _moved = rank_order(qi, score, items)
+        # the ids stay in table order (no copy of the strings): ``at(rows)`` maps ranked rows to it
+        sig = string_signature(items) if int_ids is None else int_ids.astype(np.uint64)
         if perm is not None:
-            items = C.take(items, ints(perm))
             score = score[perm]
             row_index = row_index[perm]
+            sig = sig[perm]
             if int_ids is not None:
                 int_ids = int_ids[perm]
 
+        def at(rows: np.ndarray) -> pa.Array:
+            return ints(rows if perm is None else perm[rows])
+
         # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
-        sig = string_signature(items) if int_ids is None else int_ids.astype(np.uint64)
         with np.errstate(over="ignore"):
             key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
         pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         cand = may_repeat(offsets, key)
-        if cand and self._has_duplicates(qi, items if int_ids is None else as_string_array(items), key):
+        if cand and self._has_duplicates(qi, items if int_ids is None else as_string_array(items), key, at):
             return None  # the exact path applies the duplicates policy (or reports the row)
 
         # grades: join (query, item) with the judgments of these queries
@@ -447,8 +452,8 @@ class Engine:
             sub_g = self._grade_desc[jrows]
             icodes = self.qrels.items[qrow]
             if int_ids is None:
-                sub_items = C.take(self.qrels.item_ids, ints(icodes))
-                sub_sig = string_signature(sub_items)
+                sub_items = None  # the judged ids themselves, taken only if needed
+                sub_sig = self._judged_item_signatures()[icodes]
             else:
                 # judged ids that are the decimal text of an integer; no other can equal an integer id
                 as_int, ok = self._qrels_item_ints()
@@ -460,7 +465,10 @@ class Engine:
                 sub_key = sub_sig * np.uint64(0x9E3779B97F4A7C15) + sub_q.astype(np.uint64)
             hit = lookup_keys(key, sub_key)
             if hit is None:  # two judgments share a key: a plain hash join
-                probe = pa.table({"q": qi, "i": items if int_ids is None else int_ids, "r": np.arange(n, dtype=np.int64)})
+                if sub_items is None:
+                    sub_items = C.take(self.qrels.item_ids, ints(icodes))
+                ranked = C.take(items, at(np.arange(n, dtype=np.int64))) if int_ids is None else int_ids
+                probe = pa.table({"q": qi, "i": ranked, "r": np.arange(n, dtype=np.int64)})
                 j = probe.join(pa.table({"q": sub_q, "i": sub_items, "s": np.arange(len(sub_q), dtype=np.int64)}),
                                ["q", "i"], join_type="inner", use_threads=True)
                 r, sr = _np(j.column("r")), _np(j.column("s"))
@@ -469,8 +477,8 @@ class Engine:
                 # confirm every match on the ids themselves (equal keys of different ids are possible)
                 same = qi[r] == sub_q[sr]
                 if int_ids is None:
-                    same &= _np(C.equal(C.take(items, ints(r)),
-                                         C.take(sub_items, ints(sr)))).astype(bool)
+                    same &= _np(C.equal(C.take(items, at(r)),
+                                         C.take(self.qrels.item_ids, ints(icodes[sr])))).astype(bool)
                 else:
                     same &= int_ids[r] == sub_items[sr]
                 r, sr = r[same], sr[same]
@@ -492,6 +500,12 @@ class Engine:
         batch.lengths = lengths  # type: ignore[misc]
         return compute(batch, self.all_metrics, self.depth, self.judged_only)
 
+    def _judged_item_signatures(self) -> np.ndarray:
+        """The 64-bit signature of every judged item id (computed once, read by every chunk)."""
+        if self._item_sig is None:
+            self._item_sig = string_signature(self.qrels.item_ids)
+        return self._item_sig
+
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
         if self._item_ints is None:
@@ -506,7 +520,9 @@ class Engine:
         return self._item_ints
 
     @staticmethod
-    def _has_duplicates(qi: np.ndarray, items: pa.Array, key: np.ndarray) -> bool:
+    def _has_duplicates(qi: np.ndarray, items: pa.Array, key: np.ndarray,
+                        at: Any = ints) -> bool:
+        """Whether two ranked rows of one query hold the same id (``at`` maps ranked rows to ``items``' rows)."""
         order = np.argsort(key, kind="stable")
         ks = key[order]
         eq = np.flatnonzero(ks[1:] == ks[:-1])
@@ -516,17 +532,17 @@ class Engine:
         same_q = qi[a] == qi[b]
         if not same_q.any():
             return False
-        ia = C.take(items, ints(a[same_q]))
-        ib = C.take(items, ints(b[same_q]))
+        ia = C.take(items, at(a[same_q]))
+        ib = C.take(items, at(b[same_q]))
         # equal signatures of different strings are possible; any run of equal keys
         # holds a duplicate iff some adjacent pair in key order is truly equal, unless
         # the run mixes several distinct strings: check those runs exhaustively
-        if bool(pc.any(C.equal(ia, ib)).as_py()):
+        if bool(bools(C.equal(ia, ib)).any()):
             return True
         keys = np.unique(ks[eq][same_q])
         for kv in keys:
             rows = order[np.searchsorted(ks, kv, "left"):np.searchsorted(ks, kv, "right")]
-            pairs = list(zip(qi[rows].tolist(), C.take(items, ints(rows)).to_pylist()))
+            pairs = list(zip(qi[rows].tolist(), C.take(items, at(rows)).to_pylist()))
             if len(set(pairs)) != len(pairs):
                 return True
         return False
