@@ -204,32 +204,28 @@ class RunBlocks:
                 if eof:
                     return
 
-    def _file_chunks(self, size: int) -> Iterator[tuple[bytearray, Any]]:
-        """Blocks of a regular file read in place (no copy of a carried-over tail), each cut at its last line end."""
+    def _file_chunks(self, size: int) -> Iterator[tuple[bytes, Any]]:
+        """Blocks of a regular file, each ending at a line end: the end is found first (in the last bytes
+        before the block's nominal end), then the block is read in one piece (no copy, no carried-over tail)."""
         path = self.input.path
         assert path is not None
         start = 0
         with open(path, "rb") as fh:
-            while True:
-                fh.seek(start)
-                block = bytearray(size)
-                n = fh.readinto(block)
-                if n == 0:
-                    return
-                eof = n < size
-                del block[n:]
-                if not eof:
-                    cut = max(block.rfind(b"\n"), block.rfind(b"\r"))
-                    if cut == n - 1 and block[cut] == 13:  # perhaps the first half of \r\n
-                        cut = max(block.rfind(b"\n", 0, cut), block.rfind(b"\r", 0, cut))
+            total = os.fstat(fh.fileno()).st_size
+            while start < total:
+                end = min(start + size, total)
+                if end < total:
+                    cut = _last_line_end(fh, start, end, total)
                     if cut < 0:  # a line longer than the block: a larger block
                         size *= 2
                         continue
-                    del block[cut + 1:]
+                    end = cut + 1
+                fh.seek(start)
+                block = fh.read(end - start)
+                if not block:
+                    return
                 yield block, _LineAt(path, start)
                 start += len(block)
-                if eof:
-                    return
 
     def _text_blocks(self, rows: int, block_bytes: int | None) -> Iterator[Block]:
         first = 0
@@ -310,6 +306,26 @@ class RunBlocks:
             if block.first_row <= row < block.first_row + n:
                 return again.line_of(row)
         return None, None
+
+
+def _last_line_end(fh: Any, start: int, end: int, total: int) -> int:
+    """The offset of the last line end (\\n, or \\r not followed by \\n) in ``[start, end)``, -1 if none;
+    a \\r\\n pair cut by ``end`` ends at its \\n."""
+    hi = end
+    while hi > start:
+        lo = max(start, hi - (1 << 16))
+        fh.seek(lo)
+        window = fh.read(hi - lo)
+        k = max(window.rfind(b"\n"), window.rfind(b"\r"))
+        if k >= 0:
+            cut = lo + k
+            if window[k] == 13 and cut + 1 < total:  # \r: perhaps the first half of \r\n
+                fh.seek(cut + 1)
+                if fh.read(1) == b"\n":
+                    cut += 1
+            return cut
+        hi = lo
+    return -1
 
 
 class _LineAt:
