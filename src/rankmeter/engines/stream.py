@@ -608,7 +608,7 @@ class FileBlocks:
     def __init__(self, src: Any, chunk_rows: int) -> None:
         self.src = src
         self.chunk_rows = chunk_rows
-        self.blocks = _Prefetch(src.blocks(chunk_rows))
+        self.blocks = _Prefetch(src.blocks(chunk_rows), depth=4)  # about 0.1 GB ahead: the judgments load meanwhile
 
     def close(self) -> None:
         self.blocks.close()
