@@ -56,9 +56,17 @@ def test_one_and_two_threads_give_the_same_bits(tmp_path, monkeypatch) -> None:
 def test_chunked_file_equals_the_run_read_whole(tmp_path, monkeypatch) -> None:
     # the file route (chunks of whole queries) and a Run built first give the same per-query values
     qrels, run = _write(tmp_path, seed=9)
+    built = rankmeter.read_run(run)
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 10**9)
+    whole = rankmeter.evaluate(qrels, built, METRICS, context=CTX)  # one piece
     monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 500)
     chunked = rankmeter.evaluate(qrels, run, METRICS, threads=2, context=CTX)
-    whole = rankmeter.evaluate(qrels, rankmeter.read_run(run), METRICS, context=CTX)
+    # a built run is cut into pieces of whole queries too: the same bits with 1 and 2 threads
+    _same(rankmeter.evaluate(qrels, built, METRICS, threads=1, context=CTX),
+          rankmeter.evaluate(qrels, built, METRICS, threads=2, context=CTX))
+    pieces = rankmeter.evaluate(qrels, built, METRICS, threads=2, context=CTX)
+    for m in pieces.values:
+        np.testing.assert_array_equal(pieces.values[m], whole.values[m], err_msg=m)
     assert chunked.queries == whole.queries
     for m in chunked.values:
         np.testing.assert_array_equal(chunked.values[m], whole.values[m], err_msg=m)
