@@ -34,9 +34,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import shutil
 import sys
-import tempfile
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -293,11 +291,15 @@ class _Partitions:
         self.blocks = blocks
         target = max(1, chunk_rows // 2)
         self.n_parts = int(min(_open_files_budget(), max(1, math.ceil((total_rows or chunk_rows) / target))))
+        import tempfile  # (only a run that is not grouped by query needs it: not at start-up)
+
         self.dir = tempfile.mkdtemp(prefix="rankmeter-partitions-", dir=tmp_dir)
         self.on_rows = on_rows
         self.rows_written = 0
 
     def cleanup(self) -> None:
+        import shutil
+
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def write(self) -> None:
@@ -525,7 +527,7 @@ def evaluate_stream(
     :func:`rankmeter.evaluate` and :func:`rankmeter.read_run`.
 
     >>> import os, tempfile, rankmeter
-    >>> d = tempfile.mkdtemp(); path = os.path.join(d, "run.txt")
+    >>> import tempfile; d = tempfile.mkdtemp(); path = os.path.join(d, "run.txt")
     >>> _ = open(path, "w").write("u1 Q0 1 1 10 t\\nu1 Q0 3 2 8 t\\nu1 Q0 2 3 6 t\\nu1 Q0 6 4 2 t\\n")
     >>> r = evaluate_stream({"u1": ["1", "2", "4"]}, path, ["ndcg@2", "P@2", "map"], chunk_rows=2)
     >>> {k: round(v, 6) for k, v in r.mean.items()}
