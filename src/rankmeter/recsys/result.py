@@ -58,6 +58,10 @@ class ExperimentResult:
     context: dict[str, Any] = field(default_factory=dict, repr=False)
     #: corrected sampled mode: metric -> recommender -> {"difference", "flip_risk", "resamples"} against the baseline
     flip_risk: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: results per user group (experiment(groups=...)): recommender -> GroupResult (means per group, sizes,
+    #: gaps, paired tests against the baseline within each group); group_info: how the groups were made
+    groups: dict[str, Any] = field(default_factory=dict)
+    group_info: dict[str, Any] = field(default_factory=dict)
 
     @property
     def sampled(self) -> bool:
@@ -97,7 +101,19 @@ class ExperimentResult:
         }
         if self.comparison is not None:
             out["comparison"] = self.comparison.to_dict(details=True)
+        if self.groups:
+            out["groups"] = {"info": jsonable(self.group_info),
+                             "by_recommender": {n: jsonable(g.to_dict()) for n, g in self.groups.items()}}
         return out
+
+    def group_frame(self) -> "pd.DataFrame":
+        """The per-group means as one long table: recommender, group, size, metric, mean, left_out."""
+        import pandas as pd
+
+        frames = [g.to_frame().assign(recommender=n) for n, g in self.groups.items()]
+        if not frames:
+            return pd.DataFrame(columns=["recommender", "group", "size", "metric", "mean", "left_out"])
+        return pd.concat(frames, ignore_index=True)[["recommender", "group", "size", "metric", "mean", "left_out"]]
 
     def to_json(self, path: str | Path | None = None) -> str:
         text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
