@@ -11,7 +11,7 @@ _CONFIG = """# The experiment `rankmeter demo` ran; rerun it with:
 [data]
 interactions = "data/interactions.tsv"     # u.data layout: user, item, rating, timestamp
 item_features = "data/item_features.tsv"   # for ild (cosine)
-categories = "data/item_genres.tsv"        # for ild(distance=jaccard)
+categories = "data/item_genres.tsv"        # for ild(distance=jaccard) and calibration (miscalibration)
 
 [split]
 method = "temporal"        # each user's latest interactions are the test set
@@ -28,6 +28,7 @@ baseline = "best"          # compare against the best reference recommender
 test = "t"
 correction = "holm"
 seed = {seed}
+groups = "activity"        # results per user group: activity terciles (low, mid, high)
 
 [output]
 dir = "."
@@ -68,15 +69,16 @@ def command(interactions: str | None, out: str, users: int, items: int, seed: in
     popularity, users with latent tastes, genres, timestamps, ratings 1-5) with
     --users x --items, deterministically from --seed, writes it under OUT/data/ with the
     config that reruns the experiment (OUT/experiment.toml). Then: per-user temporal
-    split, random / most-popular / item-kNN recommenders, accuracy and beyond-accuracy
-    metrics, paired tests against the best baseline, OUT/report.html.
+    split, random / most-popular / item-kNN recommenders, accuracy, beyond-accuracy,
+    popularity-bias and calibration metrics, paired tests against the best baseline,
+    results per user activity tercile, OUT/report.html.
     """
     from ..recsys.output import check_output_folder, record_files
     from .experiment import run
     from ._output import note
 
     out_dir = check_output_folder(Path(out), "--out")
-    overrides = {"k": k, "sampled": sampled, "seed": seed,
+    overrides = {"k": k, "sampled": sampled, "seed": seed, "groups": "activity",
                  "recommenders": {"random": {"seed": seed}, "popular": {}, "itemknn": {"neighbors": 50}}}
     if interactions is None:
         from ..recsys.datasets import synthetic

@@ -151,6 +151,23 @@ class ExperimentResult:
             caption=self.caption(),
         )
 
+    def group_grid(self, digits: int = 4) -> "Grid":
+        """The per-group means as a :class:`~rankmeter.report.terminal.Grid`: one row per per-user metric,
+        one column per recommender and group (``experiment(groups=...)``)."""
+        from ..report.terminal import Grid
+
+        order = list(self.group_info.get("order", []))
+        first = next(iter(self.groups.values()))
+        order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
+        cols = [(n, g) for n in self.groups for g in order]
+        return Grid(
+            columns=["metric"] + [f"{n}: {g} ({first.sizes[g]})" for n, g in cols],
+            rows=[[m] + [format_value(self.groups[n].means.loc[g, m], digits) for n, g in cols]
+                  for m in first.means.columns],
+            title=f"per user group: {self.group_info.get('description', '')}",
+            caption="mean per group of users (group size in brackets); users without a value are left out",
+        )
+
     def table(self, digits: int = 4) -> "Table":
         """A rich table of :meth:`grid` (data-derived text shown as written)."""
         return self.grid(digits).to_rich()
@@ -186,6 +203,8 @@ class ExperimentResult:
         if self.sampled:
             con.print(f"[bold yellow]{escape(self.mode)}[/bold yellow]")
         con.print(self.table(digits))
+        if self.groups:
+            con.print(self.group_grid(digits).to_rich())
         for name, v in self.validation.items():
             for line in v.problems():
                 con.print(f"[yellow]{escape(name)}[/yellow]: {escape(line)}")
