@@ -126,6 +126,26 @@ def test_group_view_tests_within_each_group_against_the_baseline(grouped) -> Non
     assert set(frame["recommender"]) == set(grouped.results) and "pop_lift@5" in set(frame["metric"])
 
 
+def test_group_tables_in_the_terminal_and_without_matplotlib(grouped, monkeypatch) -> None:
+    from rich.console import Console
+
+    con = Console(record=True, width=250)
+    grouped.print(console=con)
+    text = con.export_text()
+    assert "per user group: activity terciles" in text and "popular: low (" in text
+    assert text.index("popular: low") < text.index("popular: mid") < text.index("popular: high")
+    import rankmeter.report.experiment as rep
+    from rankmeter._errors import MissingExtraError
+
+    def no_mpl():
+        raise MissingExtraError("figures", "report", "matplotlib")
+
+    monkeypatch.setattr(rep, "_mpl", no_mpl)
+    html = grouped.to_html()
+    assert "No figures" in html and '<h2 id="groups">' in html and "<img" not in html
+    assert "gap (max &minus; min)" in html
+
+
 def test_groups_from_a_mapping_or_a_file(data, tmp_path) -> None:
     users = [str(u) for u in sorted(set(data.interactions.column("user").to_pylist()))]
     mapping = {u: ("even" if int(u) % 2 == 0 else "odd") for u in users[:-5]}  # 5 users without a group

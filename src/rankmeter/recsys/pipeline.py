@@ -29,11 +29,17 @@ Stages
    duplicates and unknown items are removed (the first occurrence in rank order is
    kept); training items are kept and counted. A recommender that leaves no usable row
    for any user is an error.
-5. **evaluate**: :func:`rankmeter.evaluate` with accuracy and beyond-accuracy metrics
-   (context from :func:`rankmeter.beyond.context_from_train`).
+5. **evaluate**: :func:`rankmeter.evaluate` with accuracy, beyond-accuracy, popularity-bias
+   and (with categories) calibration metrics (:func:`default_metrics`; context from
+   :func:`rankmeter.beyond.context_from_train` and the users' training and relevant test
+   items).
 6. **compare**: :func:`rankmeter.compare` of the per-user metrics against the best
-   reference recommender (``baseline="best"``) with paired tests and corrections.
-7. **report**: :meth:`ExperimentResult.print` (terminal), :meth:`ExperimentResult.save`
+   reference recommender (``baseline="best"``) with paired tests and corrections; a user
+   without a value (nan: no training profile) is left out of that metric's tests, counted.
+7. **groups** (``groups=``): every per-user metric per user group (``"activity"``: the
+   users' activity terciles), with paired tests against the baseline within each group
+   (:attr:`ExperimentResult.groups`).
+8. **report**: :meth:`ExperimentResult.print` (terminal), :meth:`ExperimentResult.save`
    (``report.html``, ``results.json``, ``means.csv``).
 
 Sampled mode (``sampled=N``) ranks each user's test items among N sampled negatives

@@ -472,6 +472,10 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
     colors = _colors(len(names))
     parts.append('<div class="figs groups">')
     for m in first.means.columns:
+        if Figure is None:  # no matplotlib: the tables only
+            parts.append(f"<figure><figcaption>{_e(m)}: mean over the users of each group."
+                         f"{_group_table(res, m, names, order, base, alpha, digits)}</figcaption></figure>")
+            continue
         fig = Figure(figsize=(5.2, 3.2), layout="constrained")
         ax = fig.add_subplot()
         width = 0.8 / max(len(names), 1)
@@ -485,24 +489,7 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
         ax.grid(axis="y", alpha=0.3)
         ax.set_title(f"{m}: mean per user group", fontsize=10)
         ax.legend(fontsize=7, frameon=False)
-        head = "".join(f'<th class="num">{_e(n)}{" (baseline)" if n == base else ""}</th>' for n in names)
-        rows = []
-        for g in order:
-            cells = []
-            for n in names:
-                gv = res.groups[n]
-                text = _e(_value(gv.means.loc[g, m], digits))
-                left = gv.left_out.get(m, {}).get(g, 0)
-                if left:
-                    text += f' <span class="ci">({left} without a value)</span>'
-                sig = _group_marker(gv, m, g, n, base, alpha)
-                cells.append(f'<td class="num">{text}{sig}</td>')
-            rows.append(f'<tr><td class="l">{_e(g)}</td>{"".join(cells)}</tr>')
-        gaps = "".join(f'<td class="num">{_e(_value(res.groups[n].gap.loc[m, "max_minus_min"], digits))}</td>'
-                       for n in names)
-        rows.append(f'<tr><td class="l">gap (max &minus; min)</td>{gaps}</tr>')
-        table = (f'<table class="fit"><thead><tr><th class="l">group</th>{head}</tr></thead>'
-                 f'<tbody>{"".join(rows)}</tbody></table>')
+        table = _group_table(res, m, names, order, base, alpha, digits)
         parts.append(f"<figure>{_img(fig, f'{m} per user group', Canvas)}<figcaption>{_e(m)}: mean over the "
                      f"users of each group.{table}</figcaption></figure>")
     parts.append("</div>")
@@ -511,6 +498,28 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
     parts.append(f'<p class="caption">Per-user metrics only (corpus-level ones have one value for all users). '
                  f"{legend} The gap is the highest group mean minus the lowest.</p>")
     return "\n".join(parts)
+
+
+def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Sequence[str], base: str | None,
+                 alpha: float, digits: int) -> str:
+    """One metric's means per group (rows) and recommender (columns), markers, users without a value, the gap."""
+    head = "".join(f'<th class="num">{_e(n)}{" (baseline)" if n == base else ""}</th>' for n in names)
+    rows = []
+    for g in order:
+        cells = []
+        for n in names:
+            gv = res.groups[n]
+            text = _e(_value(gv.means.loc[g, m], digits))
+            left = gv.left_out.get(m, {}).get(g, 0)
+            if left:
+                text += f' <span class="ci">({left} without a value)</span>'
+            cells.append(f'<td class="num">{text}{_group_marker(gv, m, g, n, base, alpha)}</td>')
+        rows.append(f'<tr><td class="l">{_e(g)}</td>{"".join(cells)}</tr>')
+    gaps = "".join(f'<td class="num">{_e(_value(res.groups[n].gap.loc[m, "max_minus_min"], digits))}</td>'
+                   for n in names)
+    rows.append(f'<tr><td class="l">gap (max &minus; min)</td>{gaps}</tr>')
+    return (f'<table class="fit"><thead><tr><th class="l">group</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
 
 
 def _group_marker(gv: Any, metric: str, group: str, name: str, base: str | None, alpha: float) -> str:
@@ -564,6 +573,7 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
     except MissingExtraError:
         parts.append('<p class="caption">No figures: matplotlib is not installed '
                      "(pip install 'rankmeter[report]').</p>")
+        parts.append(_groups(res, digits, None, None))
     else:
         parts.append(_curves(res, k_max, Figure, Canvas))
         cmp = res.comparison
