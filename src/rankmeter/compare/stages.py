@@ -699,9 +699,9 @@ def nan_pairing(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple
         ex = [queries[q] for q in np.flatnonzero(block.any(axis=1))]
         per_run = ", ".join(f"{n} in {r}" for r, n in counts[m].items())
         pairs = [int(lay.n_pair[k]) for k in np.flatnonzero(lay.pair_metric == mi)]
-        tested = (f"each paired test uses the {min(pairs)} {units} with a value in both runs" if min(pairs) == max(pairs)
-                  else f"each paired test uses the {units} with a value in both runs ({min(pairs)} to {max(pairs)}; "
-                       "n in the tests table)")
+        lo, hi = min(pairs), max(pairs)
+        tested = (f"each paired test uses the {lo} {units} with a value in both runs" if lo == hi else
+                  f"each paired test uses the {units} with a value in both runs ({lo} to {hi}; n in the tests table)")
         notes.append(f"{m}: no value (nan) for {per_run} of the {nq} {units} (e.g. {examples(ex)}); they are left "
                      f"out of that run's mean and interval, and {tested}")
     return notes, counts

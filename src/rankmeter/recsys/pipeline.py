@@ -599,8 +599,8 @@ def _group_results(groups: Any, results: Mapping[str, Any], comparison: Any, tra
     order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
     # every rendering lists the groups in this order (activity: low, mid, high)
     views = {n: dataclasses.replace(v, groups=tuple(order), means=v.means.loc[order]) for n, v in views.items()}
-    info = {"description": how, "order": order, "sizes": dict(first.sizes), "ungrouped": first.ungrouped,
-            "test": test, "baseline": comparison.baseline if comparison is not None else None}
+    info = {"description": how, "order": order, "sizes": {g: first.sizes[g] for g in order},
+            "ungrouped": first.ungrouped, "test": test, "baseline": comparison.baseline if comparison is not None else None}
     return views, info
 
 

@@ -37,7 +37,9 @@ class ExperimentResult:
     (None with a single recommender); ``validation[name]``: what each recommender
     returned, counted; ``timings``: seconds per stage; ``mode``: ``"full ranking"`` or
     the sampled-mode label; ``data`` and ``split``: the counts of the input and of the
-    split; ``notes``: everything a reader should know.
+    split; ``notes``: everything a reader should know; ``groups[name]`` (with
+    ``experiment(groups=...)``): the :class:`~rankmeter.compare.groups.GroupResult` of each
+    recommender, ``group_info`` how the groups were made and their display order.
     """
 
     results: dict[str, "Result"]

@@ -221,7 +221,8 @@ def _tests(res: ExperimentResult, digits: int) -> str:
             f'<td class="l nw">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)} '
             f'<span class="ci">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</span></td>'
             f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
-            f'<td class="num">{_e(fmt_pvalue(t.p_value))}</td><td{cls}>{_e(fmt_pvalue(t.p_adjusted))}</td>{n_cell}</tr>')
+            f'<td class="num">{_e(fmt_pvalue(t.p_value))}</td><td{cls}>{_e(fmt_pvalue(t.p_adjusted))}</td>'
+            f'{n_cell}</tr>')
     nv = no_value_text(cmp)
     return ('<h2>Paired tests</h2><table class="fit"><thead><tr><th class="l">metric</th><th class="l">b vs a</th>'
             f'<th class="l">test</th><th class="num">diff (b &minus; a) [{pct} interval]</th>'

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import DOWN, UP, adjusted_name, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker, missing_text, no_value_text, show_n, test_label
+from ._common import (DOWN, UP, adjusted_name, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker,
+                      missing_text, no_value_text, show_n, test_label)
 
 if TYPE_CHECKING:
     from ..compare import Comparison
