@@ -477,7 +477,7 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
             parts.append(f"<figure><figcaption>{_e(m)}: mean over the users of each group."
                          f"{_group_table(res, m, names, order, base, alpha, digits)}</figcaption></figure>")
             continue
-        fig = Figure(figsize=(5.2, 3.2), layout="constrained")
+        fig = Figure(figsize=(5.6, 3.2), layout="constrained")
         ax = fig.add_subplot()
         width = 0.8 / max(len(names), 1)
         x = np.arange(len(order))
@@ -489,7 +489,7 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
         ax.axhline(0, color="#333", lw=0.6)
         ax.grid(axis="y", alpha=0.3)
         ax.set_title(f"{m}: mean per user group", fontsize=10)
-        ax.legend(fontsize=7, frameon=False)
+        fig.legend(fontsize=7, frameon=False, loc="outside right upper")  # beside the bars, never over them
         table = _group_table(res, m, names, order, base, alpha, digits)
         parts.append(f"<figure>{_img(fig, f'{m} per user group', Canvas)}<figcaption>{_e(m)}: mean over the "
                      f"users of each group.{table}</figcaption></figure>")
