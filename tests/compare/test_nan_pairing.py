@@ -92,6 +92,7 @@ def test_counted_and_reported_never_silent() -> None:
     assert "| n |" in md and "| 56 |" in md and "pop_lift@10: A 3, B 2" in md
     csv = cmp.to_csv()
     assert ",56" in csv
+    assert "pop\\_lift@10: A 3, B 2" in cmp.to_latex()
     html = cmp.to_html(k_max=3)
     assert "<th>n</th>" in html and "<td>56</td>" in html and "pop_lift@10: A 3, B 2" in html
 
