@@ -87,8 +87,8 @@ def _activity(data, users) -> dict[str, int]:
     return {u: len(seen.get(u, ())) for u in users}
 
 
-def test_activity_terciles_plain_reading(grouped, data) -> None:
-    users = list(grouped.results["popular"].queries)
+def _terciles(data, users: list[str]) -> dict[str, str]:
+    """The documented rule, read plainly: order by activity then id, cut into 3 (the first take the extra)."""
     act = _activity(data, users)
     order = sorted(users, key=lambda u: (act[u], u.encode()))
     third = [len(x) for x in np.array_split(np.arange(len(users)), 3)]
@@ -96,6 +96,13 @@ def test_activity_terciles_plain_reading(grouped, data) -> None:
     for label, start, size in zip(("low", "mid", "high"), np.cumsum([0] + third[:2]), third):
         for u in order[start:start + size]:
             want[u] = label
+    return want
+
+
+def test_activity_terciles_plain_reading(grouped, data) -> None:
+    users = list(grouped.results["popular"].queries)
+    act = _activity(data, users)
+    want = _terciles(data, users)
     view = grouped.groups["popular"]
     assert view.sizes == {g: list(want.values()).count(g) for g in ("low", "mid", "high")}
     assert max(view.sizes.values()) - min(view.sizes.values()) <= 1
@@ -124,6 +131,30 @@ def test_group_view_tests_within_each_group_against_the_baseline(grouped) -> Non
     assert d["info"]["order"] == ["low", "mid", "high"] and set(d["by_recommender"]) == set(grouped.results)
     frame = grouped.group_frame()
     assert set(frame["recommender"]) == set(grouped.results) and "pop_lift@5" in set(frame["metric"])
+
+
+def test_groups_served_equally_welch_between_groups_and_delta_gap(data) -> None:
+    from scipy import stats
+
+    res = experiment(data, k=5, n_resamples=100, groups="activity", recommenders=["popular", "itemknn"],
+                     metrics=["ndcg@5", "pop_lift@5", "arp(pop=share)@5", "profile_popularity"])
+    between = res.group_info["between"]["popular"]
+    row = between[(between["metric"] == "ndcg@5") & (between["group"] == "high") & (between["other"] == "low")]
+    r = res.results["popular"]
+    group = _terciles(data, list(r.queries))
+    vals = dict(zip(r.queries, r.values["ndcg@5"]))
+    want = stats.ttest_ind([vals[u] for u in r.queries if group[u] == "high"],
+                           [vals[u] for u in r.queries if group[u] == "low"], equal_var=False)
+    assert float(row["p_value"].iloc[0]) == pytest.approx(float(want.pvalue), rel=1e-9)
+    assert set(between["test"]) == {"welch"} and between["p_adjusted"].notna().all()
+    html = res.to_html()
+    assert "groups differ? (smallest adjusted p, Welch)" in html and "&Delta;GAP per group" in html
+    g = res.groups["popular"]
+    gap, means = g.delta_gap["arp(pop=share)@5"], g.means
+    assert gap["low"] == pytest.approx((means.loc["low", "arp(pop=share)@5"] - means.loc["low", "profile_popularity"])
+                                       / means.loc["low", "profile_popularity"], rel=1e-12)
+    out = json.loads(res.to_json())["groups"]["info"]["between"]["popular"]
+    assert {x["test"] for x in out} == {"welch"} and len(out) == 4 * 3  # 4 metrics x 3 pairs of groups
 
 
 def test_group_tables_in_the_terminal_and_without_matplotlib(grouped, monkeypatch) -> None:

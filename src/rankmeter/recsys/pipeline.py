@@ -585,10 +585,13 @@ def user_groups(groups: Any, train: Any, users: Sequence[Any]) -> tuple[dict[str
 
 def _group_results(groups: Any, results: Mapping[str, Any], comparison: Any, train: Any,
                    users: pa.Array) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Per recommender, its results per user group (with paired tests against the baseline within each group)."""
+    """Per recommender, its results per user group (with paired tests against the baseline within each group),
+    and in ``info["between"][recommender]`` Welch's t-tests between every two groups (unpaired; p-values
+    adjusted per metric with the comparison's correction)."""
     from ..compare.groups import by_group, compare_by_group
 
     mapping, how, order = user_groups(groups, train, users.to_pylist())
+    correction = comparison.settings.correction if comparison is not None else "holm"
     test = None
     if comparison is not None:
         test = comparison.settings.tests[0] if comparison.settings.tests[0] != "tukey-hsd" else "t"
@@ -599,8 +602,10 @@ def _group_results(groups: Any, results: Mapping[str, Any], comparison: Any, tra
     order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
     # every rendering lists the groups in this order (activity: low, mid, high)
     views = {n: dataclasses.replace(v, groups=tuple(order), means=v.means.loc[order]) for n, v in views.items()}
+    # are the groups served equally? Welch's t-test between every two groups, per recommender and metric
+    between = {n: by_group(r, mapping, test="welch", correction=correction).tests for n, r in results.items()}
     info = {"description": how, "order": order, "sizes": {g: first.sizes[g] for g in order},
-            "ungrouped": first.ungrouped, "test": test, "baseline": comparison.baseline if comparison is not None else None}
+            "ungrouped": first.ungrouped, "test": test, "between": between, "correction": correction, "baseline": comparison.baseline if comparison is not None else None}
     return views, info
 
 

@@ -104,7 +104,10 @@ class ExperimentResult:
         if self.comparison is not None:
             out["comparison"] = self.comparison.to_dict(details=True)
         if self.groups:
-            out["groups"] = {"info": jsonable(self.group_info),
+            info = {k: v for k, v in self.group_info.items() if k != "between"}
+            info["between"] = {n: jsonable(t.to_dict(orient="records")) for n, t in
+                               self.group_info.get("between", {}).items()}
+            out["groups"] = {"info": jsonable(info),
                              "by_recommender": {n: jsonable(g.to_dict()) for n, g in self.groups.items()}}
         return out
 

@@ -496,8 +496,24 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
     parts.append("</div>")
     legend = ("▲/▼: significantly better/worse than the baseline " + _e(base) + " within the group (paired "
               f"{_e(_SHORT.get(test, test))}, adjusted p &lt; {alpha:g} over the groups)." if base else "")
+    from ..stats.correction import correction_name
+
+    corr = correction_name(info.get("correction", "holm"))
     parts.append(f'<p class="caption">Per-user metrics only (corpus-level ones have one value for all users). '
-                 f"{legend} The gap is the highest group mean minus the lowest.</p>")
+                 f"{legend} The gap is the highest group mean minus the lowest; \u201cgroups differ?\u201d gives, "
+                 f"per recommender, the smallest p of Welch's t-tests between every two groups ({_e(corr)}-adjusted "
+                 "per metric) and the two groups it compares.</p>")
+    if first.delta_gap is not None:
+        cols = list(first.delta_gap.columns)
+        head = "".join(f'<th class="num">{_e(n)}: {_e(c)}</th>' for n in names for c in cols)
+        body = "".join(f'<tr><td class="l">{_e(g)}</td>'
+                       + "".join(f'<td class="num">{_e(_value(res.groups[n].delta_gap.loc[g, c], digits))}</td>'
+                                 for n in names for c in cols) + "</tr>" for g in order)
+        parts.append('<h3>&Delta;GAP per group</h3><table class="fit"><thead><tr><th class="l">group</th>'
+                     f'{head}</tr></thead><tbody>{body}</tbody></table><p class="caption">(GAP<sub>r</sub> &minus; '
+                     "GAP<sub>p</sub>) / GAP<sub>p</sub> of Abdollahpouri et al. (2019): the group's mean popularity "
+                     "share of the recommended items (arp(pop=share)) against that of the users' training items "
+                     "(profile_popularity).</p>")
     return "\n".join(parts)
 
 
@@ -519,6 +535,21 @@ def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Seq
     gaps = "".join(f'<td class="num">{_e(_value(res.groups[n].gap.loc[m, "max_minus_min"], digits))}</td>'
                    for n in names)
     rows.append(f'<tr><td class="l">gap (max &minus; min)</td>{gaps}</tr>')
+    between = res.group_info.get("between") or {}
+    if between:
+        cells = []
+        for n in names:
+            t = between.get(n)
+            t = t[(t["metric"] == m) & t["p_adjusted"].notna()] if t is not None and len(t) else None
+            if t is None or t.empty:
+                cells.append('<td class="num">n/a</td>')
+                continue
+            row = t.loc[t["p_adjusted"].idxmin()]
+            p = float(row["p_adjusted"])
+            cls = ' class="num sig"' if p < alpha else ' class="num"'
+            cells.append(f'<td{cls}>{_e(fmt_pvalue(p))}<br><span class="ci">{_e(row["group"])} vs '
+                         f'{_e(row["other"])}</span></td>')
+        rows.append(f'<tr><td class="l">groups differ? (smallest adjusted p, Welch)</td>{"".join(cells)}</tr>')
     return (f'<table class="fit"><thead><tr><th class="l">group</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
