@@ -87,3 +87,24 @@ def test_experiment_reads_u_item_as_categories_and_shows_calibration(tmp_path) -
     assert "miscalibration@5" in res.metrics and res.results["popular"].mean["miscalibration@5"] > 0
     direct = experiment(d, k=5, n_resamples=100, recommenders=["popular"], baseline=None)
     assert res.results["popular"].mean["miscalibration@5"] == direct.results["popular"].mean["miscalibration@5"]
+
+
+def test_demo_on_your_movielens_files_with_u_item(tmp_path) -> None:
+    """`rankmeter demo -i u.data --categories u.item` (the executable): calibration on the file's genres."""
+    import json
+    import subprocess
+    import sys
+
+    from rankmeter.datasets import write_udata
+
+    d = synthetic(n_users=80, n_items=120, seed=6)
+    udata, uitem = write_udata(d, tmp_path / "u.data"), write_uitem(d, tmp_path / "u.item")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "rankmeter", "demo", "-i", str(udata), "--categories", str(uitem),
+                           "-k", "5", "--out", str(out), "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads((out / "results.json").read_text())
+    assert res["means"]["popular"]["miscalibration@5"] > 0 and res["groups"]["info"]["order"] == ["low", "mid", "high"]
+    proc = subprocess.run([sys.executable, "-m", "rankmeter", "demo", "--categories", str(uitem), "--out",
+                           str(tmp_path / "o2")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--categories goes with --interactions" in proc.stderr
