@@ -75,6 +75,10 @@ def test_users_without_a_training_profile_are_counted_not_refused(data) -> None:
     html = res.to_html()
     assert "without a value (nan)" in html and f">{n_users - len(new)}</td>" in html
     assert json.loads(res.to_json())["comparison"]["no_value"]["pop_lift@5"]
+    # the note names the metrics concerned, and is not given when none is evaluated
+    assert any("(pop_lift@5, miscalibration@5)" in n for n in res.notes)
+    acc = experiment(data, split=(train, test), k=5, n_resamples=100, metrics=["ndcg@5"], catalog="all")
+    assert not any("no training interaction" in n for n in acc.notes) and acc.comparison.no_value == {}
 
 
 def _activity(data, users) -> dict[str, int]:

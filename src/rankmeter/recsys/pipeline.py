@@ -72,6 +72,8 @@ if TYPE_CHECKING:
 __all__ = ["experiment", "default_metrics"]
 
 _REFERENCE_TYPES = ("Random", "MostPopular", "ItemKNN")
+#: metrics without a value for a user without training items (they read the user's profile)
+_PROFILE_METRICS = ("pop_lift", "miscalibration", "profile_popularity")
 
 
 def default_metrics(k: int, *, features: bool = False, categories: bool = False, cold: bool = False) -> list[str]:
@@ -405,10 +407,6 @@ def experiment(
                              qrels.item_ids.take(pa.array(qrels.items[pos])))
         no_profile = len(users) - int(np.isin(np.asarray(users.to_pylist(), dtype=object),
                                               np.asarray(tu_vocab.to_pylist(), dtype=object)).sum())
-        if no_profile:
-            notes.append(f"{no_profile} of the {len(users)} test users have no training interaction: metrics that "
-                         "read the user's training profile (pop_lift, miscalibration) have no value for them "
-                         "(nan; left out of the means and of the paired tests, counted)")
 
         candidates = None
         mode = FULL_RANKING
@@ -449,6 +447,11 @@ def experiment(
             metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
         parsed = parse_metrics(metric_list)
         texts = tuple(m.text for m in parsed)
+        profiled = [m.text for m in parsed if m.spec.name in _PROFILE_METRICS]
+        if no_profile and profiled:
+            notes.append(f"{no_profile} of the {len(users)} test users have no training interaction: the metrics "
+                         f"that read the user's training profile ({', '.join(profiled)}) have no value for them "
+                         "(nan; left out of the means and of the paired tests, counted)")
 
         # ---------------------------------------------------------------- recommenders
         named = _named_recommenders(recommenders)
