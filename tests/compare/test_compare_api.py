@@ -292,8 +292,9 @@ def test_bad_inputs(data):
     with pytest.raises(ParameterError, match="metrics"):
         compare(qrels, runs, None)
     r = Result(queries=["a", "b"], values={"m": np.array([0.1, np.nan])})
-    with pytest.raises(InputError, match="NaN"):
-        compare(None, {"x": r, "y": r}, ["m"])
+    inf = Result(queries=["a", "b"], values={"m": np.array([0.1, np.inf])})
+    with pytest.raises(InputError, match="infinite"):  # nan is "no value" (tests/compare/test_nan_pairing.py)
+        compare(None, {"x": r, "y": inf}, ["m"])
     with pytest.raises(InputError, match="no per-query values"):
         compare(None, {"x": r, "y": r}, ["other"])
     r2 = Result(queries=["c"], values={"m": np.array([0.3])})

@@ -83,7 +83,10 @@ def test_results_match_a_direct_evaluation(small, small_result) -> None:
     assert all(len(v) == 5 for v in run.to_lists().values())
     s = temporal(small.interactions, per_user=True, test_fraction=0.2)
     train, test = s.table("train"), s.table("test")
+    from rankmeter.metrics.beyond import train_items
+
     ctx = context_from_train(train, item_features=small.item_features, categories=small.categories, test=test)
+    ctx["train_items"], ctx["test_items"] = train_items(train), train_items(test)  # profiles: pop_lift, PopREO...
     qrels = {}
     for u, i in zip(test.column("user").to_pylist(), test.column("item").to_pylist()):
         qrels.setdefault(str(u), {})[str(i)] = 1.0

@@ -11,7 +11,7 @@ _CONFIG = """# The experiment `rankmeter demo` ran; rerun it with:
 [data]
 interactions = "data/interactions.tsv"     # u.data layout: user, item, rating, timestamp
 item_features = "data/item_features.tsv"   # for ild (cosine)
-categories = "data/item_genres.tsv"        # for ild(distance=jaccard)
+categories = "data/item_genres.tsv"        # for ild(distance=jaccard) and calibration (miscalibration)
 
 [split]
 method = "temporal"        # each user's latest interactions are the test set
@@ -28,6 +28,7 @@ baseline = "best"          # compare against the best reference recommender
 test = "t"
 correction = "holm"
 seed = {seed}
+groups = "activity"        # results per user group: activity terciles (low, mid, high)
 
 [output]
 dir = "."
@@ -42,6 +43,7 @@ dir = "."
         "  rankmeter demo                                  (generated data, report in demo-output/)\n\n"
         "  rankmeter demo --users 500 --items 800 --seed 3 --out small-demo/\n\n"
         "  rankmeter demo -i ml-100k/u.data -k 20           (your MovieLens file instead)\n\n"
+        "  rankmeter demo -i ml-100k/u.data --categories ml-100k/u.item   (with its genres: calibration)\n\n"
         "  rankmeter demo --sampled 100                     (sampled evaluation, labelled as inflating scores)\n\n"
         "Then rerun or edit the experiment: rankmeter run-experiment demo-output/experiment.toml"
     ),
@@ -49,6 +51,9 @@ dir = "."
 @click.option("--interactions", "-i", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Run on this file instead of generated data (e.g. MovieLens u.data: user, item, rating, "
                    "timestamp, tab-separated).")
+@click.option("--categories", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="With --interactions: item genres for ild (jaccard) and calibration, e.g. MovieLens' u.item "
+                   "(19 genre flags) or an item column + a genres column 'a|b|c'.")
 @click.option("--out", "-o", default="demo-output", show_default=True, help="Output directory.")
 @click.option("--users", type=click.IntRange(min=2), default=1000, show_default=True,
               help="Users of the generated data set.")
@@ -60,23 +65,28 @@ dir = "."
 @click.option("--sampled", type=click.IntRange(min=1), default=None,
               help="Sampled evaluation with N negatives per user (inflates scores; labelled).")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
-def command(interactions: str | None, out: str, users: int, items: int, seed: int, k: int, sampled: int | None,
-            no_progress: bool) -> None:
+def command(interactions: str | None, categories: str | None, out: str, users: int, items: int, seed: int, k: int,
+            sampled: int | None, no_progress: bool) -> None:
     """Run the recommender evaluation loop end to end and write an HTML report.
 
     With no data: generates a realistic implicit-feedback data set (power-law item
     popularity, users with latent tastes, genres, timestamps, ratings 1-5) with
     --users x --items, deterministically from --seed, writes it under OUT/data/ with the
     config that reruns the experiment (OUT/experiment.toml). Then: per-user temporal
-    split, random / most-popular / item-kNN recommenders, accuracy and beyond-accuracy
-    metrics, paired tests against the best baseline, OUT/report.html.
+    split, random / most-popular / item-kNN recommenders, accuracy, beyond-accuracy,
+    popularity-bias and calibration metrics, paired tests against the best baseline,
+    results per user activity tercile, OUT/report.html.
     """
+    from .._errors import ParameterError
     from ..recsys.output import check_output_folder, record_files
     from .experiment import run
     from ._output import note
 
+    if categories is not None and interactions is None:
+        raise ParameterError("--categories goes with --interactions (the generated data has its own genres)")
+
     out_dir = check_output_folder(Path(out), "--out")
-    overrides = {"k": k, "sampled": sampled, "seed": seed,
+    overrides = {"k": k, "sampled": sampled, "seed": seed, "groups": "activity",
                  "recommenders": {"random": {"seed": seed}, "popular": {}, "itemknn": {"neighbors": 50}}}
     if interactions is None:
         from ..recsys.datasets import synthetic
@@ -91,6 +101,6 @@ def command(interactions: str | None, out: str, users: int, items: int, seed: in
         overrides.update(split="temporal", item_features=data.item_features, categories=data.categories)
         source = data
     else:
-        overrides.update(split="auto")
+        overrides.update(split="auto", categories=categories)
         source = interactions
     run(None, overrides, (), str(out_dir), "table", not no_progress, True, interactions_default=source)

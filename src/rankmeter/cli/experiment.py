@@ -89,11 +89,30 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
         from ..report.terminal import print_grid
 
         print_grid(res.grid())
+        if res.groups:
+            from ._groups import notes_of, write
+
+            for line in notes_of(res.groups):
+                note(f"groups: {line}")
+            write(res.groups, "table")
     if report:
         paths = res.save(target)
         note(f"report written to {paths['report']} (also {paths['json'].name}, {paths['csv'].name}); "
              f"total {res.total_seconds:.1f}s")
     return res
+
+
+def _group_by(value: str | None) -> str | None:
+    """``--group-by``: 'activity', or a file that must exist (checked before any work)."""
+    if value is None or value == "activity":
+        return value
+    if not Path(value).is_file():
+        raise ParameterError(f"--group-by must be 'activity' or an existing two-column file (user, group). Got "
+                             f"{value!r}, which is not a file.")
+    from ..compare.groups import read_groups
+
+    read_groups(value, option="--group-by")
+    return value
 
 
 @click.command(
@@ -106,6 +125,7 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
         "  rankmeter run-experiment -i u.data -r popular -r itemknn:neighbors=20 -r mine=my_lists.tsv\n\n"
         "  rankmeter run-experiment -i ratings.csv -r mine=mypkg.recs:top_k --relevance 4 --sampled 100\n\n"
         "  rankmeter run-experiment experiment.toml --format json --no-report > results.json\n\n"
+        "  rankmeter run-experiment -i u.data --categories genres.tsv --group-by activity\n\n"
         "A config can run code (callable = ..., .py recommenders) and name any path: run only configs you trust."
     ),
 )
@@ -148,6 +168,11 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
 @click.option("--out", "-o", default=None,
               help="Output directory [default: experiment-output]; new, empty, or holding only rankmeter's own "
                    "earlier output.")
+@click.option("--group-by", "group_by", default=None,
+              help="Results per user group: 'activity' (the test users' activity terciles low/mid/high by their "
+                   "number of distinct training items; ties at a border by user id) or a two-column file (user, "
+                   "group; tab, comma or space separated, optional header). Adds per-group tables, JSON and a "
+                   "report section; users without a group are counted.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @click.option("--no-report", is_flag=True, help="Do not write report.html / results.json / means.csv.")
@@ -157,7 +182,7 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
             categories: str | None, catalog: str | None, sampled: int | None, sample_seed: int | None,
             sampled_correction: str | None, sampled_strategy: str | None, sampled_per: str | None,
             baseline: str | None, test: str | None, n_resamples: int | None, seed: int | None, out: str | None,
-            fmt: str, no_progress: bool, no_report: bool) -> None:
+            group_by: str | None, fmt: str, no_progress: bool, no_report: bool) -> None:
     """Run a recommender evaluation experiment from CONFIG (TOML) and/or options.
 
     Loads the interactions, splits them, fits the recommenders, evaluates accuracy and
@@ -178,6 +203,6 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
         "item_features": item_features, "categories": categories, "catalog": catalog, "sampled": sampled,
         "sample_seed": sample_seed, "sampled_correction": sampled_correction,
         "sampled_strategy": sampled_strategy, "sampled_per": sampled_per, "baseline": baseline, "test": test,
-        "n_resamples": n_resamples, "seed": seed,
+        "n_resamples": n_resamples, "seed": seed, "groups": _group_by(group_by),
     }
     run(config, overrides, recommender, out, fmt, not no_progress, not no_report)

@@ -33,7 +33,9 @@ ProgressFn = Callable[[str, int, int], None]
 class PairTest:
     """One paired comparison of run ``b`` against run ``a`` on one metric with one test.
 
-    ``diff = mean(b) - mean(a)``; ``diff_interval`` its bootstrap interval;
+    ``diff = mean(b) - mean(a)`` over the ``n`` queries tested (every compared query, or,
+    when the metric has no value (nan) for some queries, those with a value in both runs);
+    ``diff_interval`` its bootstrap interval;
     ``effect_size`` the standardised difference ``d_z = mean(d) / sd(d)``;
     ``significant`` is ``p_adjusted < alpha``; ``better`` names the better run
     when significant (respecting whether higher or lower is better), else None.
@@ -121,7 +123,10 @@ class Comparison:
     (bootstrap, ``settings.confidence``); ``tests`` one :class:`PairTest` per
     metric, pair and test; ``notes`` everything a reader should know (missing
     queries, degenerate cases); ``missing[run]`` how many of the queries the run
-    has no ranking for (scored as empty).
+    has no ranking for (scored as empty). A per-query value may be nan (no value: a user
+    the metric leaves out, e.g. without a training profile): ``no_value[metric][run]``
+    counts them; they are left out of the run's mean and interval and of every paired
+    test of the metric that involves the run (``PairTest.n``), and a note says so.
     """
 
     runs: tuple[str, ...]
@@ -139,6 +144,9 @@ class Comparison:
     # how similar the compared runs' rankings are: one entry per compared pair of runs given as rankings,
     # {"a", "b", "measure", "mean", "queries"} (compare(..., overlap=True))
     overlap: list[dict[str, Any]] = field(default_factory=list)
+    # per metric with missing values (nan, e.g. users without a training profile): run -> how many of the
+    # queries have no value; they are left out of that run's mean and of the paired tests (PairTest.n)
+    no_value: dict[str, dict[str, int]] = field(default_factory=dict)
     _sources: dict[str, Any] = field(default_factory=dict, repr=False)
     _curves: dict[int, Any] = field(default_factory=dict, repr=False)
 
@@ -254,6 +262,8 @@ class Comparison:
         if details:
             out.update(runs=list(self.runs), metrics=list(self.metrics), baseline=self.baseline,
                        settings=self.settings.to_dict(), missing=dict(self.missing), notes=list(self.notes))
+            if self.no_value:
+                out["no_value"] = {m: dict(v) for m, v in self.no_value.items()}
         if self.overlap:
             out["overlap"] = [{k: (json_number(v) if k == "mean" else v) for k, v in o.items()} for o in self.overlap]
         return out

@@ -140,9 +140,15 @@ def ranking_correlation(a: Any, b: Any, metric_a: str | None = None, metric_b: s
 
 
 def score_matrix_of(cmp: "Comparison", metric: str) -> np.ndarray:
-    """The queries x runs matrix of ``metric``'s per-query scores."""
+    """The queries x runs matrix of ``metric``'s per-query scores (a complete block: no missing value)."""
     _check_metric(cmp, metric)
-    return np.column_stack([cmp.scores[r][metric] for r in cmp.runs])
+    x = np.column_stack([cmp.scores[r][metric] for r in cmp.runs])
+    gaps = np.isnan(x).any(axis=1)
+    if gaps.any():
+        raise ParameterError(f"metric {metric!r} has no value (nan) for {int(gaps.sum())} of the {cmp.n_queries} "
+                             f"{cmp.units} in at least one run; the two-way ANOVA needs a value for every query and "
+                             "run: compare again on the others (queries=[...])")
+    return x
 
 
 def anova_of(cmp: "Comparison", metric: str) -> Any:

@@ -25,7 +25,7 @@ from .comparison import Comparison, PairTest, ProgressFn, Settings
 
 __all__ = [
     "compare", "check_settings", "name_runs", "resolve_metrics", "evaluate_runs", "collect_results", "align",
-    "score_matrix", "resample", "pair_tests", "correct", "degenerate_notes",
+    "score_matrix", "resample", "pair_tests", "nan_pairing", "correct", "degenerate_notes",
 ]
 
 _TEST_ALIASES = {
@@ -358,7 +358,12 @@ def align(given: list[tuple[str, Result]], ev: Evaluated) -> list[str]:
 
 def score_matrix(names: list[str], metric_texts: list[str], final: list[str],
                  ev: Evaluated) -> dict[str, dict[str, np.ndarray]]:
-    """``scores[run][metric]``: per-query values in the order of ``final`` (non-finite values refused)."""
+    """``scores[run][metric]``: per-query values in the order of ``final``.
+
+    NaN is "no value" (a user a metric leaves out, e.g. without a training profile) and is
+    kept: :func:`nan_pairing` leaves such queries out of that metric's tests. Infinite
+    values are refused.
+    """
     import pandas as pd
 
     index = pd.Index(final)
@@ -369,9 +374,9 @@ def score_matrix(names: list[str], metric_texts: list[str], final: list[str],
         scores[n] = {}
         for m in metric_texts:
             col = np.asarray(vals[m], dtype=np.float64)[pos]
-            bad = np.flatnonzero(~np.isfinite(col))
+            bad = np.flatnonzero(np.isinf(col))
             if len(bad):
-                raise InputError(f"run {n!r}, metric {m!r}: {len(bad)} per-query values are NaN or infinite "
+                raise InputError(f"run {n!r}, metric {m!r}: {len(bad)} per-query values are infinite "
                                  f"(e.g. query {final[bad[0]]!r})", source=n)
             scores[n][m] = col
     return scores
@@ -382,7 +387,13 @@ def score_matrix(names: list[str], metric_texts: list[str], final: list[str],
 
 @dataclass
 class Layout:
-    """The score matrix ``X`` (queries x (metric, run) columns) and the compared column pairs."""
+    """The score matrix ``X`` (queries x (metric, run) columns) and the compared column pairs.
+
+    With values missing (NaN), ``X`` and ``D`` hold 0 in their place (the vectorised engines
+    run on every column at once), ``raw`` keeps the NaN, ``ok[k]`` marks the queries pair
+    ``k`` is tested on (a value in both runs) and :func:`nan_pairing` recomputes the
+    affected columns and pairs; ``n_pair[k]`` is the number of queries of pair ``k``.
+    """
 
     X: np.ndarray
     groups: np.ndarray
@@ -392,6 +403,10 @@ class Layout:
     means: np.ndarray
     diff_mean: np.ndarray
     n_runs: int
+    raw: np.ndarray | None = None
+    ok: np.ndarray | None = None
+    n_pair: np.ndarray | None = None
+    dz: dict[int, float] = field(default_factory=dict)
 
 
 def _run_pairs(n_runs: int, b_idx: int, pairs: str) -> list[tuple[int, int]]:
@@ -414,11 +429,25 @@ def layout(scores: dict[str, dict[str, np.ndarray]], names: list[str], metric_te
     run_pairs = _run_pairs(Rn, names.index(baseline), pairs)
     col_pairs = np.array([(mi * Rn + a, mi * Rn + b) for mi in range(M) for a, b in run_pairs], dtype=np.int64)
     pair_metric = np.repeat(np.arange(M), len(run_pairs))
+    missing = np.isnan(X)
+    raw = ok = None
+    if missing.any():
+        raw, X = X, np.where(missing, 0.0, X)
+        ok = np.ascontiguousarray((~missing[:, col_pairs[:, 0]] & ~missing[:, col_pairs[:, 1]]).T)  # (P, n)
     D = np.ascontiguousarray((X[:, col_pairs[:, 1]] - X[:, col_pairs[:, 0]]).T)  # (P, n)
-    # means exactly as Result.mean computes them, so the tables agree with rankmeter.evaluate
-    means = np.array([np.mean(scores[names[c % Rn]][metric_texts[c // Rn]]) for c in range(M * Rn)])
+    # means exactly as Result.mean computes them (nan left out), so the tables agree with rankmeter.evaluate
+    means = np.array([_mean(scores[names[c % Rn]][metric_texts[c // Rn]]) for c in range(M * Rn)])
     diff_mean = means[col_pairs[:, 1]] - means[col_pairs[:, 0]]  # = mean(b) - mean(a) as tabled
-    return Layout(X, groups, col_pairs, pair_metric, D, means, diff_mean, Rn)
+    n_pair = ok.sum(axis=1) if ok is not None else np.full(len(col_pairs), nq, dtype=np.int64)
+    return Layout(X, groups, col_pairs, pair_metric, D, means, diff_mean, Rn, raw, ok, n_pair)
+
+
+def _mean(v: np.ndarray) -> float:
+    """The mean of the values; nan (no value) left out, as :attr:`rankmeter.result.Result.mean`."""
+    has = ~np.isnan(v)
+    if has.all():
+        return float(np.mean(v)) if len(v) else float("nan")
+    return float(np.mean(v[has])) if has.any() else float("nan")
 
 
 def _task(progress: ProgressFn | None, task: str) -> Callable[[int, int], None] | None:
@@ -529,7 +558,8 @@ def correct(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple[np.
                 metric=metric_texts[mi], a=a, b=b, test=t, statistic=float(stat[k]), p_value=float(p[k]),
                 p_adjusted=float(padj[k]), correction="tukey-hsd" if t == "tukey-hsd" else plan.correction,
                 diff=float(lay.diff_mean[k]),
-                diff_interval=(float(rs.dlo[k]), float(rs.dhi[k])), effect_size=float(dz[k]), n=nq,
+                diff_interval=(float(rs.dlo[k]), float(rs.dhi[k])), effect_size=float(lay.dz.get(k, dz[k])),
+                n=int(lay.n_pair[k]) if lay.n_pair is not None else nq,
                 method=str(meth[k]), significant=sig, better=better))
     return out
 
@@ -542,13 +572,16 @@ def degenerate_notes(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, 
     notes: list[str] = []
     if nq == 1:
         notes.append("only 1 query: no test can reject (p-values are 1 or undefined) and intervals have zero width")
+    if lay.ok is not None:  # a pair's differences over the queries it is tested on
+        D = [D[k][lay.ok[k]] for k in range(len(col_pairs))]
     same = [(metric_texts[int(pair_metric[k])], names[a % Rn], names[b % Rn])
-            for k, (a, b) in enumerate(col_pairs) if np.all(D[k] == 0)]
+            for k, (a, b) in enumerate(col_pairs) if len(D[k]) and np.all(D[k] == 0)]
     if same:
         notes.append(f"{_plural(len(same), 'comparison')} with identical scores on every query (difference 0, "
                      "p = 1): " + examples([f"{a} vs {b} on {m}" for m, a, b in same]))
     const = [(metric_texts[int(pair_metric[k])], names[a % Rn], names[b % Rn])
-             for k, (a, b) in enumerate(col_pairs) if nq > 1 and not np.all(D[k] == 0) and np.all(D[k] == D[k][0])]
+             for k, (a, b) in enumerate(col_pairs)
+             if len(D[k]) > 1 and not np.all(D[k] == 0) and np.all(D[k] == D[k][0])]
     if const:
         notes.append(f"{_plural(len(const), 'comparison')} with the same non-zero difference on every query (zero "
                      "variance: t statistic and effect size infinite, interval of zero width): "
@@ -575,6 +608,103 @@ def degenerate_notes(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, 
         if len(kinds) > 1:
             notes.append("Wilcoxon p-values computed by: " + "; ".join(kinds))
     return notes
+
+
+def _pair_layout(x: np.ndarray) -> Layout:
+    """The layout of one pair of runs (two columns, ``b - a``) for the tests of a pair with missing values."""
+    D = np.ascontiguousarray((x[:, 1] - x[:, 0])[None, :])
+    means = np.array([float(np.mean(x[:, 0])), float(np.mean(x[:, 1]))])
+    return Layout(np.ascontiguousarray(x), np.zeros(2, dtype=np.int64), np.array([[0, 1]], dtype=np.int64),
+                  np.zeros(1, dtype=np.int64), D, means, np.array([means[1] - means[0]]), 2)
+
+
+def nan_pairing(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+                names: list[str], metric_texts: list[str], queries: Sequence[str], unit: str,
+                rng: np.random.Generator) -> tuple[list[str], dict[str, dict[str, int]]]:
+    """Recompute what missing values (nan) touch; returns the notes and the count per metric and run.
+
+    A query without a value for a run (nan: e.g. a user without a training profile, whom
+    the metric leaves out) is left out of that run's mean and interval, and a query
+    without a value for either run of a pair is left out of that pair's paired tests,
+    difference, interval and effect size (``PairTest.n`` is the number of queries
+    tested). Randomised Tukey HSD, which tests all the runs of a metric at once, uses the
+    queries with a value for every run. Nothing is dropped silently: a note per metric
+    gives the counts and examples.
+    """
+    if lay.raw is None or lay.ok is None:
+        return [], {}
+    from ..stats.tests import effect_size
+
+    Rn, raw, nq = lay.n_runs, lay.raw, lay.raw.shape[0]
+    units = "queries" if unit == "query" else unit + "s"
+    # each run's mean interval over its own valued queries
+    for c in np.flatnonzero(np.isnan(raw).any(axis=0)):
+        v = raw[:, c][~np.isnan(raw[:, c])]
+        if len(v) == 0:
+            rs.lo[c] = rs.hi[c] = np.nan
+            continue
+        boot = R.bootstrap_sums(v[:, None], np.zeros(1, dtype=np.int64), n_resamples=plan.n_resamples, rng=rng)
+        lo, hi, code = R.intervals(boot, confidence=plan.confidence, method=plan.interval,
+                                   means=np.array([lay.means[c]]))
+        rs.lo[c], rs.hi[c], rs.code[c] = lo[0], hi[0], code[0]
+    pair_plan = Plan(**{**plan.__dict__, "tests": tuple(t for t in plan.tests if t != "tukey-hsd")})
+    results.update({t: (np.asarray(st, dtype=np.float64).copy(), np.asarray(p, dtype=np.float64).copy(),
+                        np.asarray(meth, dtype=object).copy()) for t, (st, p, meth) in results.items()})
+    for k in np.flatnonzero(~lay.ok.all(axis=1)):
+        ca, cb = lay.col_pairs[k]
+        rows = lay.ok[k]
+        n = int(rows.sum())
+        if n == 0:
+            lay.diff_mean[k] = rs.dlo[k] = rs.dhi[k] = np.nan
+            lay.dz[int(k)] = np.nan
+            for t in pair_plan.tests:
+                results[t][0][k], results[t][1][k] = np.nan, 1.0
+                results[t][2][k] = f"undefined: no {unit} has a value for both runs (p set to 1)"
+            continue
+        sub = _pair_layout(raw[rows][:, [ca, cb]])
+        srs = resample(sub, pair_plan, rng, None)
+        sres, _ = pair_tests(sub, pair_plan, srs, rng, None)
+        lay.diff_mean[k] = sub.diff_mean[0]
+        rs.dlo[k], rs.dhi[k], rs.dcode[k] = srs.dlo[0], srs.dhi[0], srs.dcode[0]
+        lay.dz[int(k)] = float(np.asarray(effect_size(sub.D)[1]).ravel()[0])
+        for t, (stat, p, meth) in sres.items():
+            results[t][0][k], results[t][1][k], results[t][2][k] = stat[0], p[0], meth[0]
+    notes: list[str] = []
+    if "tukey-hsd" in plan.tests:
+        M = len(metric_texts)
+        for mi in range(M):
+            block = raw[:, mi * Rn:(mi + 1) * Rn]
+            rows = ~np.isnan(block).any(axis=1)
+            if rows.all():
+                continue
+            ks = np.flatnonzero(lay.pair_metric == mi)
+            if rows.sum() < 2:
+                for k in ks:
+                    results["tukey-hsd"][1][k] = 1.0
+                    results["tukey-hsd"][2][k] = f"undefined: fewer than 2 {units} with a value for every run"
+                continue
+            sub = Layout(np.ascontiguousarray(block[rows]), np.zeros(Rn, dtype=np.int64),
+                         lay.col_pairs[ks] - mi * Rn, np.zeros(len(ks), dtype=np.int64), lay.D[ks][:, rows],
+                         lay.means[mi * Rn:(mi + 1) * Rn], lay.diff_mean[ks], Rn)
+            _, p, meth = _tukey(sub, plan, rng, None)
+            for j, k in enumerate(ks):
+                results["tukey-hsd"][1][k] = p[j]
+                results["tukey-hsd"][2][k] = f"{meth[j]}, on the {int(rows.sum())} {units} with a value for every run"
+    counts: dict[str, dict[str, int]] = {}
+    for mi, m in enumerate(metric_texts):
+        block = np.isnan(raw[:, mi * Rn:(mi + 1) * Rn])
+        if not block.any():
+            continue
+        counts[m] = {names[r]: int(block[:, r].sum()) for r in range(Rn)}
+        ex = [queries[q] for q in np.flatnonzero(block.any(axis=1))]
+        per_run = ", ".join(f"{n} in {r}" for r, n in counts[m].items())
+        pairs = [int(lay.n_pair[k]) for k in np.flatnonzero(lay.pair_metric == mi)]
+        lo, hi = min(pairs), max(pairs)
+        tested = (f"each paired test uses the {lo} {units} with a value in both runs" if lo == hi else
+                  f"each paired test uses the {units} with a value in both runs ({lo} to {hi}; n in the tests table)")
+        notes.append(f"{m}: no value (nan) for {per_run} of the {nq} {units} (e.g. {examples(ex)}); they are left "
+                     f"out of that run's mean and interval, and {tested}")
+    return notes, counts
 
 
 # =========================================================================== compare()
@@ -637,7 +767,7 @@ def compare(
     rbo_p = _overlap_p(overlap)
     plan = check_settings(test, correction, alpha, confidence, interval, n_resamples, seed, pairs, family, queries,
                           exact_max_n)
-    gen_flip, gen_boot = R.streams(seed, 2)
+    gen_flip, gen_boot, gen_nan = R.streams(seed, 3)
     items = name_runs(runs)
     names = [n for n, _ in items]
     if baseline is None:
@@ -668,8 +798,11 @@ def compare(
     lay = layout(scores, names, metric_texts, baseline, pairs)
     rs = resample(lay, plan, gen_boot, progress)
     results, flip_method = pair_tests(lay, plan, rs, gen_flip, progress)
+    units = {getattr(r, "index_name", "query") for _, r in given}
+    unit = units.pop() if (not ranked and len(units) == 1) else "query"
+    nan_notes, no_value = nan_pairing(lay, plan, rs, results, names, metric_texts, final, unit, gen_nan)
     tests_out = correct(lay, plan, rs, results, names, metric_texts, hib)
-    notes = ev.notes + degenerate_notes(lay, plan, rs, results, names, metric_texts)
+    notes = ev.notes + nan_notes + degenerate_notes(lay, plan, rs, results, names, metric_texts)
 
     if labels:
         # the shown name of a relabelled metric, everywhere: scores, means, tests
@@ -681,10 +814,9 @@ def compare(
         tests_out = [dataclasses.replace(t, metric=labels.get(t.metric, t.metric)) for t in tests_out]
         notes.append("; ".join(f"{labels[m]}: the mean of the per-{_unit(given)} values of {m!r}, not the "
                                f"result's own {m} over all pairs" for m in metric_texts if m in labels))
+        no_value = {labels.get(m, m): v for m, v in no_value.items()}
         metric_texts = shown
 
-    units = {getattr(r, "index_name", "query") for _, r in given}
-    unit = units.pop() if (not ranked and len(units) == 1) else "query"
     Rn = len(names)
     settings = Settings(
         tests=plan.tests, correction=plan.correction, family=family, alpha=plan.alpha, confidence=plan.confidence,
@@ -701,7 +833,7 @@ def compare(
     return Comparison(
         runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
         intervals=ivs, tests=tests_out, settings=settings, notes=notes, missing=ev.missing, higher_is_better=hib,
-        unit=unit, overlap=sims, _sources=ev.sources)
+        unit=unit, overlap=sims, no_value=no_value, _sources=ev.sources)
 
 
 def _overlap_p(overlap: Any) -> float | None:

@@ -112,6 +112,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "baseline": _STR, "test": Key((str, list), items=str),
         "correction": Key((str,)), "alpha": Key((float,), minimum=0, maximum=1, open_range=True),
         "n_resamples": _INT1, "seed": _INT0, "exclude_seen": _BOOL, "catalog": Key((str,), choices=("train", "all")),
+        "groups": Key((str,), help="'activity' or a two-column file (user, group), relative to the config"),
     },
     "output": {"dir": _PATH},
 }
@@ -321,6 +322,8 @@ def config_to_arguments(cfg: Mapping[str, Any]) -> tuple[Any, dict[str, Any], st
     elif recs is not None:
         raise check.error("recommenders", None, "is empty: name at least one recommender")
     kwargs.update(dict(cfg.get("evaluation", {})))
+    if "groups" in kwargs and kwargs["groups"] != "activity":
+        kwargs["groups"] = path(kwargs["groups"])
     out_dir = cfg.get("output", {}).get("dir")
     return interactions, kwargs, (path(out_dir) if out_dir else None)
 

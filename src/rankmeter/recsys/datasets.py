@@ -37,10 +37,13 @@ import pyarrow as pa
 from .._errors import ParameterError
 
 __all__ = ["SyntheticData", "synthetic", "movielens100k_like", "write_udata", "GENRES", "BiasedFeedback",
-           "biased_feedback"]
+           "biased_feedback", "ML100K_GENRES", "read_movielens_genres", "write_uitem"]
 
-GENRES = ("Action", "Adventure", "Animation", "Children", "Comedy", "Crime", "Documentary", "Drama", "Fantasy",
+GENRES = ("Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary", "Drama", "Fantasy",
           "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western")
+
+#: MovieLens-100k's 19 genre flags of ``u.item``, in column order (as its ``u.genre`` lists them)
+ML100K_GENRES = ("unknown",) + GENRES
 
 _T0, _T1 = 874_724_710, 893_286_638  # MovieLens-100k's first and last timestamps
 
@@ -251,6 +254,121 @@ def write_udata(table: Any, path: str | Path) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     pacsv.write_csv(t.select(cols), p, write_options=pacsv.WriteOptions(include_header=False, delimiter="\t",
                                                                           quoting_style="none"))
+    return p
+
+
+def read_movielens_genres(path: str | Path, *, genres: Any = None,
+                          encoding: str = "latin-1") -> dict[str, frozenset[str]]:
+    r"""Item genres from MovieLens' ``u.item``: ``{item id: frozenset of genre names}``.
+
+    ``u.item`` (MovieLens-100k) has one line per movie, fields separated by ``|``: movie id,
+    title, release date, video release date, IMDb URL, then one 0/1 flag per genre (19, in
+    the order of :data:`ML100K_GENRES`, which is ``u.genre``'s). The file is latin-1 text
+    (titles such as ``Ma vie en rose``'s accents). ``genres``: the names of the flag columns
+    (a sequence, or the path of a ``u.genre`` file: ``name|index`` lines); default
+    :data:`ML100K_GENRES`. Ids are text exactly as written. The ``unknown`` flag is kept as
+    the label ``unknown``, as the file writes it; a movie without any flag gets an empty
+    set (calibration leaves it out and counts it). A line with another number of fields,
+    a flag other than 0/1, an empty or repeated movie id is an
+    :class:`~rankmeter.InputError` naming the line.
+
+    >>> import tempfile, os
+    >>> flags = ["0"] * 19
+    >>> flags[1] = flags[5] = "1"          # Action, Comedy
+    >>> line = "|".join(["7", "Twelve Monkeys (1995)", "01-Jan-1995", "", "http://x"] + flags)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "u.item")
+    ...     _ = open(p, "w", encoding="latin-1").write(line + "\n")
+    ...     sorted(read_movielens_genres(p)["7"])
+    ['Action', 'Comedy']
+    """
+    from .._errors import InputError
+
+    names = _genre_names(genres)
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode(encoding)
+    except FileNotFoundError:
+        raise InputError("no such file", source=str(path)) from None
+    except (OSError, UnicodeDecodeError, LookupError) as exc:
+        raise InputError(f"cannot read the file as {encoding} text: {exc}", source=str(path)) from None
+    out: dict[str, frozenset[str]] = {}
+    n_fields = 5 + len(names)
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        fields = line.split("|")
+        if len(fields) != n_fields:
+            raise InputError(f"expected {n_fields} fields separated by '|' (movie id, title, release date, video "
+                             f"release date, IMDb URL and {len(names)} genre flags), found {len(fields)}",
+                             source=str(path), line=n, text=line)
+        item, flags = fields[0], fields[5:]
+        if not item:
+            raise InputError("empty movie id", source=str(path), line=n, text=line)
+        bad = [f for f in flags if f not in ("0", "1")]
+        if bad:
+            raise InputError(f"genre flags must be 0 or 1; found {bad[0]!r}", source=str(path), line=n, text=line)
+        if item in out:
+            raise InputError(f"movie id {item!r} appears twice", source=str(path), line=n, text=line)
+        out[item] = frozenset(g for g, f in zip(names, flags) if f == "1")
+    if not out:
+        raise InputError("the file has no movie line", source=str(path))
+    return out
+
+
+def _genre_names(genres: Any) -> tuple[str, ...]:
+    from .._errors import InputError
+
+    if genres is None:
+        return ML100K_GENRES
+    if isinstance(genres, (str, Path)):
+        p = Path(genres)
+        try:
+            text = p.read_bytes().decode("latin-1")
+        except OSError as exc:
+            raise InputError(f"cannot read the genre list: {exc}", source=str(genres)) from None
+        pairs = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            name, sep, index = line.rpartition("|")
+            if not sep or not name or not index.strip().isdigit():
+                raise InputError("expected 'name|index' (u.genre)", source=str(genres), line=n, text=line)
+            pairs.append((int(index), name))
+        if sorted(i for i, _ in pairs) != list(range(len(pairs))):
+            raise InputError("the genre indexes must be 0, 1, 2, ... without gaps or repeats", source=str(genres))
+        return tuple(name for _, name in sorted(pairs))
+    names = tuple(str(g) for g in genres)
+    if not names or len(set(names)) != len(names):
+        raise ParameterError("The 'genres' parameter of read_movielens_genres must name each flag column once. "
+                             f"Got {list(names)!r} instead.")
+    return names
+
+
+def write_uitem(data: Any, path: str | Path) -> Path:
+    """Write item genres in MovieLens' ``u.item`` layout (latin-1, ``|``-separated, 19 genre flags).
+
+    ``data``: a :class:`SyntheticData` (its categories) or a mapping item -> genres. Titles
+    are ``Movie <id>``, dates and URLs empty; genres outside :data:`ML100K_GENRES` are an
+    error. :func:`read_movielens_genres` reads the file back to the same genres.
+    """
+    cats = data.categories if isinstance(data, SyntheticData) else data
+    col = {g: j for j, g in enumerate(ML100K_GENRES)}
+    lines = []
+    for item in sorted(cats, key=lambda x: (len(str(x)), str(x))):
+        labels = cats[item]
+        unknown = sorted(set(labels) - set(col))
+        if unknown:
+            raise ParameterError(f"write_uitem: item {item!r} has genres that u.item cannot hold: {unknown} "
+                                 f"(u.item's genres: {', '.join(ML100K_GENRES)})")
+        flags = ["0"] * len(ML100K_GENRES)
+        for g in labels:
+            flags[col[g]] = "1"
+        lines.append("|".join([str(item), f"Movie {item}", "", "", ""] + flags))
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
     return p
 
 

@@ -45,10 +45,15 @@ def read_item_features(path: str | Path) -> tuple[pa.Array, np.ndarray]:
 def read_categories(path: str | Path, sep: str = "|") -> dict[str, frozenset[str]]:
     """Item categories from a CSV/TSV file: an item column and a column of labels joined by ``sep``
     (``genres``, ``categories``, ``category``, ``labels``, ``tags``); one row per item, or several
-    rows per item (one label each)."""
+    rows per item (one label each). A file named ``u.item`` (or ``*.item``) is MovieLens' movie
+    list with 19 genre flags (:func:`rankmeter.datasets.read_movielens_genres`)."""
     from ..io.tables import ITEM_NAMES, pick_columns, read_table_file
 
     p = Path(path)
+    if p.suffix.lower() == ".item":
+        from .datasets import read_movielens_genres
+
+        return read_movielens_genres(p)
     table = read_table_file(p, sep="\t" if p.suffix.lower() in (".tsv", ".tab") else None)
     cols = pick_columns(table, {"item": ITEM_NAMES, "labels": ("genres", "genre", "categories", "category",
                                                                "labels", "label", "tags", "tag")}, {}, str(path))

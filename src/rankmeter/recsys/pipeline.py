@@ -29,11 +29,17 @@ Stages
    duplicates and unknown items are removed (the first occurrence in rank order is
    kept); training items are kept and counted. A recommender that leaves no usable row
    for any user is an error.
-5. **evaluate**: :func:`rankmeter.evaluate` with accuracy and beyond-accuracy metrics
-   (context from :func:`rankmeter.beyond.context_from_train`).
+5. **evaluate**: :func:`rankmeter.evaluate` with accuracy, beyond-accuracy, popularity-bias
+   and (with categories) calibration metrics (:func:`default_metrics`; context from
+   :func:`rankmeter.beyond.context_from_train` and the users' training and relevant test
+   items).
 6. **compare**: :func:`rankmeter.compare` of the per-user metrics against the best
-   reference recommender (``baseline="best"``) with paired tests and corrections.
-7. **report**: :meth:`ExperimentResult.print` (terminal), :meth:`ExperimentResult.save`
+   reference recommender (``baseline="best"``) with paired tests and corrections; a user
+   without a value (nan: no training profile) is left out of that metric's tests, counted.
+7. **groups** (``groups=``): every per-user metric per user group (``"activity"``: the
+   users' activity terciles), with paired tests against the baseline within each group
+   (:attr:`ExperimentResult.groups`).
+8. **report**: :meth:`ExperimentResult.print` (terminal), :meth:`ExperimentResult.save`
    (``report.html``, ``results.json``, ``means.csv``).
 
 Sampled mode (``sampled=N``) ranks each user's test items among N sampled negatives
@@ -66,13 +72,25 @@ if TYPE_CHECKING:
 __all__ = ["experiment", "default_metrics"]
 
 _REFERENCE_TYPES = ("Random", "MostPopular", "ItemKNN")
+#: metrics without a value for a user without training items (they read the user's profile)
+_PROFILE_METRICS = ("pop_lift", "miscalibration", "profile_popularity")
 
 
 def default_metrics(k: int, *, features: bool = False, categories: bool = False, cold: bool = False) -> list[str]:
-    """Accuracy then beyond-accuracy metrics at cutoff ``k`` (ILD when features/categories exist).
+    """Accuracy, beyond-accuracy, popularity-bias and (with categories) calibration metrics at cutoff ``k``.
+
+    Accuracy: nDCG, recall, precision, MAP, MRR. Beyond accuracy: novelty, serendipity,
+    ARP, ILD (cosine with item features, Jaccard with categories), catalogue and user
+    coverage, personalization, Gini, entropy. Popularity bias (docs/beyond.md): the
+    long-tail share ``aplt``, the popularity lift ``pop_lift`` of each list over the user's
+    training profile, PopRSP / PopREO over the short head and the long tail and the
+    exposure gap of the head and the tail (``exposure_gap``). Calibration (Steck 2018):
+    ``miscalibration`` when item categories are given.
 
     >>> default_metrics(10)[:3]
     ['ndcg@10', 'recall@10', 'P@10']
+    >>> default_metrics(5, categories=True)[-6:]
+    ['aplt@5', 'pop_lift@5', 'pop_rsp@5', 'pop_reo@5', 'exposure_gap@5', 'miscalibration@5']
     """
     acc = [f"ndcg@{k}", f"recall@{k}", f"P@{k}", f"map@{k}", f"mrr@{k}"]
     beyond = [f"novelty(cold=one)@{k}" if cold else f"novelty@{k}", f"serendipity@{k}", f"arp@{k}"]
@@ -82,7 +100,9 @@ def default_metrics(k: int, *, features: bool = False, categories: bool = False,
         beyond.append(f"ild(distance=jaccard)@{k}")
     beyond += [f"catalog_coverage@{k}", f"user_coverage@{k}", f"personalization@{k}", f"gini@{k}",
                f"entropy@{k}"]
-    return acc + beyond
+    bias = [f"aplt@{k}", f"pop_lift@{k}", f"pop_rsp@{k}", f"pop_reo@{k}", f"exposure_gap@{k}"]
+    calibration = [f"miscalibration@{k}"] if categories else []
+    return acc + beyond + bias + calibration
 
 # --------------------------------------------------------------------------- progress and timing
 
@@ -241,6 +261,7 @@ def experiment(
     alpha: float = 0.05,
     n_resamples: int = 2000,
     seed: int = 0,
+    groups: Any = None,
     user: str | None = None,
     item: str | None = None,
     rating: Any = None,
@@ -262,8 +283,11 @@ def experiment(
     reference recommender with the best mean on the first per-user metric), a
     recommender name, or None (no comparison). ``test``, ``correction``, ``alpha``,
     ``n_resamples``, ``seed`` go to :func:`rankmeter.compare`; ``seed`` is also the seed of a random
-    split (hold-out, leave-k-out without timestamps) unless ``split_params`` gives one. ``progress``: show a
-    progress bar per stage on stderr.
+    split (hold-out, leave-k-out without timestamps) unless ``split_params`` gives one. ``groups``: results
+    per user group (:attr:`ExperimentResult.groups`): ``"activity"`` (the evaluated users' activity terciles
+    ``low``/``mid``/``high`` by their number of distinct training items, see :func:`user_groups`), or a
+    mapping user -> group, a two-column table or file (as :meth:`rankmeter.result.Result.by_group` reads).
+    ``progress``: show a progress bar per stage on stderr.
     """
     from .beyond import context_from_train
     from ..data import Qrels, Run
@@ -290,8 +314,17 @@ def experiment(
     if sampled_correction != "none" and sampled is None:
         raise ParameterError("The 'sampled_correction' parameter of experiment needs sampled=N (it corrects sampled "
                              "metrics); full ranking needs no correction.")
+    if groups is not None and isinstance(groups, str) and groups != "activity" and not Path(groups).is_file():
+        raise ParameterError(f"The 'groups' parameter of experiment must be 'activity', a mapping user -> group, a "
+                             f"two-column table or an existing file. Got {groups!r} instead.")
+    if groups is not None and not (isinstance(groups, str) and groups == "activity"):
+        from ..compare.groups import read_groups
+
+        read_groups(groups, option="groups")  # a bad groups file fails before the work, not after it
     stages = _Stages(progress, console)
     notes: list[str] = []
+    group_views: dict[str, Any] = {}
+    group_info: dict[str, Any] = {}
     corrected: dict[str, dict[str, Any]] = {}
     flip_risk: dict[str, dict[str, Any]] = {}
     try:
@@ -365,6 +398,15 @@ def experiment(
         cat_ids = ti_vocab if catalog == "train" else all_items
         ctx = context_from_train(train, item_features=feats, categories=cats, test=test_t)
         ctx["catalog"] = cat_ids
+        # each user's profile (pop_lift, miscalibration, PopRSP) and relevant test items (PopREO)
+        from ..metrics.beyond import train_items
+
+        ctx["train_items"] = train_items(train)
+        pos = qrels.grades > 0
+        ctx["test_items"] = (qrels.query_ids.take(pa.array(qrels.row_queries()[pos])),
+                             qrels.item_ids.take(pa.array(qrels.items[pos])))
+        no_profile = len(users) - int(np.isin(np.asarray(users.to_pylist(), dtype=object),
+                                              np.asarray(tu_vocab.to_pylist(), dtype=object)).sum())
 
         candidates = None
         mode = FULL_RANKING
@@ -405,6 +447,11 @@ def experiment(
             metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
         parsed = parse_metrics(metric_list)
         texts = tuple(m.text for m in parsed)
+        profiled = [m.text for m in parsed if m.spec.name in _PROFILE_METRICS]
+        if no_profile and profiled:
+            notes.append(f"{no_profile} of the {len(users)} test users have no training interaction: the metrics "
+                         f"that read the user's training profile ({', '.join(profiled)}) have no value for them "
+                         "(nan; left out of the means and of the paired tests, counted)")
 
         # ---------------------------------------------------------------- recommenders
         named = _named_recommenders(recommenders)
@@ -479,6 +526,9 @@ def experiment(
                                      progress=(lambda task, done, total: upd(done, total)) if progress else None)
         elif base is not None and len(results) == 1:
             notes.append("a single recommender: nothing to compare")
+        if groups is not None:
+            with stages.stage("groups"):
+                group_views, group_info = _group_results(groups, results, comparison, train, users)
         if need_full and base is not None and len(results) > 1:
             from .correction import flip_risks
 
@@ -502,11 +552,64 @@ def experiment(
                 "sampled_strategy": sampled_strategy if sampled is not None else None,
                 "sampled_per": sampled_per if sampled is not None else None,
                 "recommenders": {n: repr(r) for n, r in named}, "test": test, "correction": correction,
-                "alpha": alpha, "n_resamples": n_resamples, "seed": seed}
+                "alpha": alpha, "n_resamples": n_resamples, "seed": seed,
+                "groups": groups if groups is None or isinstance(groups, str) else
+                (str(groups) if isinstance(groups, Path) else type(groups).__name__)}
     return ExperimentResult(results=results, comparison=comparison, validation=validation, timings=stages.timings,
                             metrics=texts, k=k, baseline=base, mode=mode, data=data_info, split=split_info,
                             notes=tuple(notes), runs=runs, reference=reference, settings=settings, qrels=qrels,
-                            context=ctx, flip_risk=flip_risk)
+                            context=ctx, flip_risk=flip_risk, groups=group_views, group_info=group_info)
+
+
+def user_groups(groups: Any, train: Any, users: Sequence[Any]) -> tuple[dict[str, str], str, list[str]]:
+    """``(user -> group, a description, the groups in display order)`` of the experiment's ``groups``.
+
+    ``"activity"``: the evaluated users in terciles of activity, their number of distinct
+    training items (0 for a user without one), ordered ascending with ties by user id
+    (byte order) and cut into three consecutive groups whose sizes differ by at most one
+    (:func:`rankmeter.compare.groups.activity_groups`): ``low``, ``mid``, ``high``. So users
+    of the same activity at a tercile border are split by id, the smaller ids in the less
+    active group. Anything else is read by :func:`rankmeter.compare.groups.read_groups`.
+
+    >>> train = {"user": ["a", "a", "a", "b", "b", "c"], "item": [1, 2, 3, 1, 2, 1]}
+    >>> user_groups("activity", train, ["a", "b", "c"])[0]
+    {'c': 'low', 'b': 'mid', 'a': 'high'}
+    """
+    from ..compare.groups import activity_groups, read_groups
+
+    if isinstance(groups, str) and groups == "activity":
+        mapping = activity_groups(train, 3, users=[str(u) for u in users])
+        return mapping, ("activity terciles: the evaluated users ordered by their number of distinct training "
+                         "items (ties by user id), cut into three groups of equal size"), ["low", "mid", "high"]
+    mapping, _ = read_groups(groups, option="groups")
+    where = f"the file {groups}" if isinstance(groups, (str, Path)) else "the given groups"
+    return mapping, f"user groups from {where}", sorted(set(mapping.values()), key=lambda g: g.encode("utf-8"))
+
+
+def _group_results(groups: Any, results: Mapping[str, Any], comparison: Any, train: Any,
+                   users: pa.Array) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Per recommender, its results per user group (with paired tests against the baseline within each group),
+    and in ``info["between"][recommender]`` Welch's t-tests between every two groups (unpaired; p-values
+    adjusted per metric with the comparison's correction)."""
+    from ..compare.groups import by_group, compare_by_group
+
+    mapping, how, order = user_groups(groups, train, users.to_pylist())
+    correction = comparison.settings.correction if comparison is not None else "holm"
+    test = None
+    if comparison is not None:
+        test = comparison.settings.tests[0] if comparison.settings.tests[0] != "tukey-hsd" else "t"
+        views = compare_by_group(comparison, mapping, test=test)  # the per-user metrics (corpus ones are not split)
+    else:
+        views = {n: by_group(r, mapping) for n, r in results.items()}
+    first = next(iter(views.values()))
+    order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
+    # every rendering lists the groups in this order (activity: low, mid, high)
+    views = {n: dataclasses.replace(v, groups=tuple(order), means=v.means.loc[order]) for n, v in views.items()}
+    # are the groups served equally? Welch's t-test between every two groups, per recommender and metric
+    between = {n: by_group(r, mapping, test="welch", correction=correction).tests for n, r in results.items()}
+    info = {"description": how, "order": order, "sizes": {g: first.sizes[g] for g in order},
+            "ungrouped": first.ungrouped, "test": test, "between": between, "correction": correction, "baseline": comparison.baseline if comparison is not None else None}
+    return views, info
 
 
 def _pick_baseline(baseline: str | None, results: Mapping[str, Any], reference: Sequence[str],

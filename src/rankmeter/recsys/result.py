@@ -37,7 +37,9 @@ class ExperimentResult:
     (None with a single recommender); ``validation[name]``: what each recommender
     returned, counted; ``timings``: seconds per stage; ``mode``: ``"full ranking"`` or
     the sampled-mode label; ``data`` and ``split``: the counts of the input and of the
-    split; ``notes``: everything a reader should know.
+    split; ``notes``: everything a reader should know; ``groups[name]`` (with
+    ``experiment(groups=...)``): the :class:`~rankmeter.compare.groups.GroupResult` of each
+    recommender, ``group_info`` how the groups were made and their display order.
     """
 
     results: dict[str, "Result"]
@@ -58,6 +60,10 @@ class ExperimentResult:
     context: dict[str, Any] = field(default_factory=dict, repr=False)
     #: corrected sampled mode: metric -> recommender -> {"difference", "flip_risk", "resamples"} against the baseline
     flip_risk: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: results per user group (experiment(groups=...)): recommender -> GroupResult (means per group, sizes,
+    #: gaps, paired tests against the baseline within each group); group_info: how the groups were made
+    groups: dict[str, Any] = field(default_factory=dict)
+    group_info: dict[str, Any] = field(default_factory=dict)
 
     @property
     def sampled(self) -> bool:
@@ -97,7 +103,22 @@ class ExperimentResult:
         }
         if self.comparison is not None:
             out["comparison"] = self.comparison.to_dict(details=True)
+        if self.groups:
+            info = {k: v for k, v in self.group_info.items() if k != "between"}
+            info["between"] = {n: jsonable(t.to_dict(orient="records")) for n, t in
+                               self.group_info.get("between", {}).items()}
+            out["groups"] = {"info": jsonable(info),
+                             "by_recommender": {n: jsonable(g.to_dict()) for n, g in self.groups.items()}}
         return out
+
+    def group_frame(self) -> "pd.DataFrame":
+        """The per-group means as one long table: recommender, group, size, metric, mean, left_out."""
+        import pandas as pd
+
+        frames = [g.to_frame().assign(recommender=n) for n, g in self.groups.items()]
+        if not frames:
+            return pd.DataFrame(columns=["recommender", "group", "size", "metric", "mean", "left_out"])
+        return pd.concat(frames, ignore_index=True)[["recommender", "group", "size", "metric", "mean", "left_out"]]
 
     def to_json(self, path: str | Path | None = None) -> str:
         text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
@@ -135,6 +156,23 @@ class ExperimentResult:
             caption=self.caption(),
         )
 
+    def group_grid(self, digits: int = 4) -> "Grid":
+        """The per-group means as a :class:`~rankmeter.report.terminal.Grid`: one row per per-user metric,
+        one column per recommender and group (``experiment(groups=...)``)."""
+        from ..report.terminal import Grid
+
+        order = list(self.group_info.get("order", []))
+        first = next(iter(self.groups.values()))
+        order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
+        cols = [(n, g) for n in self.groups for g in order]
+        return Grid(
+            columns=["metric"] + [f"{n}: {g} ({first.sizes[g]})" for n, g in cols],
+            rows=[[m] + [format_value(self.groups[n].means.loc[g, m], digits) for n, g in cols]
+                  for m in first.means.columns],
+            title=f"per user group: {self.group_info.get('description', '')}",
+            caption="mean per group of users (group size in brackets); users without a value are left out",
+        )
+
     def table(self, digits: int = 4) -> "Table":
         """A rich table of :meth:`grid` (data-derived text shown as written)."""
         return self.grid(digits).to_rich()
@@ -170,6 +208,8 @@ class ExperimentResult:
         if self.sampled:
             con.print(f"[bold yellow]{escape(self.mode)}[/bold yellow]")
         con.print(self.table(digits))
+        if self.groups:
+            con.print(self.group_grid(digits).to_rich())
         for name, v in self.validation.items():
             for line in v.problems():
                 con.print(f"[yellow]{escape(name)}[/yellow]: {escape(line)}")

@@ -136,3 +136,22 @@ def missing_text(cmp: "Comparison") -> str | None:
     if not parts:
         return None
     return "Queries without a ranking (scored as empty): " + ", ".join(parts) + "."
+
+
+def no_value_text(cmp: "Comparison") -> str | None:
+    """The counts of per-query values missing (nan) per metric and run, or None when every value is there.
+
+    Those queries are left out of the run's mean and of the paired tests of the metric (their
+    ``n`` is in the tests table).
+    """
+    nv = getattr(cmp, "no_value", None) or {}
+    if not nv:
+        return None
+    parts = [f"{m}: " + ", ".join(f"{r} {n}" for r, n in per.items()) for m, per in nv.items()]
+    return (f"{cmp.units.capitalize()} without a value (nan), left out of the means and of the paired tests "
+            f"(n: the {cmp.units} tested): " + "; ".join(parts) + ".")
+
+
+def show_n(cmp: "Comparison") -> bool:
+    """Whether the tests tables need an ``n`` column: some test uses fewer than every compared query."""
+    return any(t.n != cmp.n_queries for t in cmp.tests)

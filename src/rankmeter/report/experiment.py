@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import fmt, fmt_signed
+from ._common import fmt, fmt_signed, no_value_text, show_n
 from ._common import test_label as _test_label
 from .html import _CSS, _bars, _colors, _e, _img, _mpl
 
@@ -46,6 +46,8 @@ table.fit th, table.fit td { white-space: normal; overflow-wrap: break-word; }
 table.fit th.num { overflow-wrap: anywhere; }
 table.fit td.num, table.fit .nw { white-space: nowrap; }
 td .ci { font-weight: normal; }
+tr.kind th { background: #e8ecf3; font-size: 0.85rem; text-transform: uppercase; letter-spacing: 0.03em; }
+.groups table { font-size: 0.8rem; margin-top: 0.3rem; }
 @media print {
   body { background: #fff; }
   main { max-width: none; padding: 0; }
@@ -125,23 +127,13 @@ def _means(res: ExperimentResult, digits: int) -> str:
     body = []
     first = res.results[names[0]]
     hib_of = _directions(res.metrics)
-    for m in res.metrics:
-        per_user = m in first.values
-        hib = hib_of.get(m)
-        arrow = "" if hib is None else (" &uarr;" if hib else " &darr;")
-        cells = []
-        for n in names:
-            v = res.results[n].mean.get(m, float("nan"))
-            text = _e(_value(v, digits))
-            if cmp is not None and m in cmp.metrics:
-                lo, hi = cmp.intervals[n][m]
-                text += f' <span class="ci">[{fmt(lo, digits)}, {fmt(hi, digits)}]</span>'
-            mk = res.marker(m, n).strip()
-            if mk:
-                text += f' <span class="{"up" if mk == "▲" else "down"}">{mk}</span>'
-            cells.append(f'<td class="num">{text}</td>')
-        level = "per user" if per_user else "corpus"
-        body.append(f'<tr><td class="l">{_e(m)}{arrow}</td><td class="l nw">{level}</td>{"".join(cells)}</tr>')
+    kinds = metric_kinds(res.metrics)
+    shown = [k for k in KINDS if k in kinds.values()]
+    for kind in shown:
+        if len(shown) > 1:
+            body.append(f'<tr class="kind"><th class="l" colspan="{len(names) + 2}">{_e(kind)}</th></tr>')
+        for m in [x for x in res.metrics if kinds.get(x) == kind]:
+            body.append(_means_row(res, m, names, first, hib_of.get(m), cmp, digits))
     caption = [_e(res.caption()) + "."]
     if cmp is not None:
         pct = f"{cmp.settings.confidence * 100:g}%"
@@ -151,6 +143,52 @@ def _means(res: ExperimentResult, digits: int) -> str:
             f'{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f'<p class="caption">{" ".join(caption)} Corpus-level metrics have one value per recommender and no '
             'test.</p>')
+
+
+#: the kinds of metric the means table groups its rows by, in this order
+KINDS = ("Accuracy", "Beyond accuracy", "Popularity bias and exposure", "Calibration")
+_POPULARITY = {"arp", "aplt", "aclt", "pop_lift", "profile_popularity", "pop_rsp", "pop_reo", "exposure_share",
+               "exposure_gap"}
+
+
+def metric_kinds(metrics: Sequence[str]) -> dict[str, str]:
+    """Each metric's kind (:data:`KINDS`), from the registry; a name that does not parse is "Accuracy".
+
+    >>> list(metric_kinds(["ndcg@10", "novelty@10", "aplt@10", "miscalibration@10"]).values())
+    ['Accuracy', 'Beyond accuracy', 'Popularity bias and exposure', 'Calibration']
+    """
+    from .._errors import RankmeterError
+    from ..metrics.registry import parse_metric
+
+    out = {}
+    for m in metrics:
+        try:
+            spec = parse_metric(m).spec
+        except RankmeterError:
+            out[m] = KINDS[0]
+            continue
+        out[m] = ("Calibration" if spec.name == "miscalibration" else KINDS[2] if spec.name in _POPULARITY
+                  else KINDS[1] if spec.family == "beyond" else KINDS[0])
+    return out
+
+
+def _means_row(res: ExperimentResult, m: str, names: Sequence[str], first: Any, hib: bool | None, cmp: Any,
+               digits: int) -> str:
+    per_user = m in first.values
+    arrow = "" if hib is None else (" &uarr;" if hib else " &darr;")
+    cells = []
+    for n in names:
+        v = res.results[n].mean.get(m, float("nan"))
+        text = _e(_value(v, digits))
+        if cmp is not None and m in cmp.metrics:
+            lo, hi = cmp.intervals[n][m]
+            text += f' <span class="ci">[{fmt(lo, digits)}, {fmt(hi, digits)}]</span>'
+        mk = res.marker(m, n).strip()
+        if mk:
+            text += f' <span class="{"up" if mk == "▲" else "down"}">{mk}</span>'
+        cells.append(f'<td class="num">{text}</td>')
+    level = "per user" if per_user else "corpus"
+    return f'<tr><td class="l">{_e(m)}{arrow}</td><td class="l nw">{level}</td>{"".join(cells)}</tr>'
 
 
 def _directions(metrics: Sequence[str]) -> dict[str, bool]:
@@ -173,23 +211,28 @@ def _tests(res: ExperimentResult, digits: int) -> str:
     corr = correction_name(cmp.settings.correction)
     pct = f"{cmp.settings.confidence * 100:g}%"
     rows = []
+    with_n = show_n(cmp)
     for t in cmp.tests:
         cls = ' class="num sig up"' if t.significant and t.better == t.b else \
             ' class="num sig down"' if t.significant else ' class="num"'
+        n_cell = f'<td class="num">{t.n}</td>' if with_n else ""
         rows.append(
             f'<tr><td class="l">{_e(t.metric)}</td><td class="l">{_e(t.b)} vs {_e(t.a)}</td>'
             f'<td class="l nw">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)} '
             f'<span class="ci">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</span></td>'
             f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
-            f'<td class="num">{_e(fmt_pvalue(t.p_value))}</td><td{cls}>{_e(fmt_pvalue(t.p_adjusted))}</td></tr>')
+            f'<td class="num">{_e(fmt_pvalue(t.p_value))}</td><td{cls}>{_e(fmt_pvalue(t.p_adjusted))}</td>'
+            f'{n_cell}</tr>')
+    nv = no_value_text(cmp)
     return ('<h2>Paired tests</h2><table class="fit"><thead><tr><th class="l">metric</th><th class="l">b vs a</th>'
             f'<th class="l">test</th><th class="num">diff (b &minus; a) [{pct} interval]</th>'
             '<th class="num">d<sub>z</sub></th><th class="num">statistic</th><th class="num">p</th>'
-            f'<th class="num">p ({_e(corr)})</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f'<th class="num">p ({_e(corr)})</th>{"<th class=num>n</th>" if with_n else ""}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>'
             f'<p class="caption">Paired by user over {cmp.n_queries} test users. Coloured: adjusted p &lt; '
             f'{cmp.settings.alpha:g}; green when b is better, red when worse. d<sub>z</sub>: mean difference / '
             'standard deviation of the per-user differences. p-values below 1e-300 underflow double precision '
-            'and are written &lt; 1e-300.</p>')
+            'and are written &lt; 1e-300.' + (f" {_e(nv)}" if nv else "") + '</p>')
 
 
 def _checks(res: ExperimentResult) -> str:
@@ -348,6 +391,7 @@ def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -
     for i, r in enumerate(others):
         ax = axes[i // ncols][i % ncols]
         diff = cmp.scores[r][metric] - base
+        diff = diff[~np.isnan(diff)]  # a user without a value in either recommender is not paired
         d = diff[improvement_order(diff, hib)]
         gain = d if hib else -d
         x, y = _bars(d)
@@ -375,8 +419,10 @@ def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -
 def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -> str:
     cmp = res.comparison
     names = list(cmp.runs)
-    vals = [cmp.scores[r][metric] for r in names]
+    vals = [v[~np.isnan(v)] for v in (cmp.scores[r][metric] for r in names)]  # nan: no value, not drawn
     allv = np.concatenate(vals)
+    if not len(allv):
+        return ""
     lo, hi = float(allv.min()), float(allv.max())
     edges = np.histogram_bin_edges(allv, bins=min(30, max(5, int(np.sqrt(len(vals[0])) + 1))),
                                    range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
@@ -387,9 +433,10 @@ def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) 
         counts, _ = np.histogram(v, bins=edges)
         w = 0.42 * counts / max(counts.max(), 1)
         ax.stairs(i + w, edges, baseline=i - w, orientation="horizontal", fill=True, color=colors[i], alpha=0.75)
-        ax.plot([i], [float(np.mean(v))], marker="D", color="white", mec="black", ms=6, zorder=3)
-        med = float(np.median(v))
-        ax.plot([i - 0.2, i + 0.2], [med, med], color="black", lw=1.2, zorder=3)
+        if len(v):
+            ax.plot([i], [float(np.mean(v))], marker="D", color="white", mec="black", ms=6, zorder=3)
+            med = float(np.median(v))
+            ax.plot([i - 0.2, i + 0.2], [med, med], color="black", lw=1.2, zorder=3)
     ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 4 else 0,
                   ha="right" if len(names) > 4 else "center", fontsize=8)
     ax.set_ylabel(metric)
@@ -397,6 +444,127 @@ def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) 
     ax.set_title(f"Per-user {metric} ({cmp.n_queries} users)", fontsize=10)
     return (f"<figure>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-user "
             f"{_e(metric)} of each recommender, mirrored; diamond: mean, bar: median.</figcaption></figure>")
+
+
+def _group_order(res: ExperimentResult) -> list[str]:
+    first = next(iter(res.groups.values()))
+    order = [g for g in res.group_info.get("order", []) if g in first.groups]
+    return order + [g for g in first.groups if g not in order]
+
+
+def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str:
+    """Per user group: sizes, then per metric a bar chart (a bar per recommender in each group) with the
+    means, the gap between groups and the paired test against the baseline within each group."""
+    if not res.groups:
+        return ""
+    names = list(res.groups)
+    first = res.groups[names[0]]
+    order = _group_order(res)
+    info = res.group_info
+    sizes = ", ".join(f"{g}: {first.sizes[g]}" for g in order)
+    parts = ['<h2 id="groups">Per user group</h2>',
+             f'<p class="lead">{_e(info.get("description", "user groups"))}. {len(order)} groups of users; '
+             f"sizes: {_e(sizes)}.</p>"]
+    notes = list(first.notes)
+    if notes:
+        parts.append('<ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
+    base, test = info.get("baseline"), info.get("test")
+    alpha = res.comparison.settings.alpha if res.comparison is not None else 0.05
+    colors = _colors(len(names))
+    parts.append('<div class="figs groups">')
+    for m in first.means.columns:
+        if Figure is None:  # no matplotlib: the tables only
+            parts.append(f"<figure><figcaption>{_e(m)}: mean over the users of each group."
+                         f"{_group_table(res, m, names, order, base, alpha, digits)}</figcaption></figure>")
+            continue
+        fig = Figure(figsize=(5.6, 3.2), layout="constrained")
+        ax = fig.add_subplot()
+        width = 0.8 / max(len(names), 1)
+        x = np.arange(len(order))
+        for i, n in enumerate(names):
+            vals = [float(res.groups[n].means.loc[g, m]) for g in order]
+            ax.bar(x + (i - (len(names) - 1) / 2) * width, vals, width, label=str(n), color=colors[i])
+        ax.set_xticks(x, [f"{g}\n({first.sizes[g]} users)" for g in order], fontsize=8)
+        ax.set_ylabel(m)
+        ax.axhline(0, color="#333", lw=0.6)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{m}: mean per user group", fontsize=10)
+        fig.legend(fontsize=7, frameon=False, loc="outside right upper")  # beside the bars, never over them
+        table = _group_table(res, m, names, order, base, alpha, digits)
+        parts.append(f"<figure>{_img(fig, f'{m} per user group', Canvas)}<figcaption>{_e(m)}: mean over the "
+                     f"users of each group.{table}</figcaption></figure>")
+    parts.append("</div>")
+    legend = ("▲/▼: significantly better/worse than the baseline " + _e(base) + " within the group (paired "
+              f"{_e(_SHORT.get(test, test))}, adjusted p &lt; {alpha:g} over the groups)." if base else "")
+    from ..stats.correction import correction_name
+
+    corr = correction_name(info.get("correction", "holm"))
+    parts.append(f'<p class="caption">Per-user metrics only (corpus-level ones have one value for all users). '
+                 f"{legend} The gap is the highest group mean minus the lowest; \u201cgroups differ?\u201d gives, "
+                 f"per recommender, the smallest p of Welch's t-tests between every two groups ({_e(corr)}-adjusted "
+                 "per metric) and the two groups it compares.</p>")
+    if first.delta_gap is not None:
+        cols = list(first.delta_gap.columns)
+        head = "".join(f'<th class="num">{_e(n)}: {_e(c)}</th>' for n in names for c in cols)
+        body = "".join(f'<tr><td class="l">{_e(g)}</td>'
+                       + "".join(f'<td class="num">{_e(_value(res.groups[n].delta_gap.loc[g, c], digits))}</td>'
+                                 for n in names for c in cols) + "</tr>" for g in order)
+        parts.append('<h3>&Delta;GAP per group</h3><table class="fit"><thead><tr><th class="l">group</th>'
+                     f'{head}</tr></thead><tbody>{body}</tbody></table><p class="caption">(GAP<sub>r</sub> &minus; '
+                     "GAP<sub>p</sub>) / GAP<sub>p</sub> of Abdollahpouri et al. (2019): the group's mean popularity "
+                     "share of the recommended items (arp(pop=share)) against that of the users' training items "
+                     "(profile_popularity).</p>")
+    return "\n".join(parts)
+
+
+def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Sequence[str], base: str | None,
+                 alpha: float, digits: int) -> str:
+    """One metric's means per group (rows) and recommender (columns), markers, users without a value, the gap."""
+    head = "".join(f'<th class="num">{_e(n)}{" (baseline)" if n == base else ""}</th>' for n in names)
+    rows = []
+    for g in order:
+        cells = []
+        for n in names:
+            gv = res.groups[n]
+            text = _e(_value(gv.means.loc[g, m], digits))
+            left = gv.left_out.get(m, {}).get(g, 0)
+            if left:
+                text += f' <span class="ci">({left} without a value)</span>'
+            cells.append(f'<td class="num">{text}{_group_marker(gv, m, g, n, base, alpha)}</td>')
+        rows.append(f'<tr><td class="l">{_e(g)}</td>{"".join(cells)}</tr>')
+    gaps = "".join(f'<td class="num">{_e(_value(res.groups[n].gap.loc[m, "max_minus_min"], digits))}</td>'
+                   for n in names)
+    rows.append(f'<tr><td class="l">gap (max &minus; min)</td>{gaps}</tr>')
+    between = res.group_info.get("between") or {}
+    if between:
+        cells = []
+        for n in names:
+            t = between.get(n)
+            t = t[(t["metric"] == m) & t["p_adjusted"].notna()] if t is not None and len(t) else None
+            if t is None or t.empty:
+                cells.append('<td class="num">n/a</td>')
+                continue
+            row = t.loc[t["p_adjusted"].idxmin()]
+            p = float(row["p_adjusted"])
+            cls = ' class="num sig"' if p < alpha else ' class="num"'
+            cells.append(f'<td{cls}>{_e(fmt_pvalue(p))}<br><span class="ci">{_e(row["group"])} vs '
+                         f'{_e(row["other"])}</span></td>')
+        rows.append(f'<tr><td class="l">groups differ? (smallest adjusted p, Welch)</td>{"".join(cells)}</tr>')
+    return (f'<table class="fit"><thead><tr><th class="l">group</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _group_marker(gv: Any, metric: str, group: str, name: str, base: str | None, alpha: float) -> str:
+    if base is None or name == base or not len(gv.tests):
+        return ""
+    row = gv.tests[(gv.tests["metric"] == metric) & (gv.tests["group"] == group)]
+    if row.empty:
+        return ""
+    p, diff = float(row["p_adjusted"].iloc[0]), float(row["diff"].iloc[0])
+    if not (p < alpha) or diff == 0:
+        return ""
+    hib = _directions([metric]).get(metric, True)
+    return ' <span class="up">▲</span>' if (diff > 0) == hib else ' <span class="down">▼</span>'
 
 
 # --------------------------------------------------------------------------- page
@@ -437,6 +605,7 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
     except MissingExtraError:
         parts.append('<p class="caption">No figures: matplotlib is not installed '
                      "(pip install 'rankmeter[report]').</p>")
+        parts.append(_groups(res, digits, None, None))
     else:
         parts.append(_curves(res, k_max, Figure, Canvas))
         cmp = res.comparison
@@ -444,6 +613,7 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
             parts.append(f"<h2>Per-user differences against {_e(cmp.baseline)}</h2>")
             for m in cmp.metrics:
                 parts.append(f"<h3>{_e(m)}</h3>" + _differences(res, m, Figure, Canvas))
+        parts.append(_groups(res, digits, Figure, Canvas))
         if cmp is not None:
             parts.append('<h2>Distributions of per-user scores</h2><div class="figs">')
             parts += [_distribution(res, m, Figure, Canvas) for m in cmp.metrics]

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import DOWN, UP, adjusted_name, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker, missing_text, test_label
+from ._common import (DOWN, UP, adjusted_name, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker,
+                      missing_text, no_value_text, show_n, test_label)
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -138,6 +139,7 @@ def _tests_table(cmp: "Comparison", digits: int) -> str:
     corr = adjusted_name(cmp)
     pct = f"{cmp.settings.confidence * 100:g}%"
     rows = []
+    with_n = show_n(cmp)
     for t in cmp.tests:
         cls = ' class="sig up"' if t.significant and t.better == t.b else \
             ' class="sig down"' if t.significant else ""
@@ -146,14 +148,17 @@ def _tests_table(cmp: "Comparison", digits: int) -> str:
             f'<td class="l">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
             f'<td>[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
             f'<td>{fmt(t.effect_size, 2)}</td><td>{fmt(t.statistic, 3)}</td><td>{fmt_p(t.p_value)}</td>'
-            f'<td{cls}>{fmt_p(t.p_adjusted)}</td><td class="l">{_e(t.method)}</td></tr>')
+            f'<td{cls}>{fmt_p(t.p_adjusted)}</td>' + (f"<td>{t.n}</td>" if with_n else "")
+            + f'<td class="l">{_e(t.method)}</td></tr>')
+    nv = no_value_text(cmp)
     return (f'<div class="scroll"><table><thead><tr><th class="l">metric</th><th class="l">b vs a</th>'
             f'<th class="l">test</th><th>diff (b &minus; a)</th><th>{pct} interval</th><th>d<sub>z</sub></th>'
-            f'<th>statistic</th><th>p</th><th>p ({_e(corr)})</th><th class="l">method</th></tr></thead>'
+            f'<th>statistic</th><th>p</th><th>p ({_e(corr)})</th>' + ("<th>n</th>" if with_n else "")
+            + '<th class="l">method</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>'
             f'<p class="caption">Coloured: adjusted p &lt; {cmp.settings.alpha:g} ({_e(family_text(cmp))}); '
             'green when b is better, red when worse. d<sub>z</sub>: mean difference / standard deviation of the '
-            'per-query differences.</p>')
+            'per-query differences.' + (f" {_e(nv)}" if nv else "") + '</p>')
 
 
 # --------------------------------------------------------------------------- figures
@@ -211,7 +216,8 @@ def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> st
     good, bad = "#2e8b57", "#d0453a"
     for i, r in enumerate(others):
         ax = axes[i // ncols][i % ncols]
-        d = np.sort(cmp.scores[r][metric] - base)[::-1]
+        d = cmp.scores[r][metric] - base
+        d = np.sort(d[~np.isnan(d)])[::-1]  # a query without a value in either run is not paired
         up, down = int((d > 0).sum()), int((d < 0).sum())
         x, y = _bars(d)
         ax.fill_between(x, np.maximum(y, 0), step="post", color=good if hib else bad, lw=0)
@@ -233,8 +239,10 @@ def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> st
 
 
 def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> str:
-    vals = [cmp.scores[r][metric] for r in cmp.runs]
+    vals = [v[~np.isnan(v)] for v in (cmp.scores[r][metric] for r in cmp.runs)]  # nan: no value, not drawn
     allv = np.concatenate(vals)
+    if not len(allv):
+        return ""
     lo, hi = float(allv.min()), float(allv.max())
     edges = np.histogram_bin_edges(allv, bins=min(30, max(5, int(np.sqrt(len(vals[0])) + 1))),
                                    range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
@@ -245,9 +253,10 @@ def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> s
         counts, _ = np.histogram(v, bins=edges)
         w = 0.42 * counts / max(counts.max(), 1)
         ax.stairs(i + w, edges, baseline=i - w, orientation="horizontal", fill=True, color=colors[i], alpha=0.75)
-        ax.plot([i], [float(np.mean(v))], marker="D", color="white", mec="black", ms=6, zorder=3)
-        med = float(np.median(v))
-        ax.plot([i - 0.2, i + 0.2], [med, med], color="black", lw=1.2, zorder=3)
+        if len(v):
+            ax.plot([i], [float(np.mean(v))], marker="D", color="white", mec="black", ms=6, zorder=3)
+            med = float(np.median(v))
+            ax.plot([i - 0.2, i + 0.2], [med, med], color="black", lw=1.2, zorder=3)
     ax.set_xticks(range(len(cmp.runs)), [str(r) for r in cmp.runs], rotation=30 if len(cmp.runs) > 5 else 0,
                   ha="right" if len(cmp.runs) > 5 else "center", fontsize=8)
     ax.set_ylabel(metric)

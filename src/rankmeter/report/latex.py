@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._common import family_text, fmt, marker, test_label
+from ._common import family_text, fmt, marker, no_value_text, test_label
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -59,6 +59,7 @@ def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label:
         "Best value per metric in bold."
         + (f" Brackets: {pct} {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval "
            f"({s.n_resamples:,} resamples)." if intervals else "")
+        + (f" {escape(no_value_text(cmp))}" if no_value_text(cmp) else "")
     )
     lines = [
         r"\begin{table}[t]",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._common import DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
+from ._common import (DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text,
+                      no_value_text, show_n)
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -37,18 +38,21 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
 
     corr = adjusted_name(cmp)
     lines += ["### Paired tests", ""]
-    lines.append(f"| metric | b vs a | test | diff (b - a) | {pct} interval | d_z | statistic | p | p ({corr}) | |")
-    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    with_n = show_n(cmp)
+    lines.append(f"| metric | b vs a | test | diff (b - a) | {pct} interval | d_z | statistic | p | p ({corr}) | "
+                 + ("n | " if with_n else "") + "|")
+    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if with_n else "") + "---|")
     for t in cmp.tests:
         sig = "*" if t.significant else ""
         lines.append(
             f"| {_cell(t.metric)} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | {fmt_signed(t.diff, digits)} | "
             f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}] | {fmt(t.effect_size, 2)} | "
-            f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | {sig} |")
+            f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | "
+            + (f"{t.n} | " if with_n else "") + f"{sig} |")
     lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", _cell(describe(cmp))]
-    miss = missing_text(cmp)
-    if miss:
-        lines += ["", _cell(miss)]
+    for extra in (missing_text(cmp), no_value_text(cmp)):
+        if extra:
+            lines += ["", _cell(extra)]
     if cmp.notes:
         lines += ["", "### Notes", ""] + [f"- {_cell(n)}" for n in cmp.notes]
     return "\n".join(lines) + "\n"

@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ._common import DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text
+from ._common import (DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text,
+                      no_value_text, show_n)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -207,6 +208,9 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
     pct = f"{cmp.settings.confidence * 100:g}%"
     numbers = ["diff", f"{pct} interval", "p", f"p {corr}"] if compact else \
         ["diff", f"{pct} interval", "d_z", "statistic", "p", f"p {corr}"]
+    with_n = show_n(cmp)
+    if with_n:
+        numbers.append("n")
     rows = []
     for t in cmp.tests:
         sig = Text("*" if t.significant else "", style="bold green" if t.better == t.b else "bold red")
@@ -216,7 +220,7 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
         vs.append_text(cell(t.a))
         rows.append([cell(t.metric), vs, t.test, fmt_signed(t.diff, digits),
                      f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]",
-                     *extra, fmt_p(t.p_value), fmt_p(t.p_adjusted), sig])
+                     *extra, fmt_p(t.p_value), fmt_p(t.p_adjusted), *([str(t.n)] if with_n else []), sig])
     return Grid(["metric", "b vs a", "test", *numbers, ""], rows, title="Paired tests (diff = mean(b) - mean(a))",
                 keep=2, justify=["left", "left", "left"] + ["right"] * len(numbers) + ["left"])
 
@@ -252,9 +256,9 @@ def print_comparison(cmp: "Comparison", console: "Console | None" = None, digits
     if getattr(cmp, "overlap", None):
         print_grid(overlap_grid(cmp, digits), console)
     console.print(Text(terminal_text(describe(cmp)), style="dim"))
-    miss = missing_text(cmp)
-    if miss:
-        console.print(Text(terminal_text(miss), style="yellow"))
+    for extra in (missing_text(cmp), no_value_text(cmp)):
+        if extra:
+            console.print(Text(terminal_text(extra), style="yellow"))
     if notes:
         for note in cmp.notes:
             console.print(Text("note: " + terminal_text(note), style="yellow"))

@@ -349,16 +349,22 @@ def _delta_gap(means: Any) -> Any:
 
 
 def activity_groups(train: Any, n_groups: int = 3, labels: Sequence[str] | None = None, *, user: str | None = None,
-                    item: str | None = None) -> dict[str, str]:
+                    item: str | None = None, users: Sequence[Any] | None = None) -> dict[str, str]:
     """Users split into ``n_groups`` equal-size groups by activity: their number of distinct training items.
 
     Users are ordered by that count ascending, ties by user id ascending (byte order), and cut
-    into consecutive groups whose sizes differ by at most one (``numpy.array_split``); labels
-    ``low``, ``mid``, ``high`` for three groups, else ``g1`` (least active) ... ``gN``.
-    ``train`` is anything :func:`rankmeter.metrics.beyond.train_items` reads.
+    into consecutive groups whose sizes differ by at most one (``numpy.array_split``: the
+    first ``len % n_groups`` groups have the extra user); labels ``low``, ``mid``, ``high``
+    for three groups, else ``g1`` (least active) ... ``gN``. So users with the same count
+    at a border are split by id: the smaller ids go to the less active group.
+    ``train`` is anything :func:`rankmeter.metrics.beyond.train_items` reads. ``users``:
+    the users to split (e.g. the evaluated test users; default: every training user); a
+    user without a training item has activity 0.
 
     >>> activity_groups({"user": ["a", "a", "a", "b", "b", "c", "d"], "item": [1, 2, 3, 1, 2, 1, 1]})
     {'c': 'low', 'd': 'low', 'b': 'mid', 'a': 'high'}
+    >>> activity_groups({"user": ["a", "a", "b"], "item": [1, 2, 1]}, users=["a", "b", "new"])
+    {'new': 'low', 'b': 'mid', 'a': 'high'}
     """
     from ..metrics.beyond import train_items
 
@@ -370,8 +376,13 @@ def activity_groups(train: Any, n_groups: int = 3, labels: Sequence[str] | None 
     if len(labels) != n_groups:
         raise ParameterError(f"The 'labels' parameter of activity_groups must give {n_groups} labels. "
                              f"Got {len(labels)} instead.")
-    users, _ = train_items(train, user=user, item=item)
-    ids, counts = np.unique(np.asarray(users.to_pylist(), dtype=object), return_counts=True)
+    who, _ = train_items(train, user=user, item=item)
+    ids, counts = np.unique(np.asarray(who.to_pylist(), dtype=object), return_counts=True)
+    if users is not None:
+        have = dict(zip((str(u) for u in ids), (int(c) for c in counts)))
+        wanted = list(dict.fromkeys(str(u) for u in users))
+        ids = np.asarray(wanted, dtype=object)
+        counts = np.asarray([have.get(u, 0) for u in wanted], dtype=np.int64)
     order = sorted(range(len(ids)), key=lambda j: (int(counts[j]), str(ids[j]).encode("utf-8")))
     out: dict[str, str] = {}
     for lab, part in zip(labels, np.array_split(np.asarray(order, dtype=np.int64), n_groups)):
