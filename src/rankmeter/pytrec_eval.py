@@ -24,10 +24,11 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
 
 from ._errors import InputError, ParameterError
-from .metrics.trec.engine import MEASURES, MIN_GEO_MEAN, NICKNAMES, Options, form_res_rels
+from .metrics.trec.engine import MEASURES, MIN_GEO_MEAN, NICKNAMES, Options, form_res_rels, trec_relstring
 
 __all__ = [
     "RelevanceEvaluator",
@@ -314,3 +315,218 @@ def compute_aggregated_measure(measure: str, values: list[float]) -> float:
     if measure.startswith("gm_"):
         return float(np.exp(np.sum(values) / len(values)))
     return float(np.mean(values))
+
+
+# --- trec_eval's measures over every query at once (shared with the ``rankmeter trec_eval`` command) ----
+
+@dataclass
+class TrecColumns:
+    """Per-query values of trec_eval measures, one column per value name.
+
+    ``queries``: the evaluated query ids (the run's queries that have judgments, in the
+    run's order); ``columns``: value name -> float64 array (``relstring`` values:
+    a list of str); ``walked``: how many queries went through trec_eval's walk for
+    every measure (empty rankings, queries judged only with negative grades), and
+    ``walked_measures`` the measures computed by the walk for every query.
+    """
+
+    queries: list[str]
+    columns: dict[str, Any]
+    walked: int = 0
+    walked_measures: tuple[str, ...] = ()
+
+
+def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options, *,
+                 strings: bool = True, zero_on: Sequence[str] = ()) -> TrecColumns:
+    """trec_eval's per-query values of ``plan`` for the run ``table`` (columns query, item, score).
+
+    ``plan``: (:class:`~rankmeter.metrics.trec.engine.TrecMeasure`, parameters, value
+    names) in output order. Each measure with an exact registry twin
+    (:func:`~rankmeter.metrics.trec.vector.registry_texts`) is computed by the
+    evaluation core's vectorised kernels over every query at once, with ``-M`` /
+    ``-J`` as its ``depth`` / ``judged_only``; the others, and every measure of the
+    few queries whose ranking is empty after ``-J`` or whose judgments are all
+    negative, by trec_eval's walk. ``strings``: compute relstring (else ''). Queries
+    of ``zero_on`` are trec_eval 10.0's ``-c`` stand-ins: their num_ret, utility,
+    rbp_resid and unj are 0 and their relstring empty.
+
+    >>> from rankmeter.data import Qrels
+    >>> from rankmeter.metrics.trec.engine import expand_selection
+    >>> import pyarrow as pa
+    >>> ms, _ = expand_selection(["map", "P.2", "relstring"])
+    >>> plan = [(m, m.default if m.name != "P" else (2,), m.value_names((2,), None)) for m in ms]
+    >>> q = Qrels.from_columns(["1", "1"], ["a", "b"], [1, 0])
+    >>> t = pa.table({"query": ["1", "1", "1"], "item": ["a", "x", "b"], "score": [3.0, 2.0, 1.0]})
+    >>> out = trec_columns(q, t, plan, Options())
+    >>> out.queries, out.columns["map"].tolist(), out.columns["P_2"].tolist(), out.columns["relstring"]
+    (['1'], [1.0], [0.5], ['1-0'])
+    """
+    import numpy as np
+
+    from . import _compute as C
+    from ._errors import RankmeterError
+    from .data.ids import ints
+    from .evaluation import Engine
+    from .metrics.registry import parse_metric
+    from .metrics.trec.vector import CONSTANT, LOG, registry_texts
+
+    specs: list[tuple[str, str, str]] = []  # (value name, registry text, how)
+    walk: list[tuple[Any, tuple[Any, ...], list[str]]] = []
+    relstring: list[tuple[str, int]] = []
+    for m, p, names in plan:
+        if m.kind == "string":
+            relstring.append((names[0], int(p[0]) if p else 10))
+            continue
+        texts = registry_texts(m, p, opts)
+        if texts is not None:
+            try:
+                for text, how in texts:
+                    if how not in CONSTANT:
+                        parse_metric(text)
+            except RankmeterError:  # a parameter the registry does not take (e.g. rel=-1)
+                texts = None
+        if texts is None:
+            walk.append((m, p, names))
+            continue
+        specs.extend((name, text, how) for name, (text, how) in zip(names, texts))
+    wanted = sorted({t for _, t, how in specs if how not in CONSTANT} | {"num_ret"})
+    engine = Engine(qrels, wanted, queries="run", depth=opts.max_docs, judged_only=opts.judged_only)
+    out = engine.evaluate_table(table)
+    queries = out.queries if isinstance(out.queries, list) else out.queries.to_pylist()
+    n = len(queries)
+    values = out.values
+    cols: dict[str, Any] = {}
+    for name, text, how in specs:
+        if how in CONSTANT:
+            cols[name] = np.full(n, CONSTANT[how])
+        elif how == LOG:
+            cols[name] = np.array([math.log(x) for x in np.maximum(values[text], MIN_GEO_MEAN).tolist()])
+        else:
+            cols[name] = np.array(values[text], dtype=np.float64)
+    # queries whose every measure goes through the walk: empty rankings, judgments all negative
+    codes = engine.codes(queries)
+    top = np.full(qrels.n_queries, -np.inf)
+    if len(qrels.grades):
+        np.maximum.at(top, qrels.row_queries(), qrels.grades)
+    patch = np.flatnonzero((values["num_ret"] == 0) | (top[codes] < 0))
+    patched = set(patch.tolist())
+    every = [x for x in plan if x[0].kind not in ("string", "runid", "num_q")]
+    rows = range(n) if walk else patch.tolist()
+    if len(rows):
+        lists = _query_lists(table, [queries[i] for i in rows])
+        for i in rows:
+            rr = form_res_rels(*lists.get(queries[i], ([], [])), _judgments_of(qrels, int(codes[i])), opts)
+            for m, p, names in (every if i in patched else walk):
+                v = m.compute(rr, opts, p)
+                if m.kind == "gm":
+                    v = [math.log(max(float(v[0]), MIN_GEO_MEAN))]
+                for name, x in zip(names, v):
+                    cols.setdefault(name, np.zeros(n))[i] = float(x)
+    for name, length in relstring:
+        cols[name] = _relstrings(qrels, table, queries, codes, length, opts) if strings else [""] * n
+    if zero_on:
+        zero = [i for i, q in enumerate(queries) if q in set(zero_on)]
+        if zero:
+            for m, p, names in plan:
+                if m.name in ("num_ret", "utility", "rbp_resid", "unj"):
+                    for name in names:
+                        cols[name][zero] = 0.0
+                elif m.kind == "string":
+                    for i in zero:
+                        cols[names[0]][i] = ""
+    return TrecColumns(queries, cols, walked=len(patch), walked_measures=tuple(m.name for m, _, _ in walk))
+
+
+def _query_lists(table: Any, queries: Sequence[str]) -> dict[str, tuple[list[str], list[float]]]:
+    """The rows of some queries as {query: (items, scores)}, in the table's order."""
+    import numpy as np
+    import pyarrow as pa
+
+    from . import _compute as C
+    from .data.ids import as_string_array, ints, positions_or_minus1
+
+    if not queries:
+        return {}
+    if len(queries) == table.num_rows or len(queries) * 2 > table.num_rows:
+        sub = table
+    else:
+        hit = positions_or_minus1(C.index_in(as_string_array(table.column("query")), pa.array(list(queries),
+                                                                                             pa.string())))
+        sub = C.take(table, ints(np.flatnonzero(hit >= 0)))
+    out: dict[str, tuple[list[str], list[float]]] = {}
+    want = set(queries)
+    for q, d, s in zip(sub.column("query").to_pylist(), sub.column("item").to_pylist(),
+                       sub.column("score").to_pylist()):
+        if q in want:
+            docs, sims = out.setdefault(q, ([], []))
+            docs.append(d)
+            sims.append(float(s))
+    return out
+
+
+def _judgments_of(qrels: Any, code: int) -> dict[str, int]:
+    """One query's judgments as {item: grade} (grades as trec_eval's integers)."""
+    from . import _compute as C
+    from .data.ids import ints
+
+    a, b = int(qrels.offsets[code]), int(qrels.offsets[code + 1])
+    items = C.take(qrels.item_ids, ints(qrels.items[a:b])).to_pylist()
+    return dict(zip(items, (int(g) for g in qrels.grades[a:b].tolist())))
+
+
+def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: int, opts: Options) -> list[str]:
+    """trec_eval's relstring of every query: the top ``length`` items' grades as characters.
+
+    Digits for judged grades 0-9 (``>`` above 9), ``-`` for an item not in the judgments,
+    ``.`` for one judged with a negative grade; ``-M`` cuts the ranking first. Under
+    ``-J`` trec_eval's walk computes it.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from . import _compute as C
+    from .data.ids import as_string_array, ints
+
+    n = len(queries)
+    k = max(length, 0) if opts.max_docs is None else max(min(length, opts.max_docs), 0)
+    if k == 0 or n == 0:
+        return [""] * n
+    if opts.judged_only:
+        lists = _query_lists(table, queries)
+        return [trec_relstring(form_res_rels(*lists.get(q, ([], [])), _judgments_of(qrels, int(c)), opts), length)
+                for q, c in zip(queries, codes.tolist())]
+    qcol = as_string_array(table.column("query"))
+    t = pa.table({"q": qcol, "item": as_string_array(table.column("item")),
+                  "score": table.column("score")})
+    order = C.sort_indices(t, [("q", "ascending"), ("score", "descending"), ("item", "descending")])
+    t = C.take(t, order)
+    qs = as_string_array(t.column("q"))
+    change = np.flatnonzero(np.asarray(C.not_equal(qs.slice(1), qs.slice(0, len(qs) - 1)).to_numpy(
+        zero_copy_only=False))) + 1
+    starts = np.concatenate(([0], change)).astype(np.int64)
+    lens = np.diff(np.concatenate((starts, [len(qs)])))
+    pos = np.arange(len(qs)) - np.repeat(starts, lens)
+    top = C.take(t, ints(np.flatnonzero(pos < k)))
+    rowq = qrels.row_queries()
+    jt = pa.table({"q": C.take(qrels.query_ids, ints(rowq)), "item": C.take(qrels.item_ids, ints(qrels.items)),
+                   "grade": qrels.grades})
+    top = top.append_column("row", pa.array(np.arange(top.num_rows, dtype=np.int64)))
+    j = top.select(["q", "item", "row"]).join(jt, ["q", "item"], join_type="inner", use_threads=True)
+    grade = np.full(top.num_rows, np.nan)
+    grade[np.asarray(j.column("row").to_numpy())] = np.asarray(j.column("grade").to_numpy())
+    chars = np.full(top.num_rows, "-", dtype="<U1")
+    ok = ~np.isnan(grade)
+    g = np.where(ok, grade, 0.0).astype(np.int64)
+    digit = ok & (g >= 0) & (g <= 9)
+    chars[digit] = np.array(list("0123456789"))[g[digit]]
+    chars[ok & (g > 9)] = ">"
+    chars[ok & (g < 0)] = "."
+    tq = top.column("q").to_pylist()
+    text = chars.tolist()
+    got: dict[str, str] = {}
+    a = 0
+    for b in range(1, len(tq) + 1):
+        if b == len(tq) or tq[b] != tq[a]:
+            got[tq[a]] = "".join(text[a:b])
+            a = b
+    return [got.get(q, "") for q in queries]
