@@ -108,19 +108,22 @@ class RelevanceEvaluator:
             self._qrels[q] = {d: _grade(g, q, d) for d, g in docs.items()}
         self._opts = Options(level=int(relevance_level), judged_only=bool(judged_docs_only_flag), compat=_VERSION)
         self._path = "auto"  # "engine": trec_eval's walk for every query (tests compare both paths)
-        self._texts: list[tuple[str, str, str]] | None = None
-        self._no_registry = False
         self._qrels_obj: Any = None
         self._walk: list[Any] = []
+        self._texts: list[str] | None = None
         self._order = [n for m, _, names in self._plan
                        for n in (["runid"] if m.kind == "runid" else names)]
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
-        """Per-query values for every run query that has judgments."""
+        """Per-query values for every run query that has judgments.
+
+        The run's dicts become columns in one pass; every measure with an exact registry
+        twin is computed by the vectorised kernels over all queries at once
+        (:func:`trec_columns`), the rest by trec_eval's walk.
+        """
         wanted = [q for q in scores if q in self._qrels]
         fast = [q for q in wanted if len(scores[q]) > 0]
-        texts = self._registry_plan() if self._path != "engine" and fast else None
-        vectorised = self._vectorised(scores, fast, texts) if texts is not None else {}
+        vectorised = self._vectorised(scores, fast) if self._path != "engine" and fast else {}
         out: dict[str, dict[str, float]] = {}
         for q in wanted:
             out[q] = vectorised[q] if q in vectorised else self._one(q, scores[q])
@@ -149,83 +152,38 @@ class RelevanceEvaluator:
                 values[name] = float(x)
         return values
 
-    # --- the vectorised path: the registry's kernels over every query at once -------------
-
-    def _registry_plan(self) -> list[tuple[str, str, str]] | None:
-        """(output name, registry metric text, how) for every value, or None when one has no twin.
-
-        ``how``: ``value``, ``log`` (gm_*: log(max(v, 1e-5))), ``const0`` / ``const1``.
-        """
-        if self._texts is not None or self._no_registry:
-            return self._texts
-        if self._opts.judged_only:
-            self._no_registry = True
-            return None
-        L = f"rel={self._opts.level}"
-        plan: list[tuple[str, str, str]] = []
-        from ._errors import RankmeterError
-        from .metrics.registry import parse_metric
-
-        self._walk = []
-        for m, p, names in self._plan:
-            texts = _registry_texts(m.name, p, m.default, L)
-            try:
-                for text, how in texts or []:
-                    if how in ("value", "log"):
-                        parse_metric(text)
-            except RankmeterError:  # a parameter (or metric) the registry does not take
-                texts = None
-            if texts is None:  # no registry twin: trec_eval's walk computes this one
-                self._walk.append((m, p, names))
-                continue
-            for name, (text, how) in zip(names, texts):
-                plan.append((name, text, how))
-        if not plan:
-            self._no_registry = True
-            return None
-        self._texts = plan
-        return plan
-
-    def _vectorised(self, scores: Mapping[str, Mapping[str, float]], queries: list[str],
-                    plan: list[tuple[str, str, str]]) -> dict[str, dict[str, float]]:
-        import numpy as np
-
-        from .data import Run
-        from .evaluate import evaluate
-
+    def _vectorised(self, scores: Mapping[str, Mapping[str, float]], queries: list[str]) -> dict[str, dict[str, float]]:
+        """Every query with results at once: columns built from the dicts in one pass, then :func:`trec_columns`."""
         from itertools import chain
 
-        lens = [len(scores[q]) for q in queries]
+        import numpy as np
+        import pyarrow as pa
+
+        lens = np.fromiter((len(scores[q]) for q in queries), dtype=np.int64, count=len(queries))
+        n = int(lens.sum())
         items = list(chain.from_iterable(scores[q] for q in queries))
         if set(map(type, items)) != {str}:
             bad = next(d for d in items if type(d) is not str)
             raise InputError(f"document ids must be strings (as pytrec_eval), got {bad!r}")
-        values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64,
-                             count=len(items))
-        run = Run.from_columns(np.repeat(np.array(queries, dtype=object), lens), items, values)
-        texts = sorted({t for _, t, how in plan if how in ("value", "log")}) or ["num_ret"]
-        res = evaluate(self._qrels_table(), run, texts, queries="run")
-        row = {q: i for i, q in enumerate(res.queries)}
-        cols = {t: res.values[t] for t in texts}
-        out: dict[str, dict[str, float]] = {}
-        for q in queries:
-            i = row[q]
-            d: dict[str, float] = {}
-            for name, text, how in plan:
-                if how == "value":
-                    d[name] = float(cols[text][i])
-                elif how == "log":
-                    d[name] = math.log(max(float(cols[text][i]), MIN_GEO_MEAN))
-                else:
-                    d[name] = 1.0 if how == "const1" else 0.0
-            if self._walk:
-                docs = scores[q]
-                rr = form_res_rels(list(docs), [float(v) for v in docs.values()], self._qrels[q], self._opts)
-                for m, p, names in self._walk:
-                    for name, x in zip(names, m.compute(rr, self._opts, p)):
-                        d[name] = float(x)
-            out[q] = {name: d[name] for name in self._order}  # trec_eval's measure order
-        return out
+        try:
+            values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64, count=n)
+        except (TypeError, ValueError):
+            raise InputError("scores must be numbers (as pytrec_eval)") from None
+        codes = np.repeat(np.arange(len(queries), dtype=np.int32), lens)
+        table = pa.table({"query": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(queries, pa.string())),
+                          "item": pa.array(items, pa.string()), "score": values})
+        plan = [x for x in self._plan if x[0].kind != "string"]
+        tc = trec_columns(self._qrels_table(), table, plan, self._opts, strings=False)
+        # what took which path (tests): the measures trec_eval's walk computed for every query
+        self._walk = [x for x in plan if x[0].name in tc.walked_measures]
+        self._texts = [name for name in tc.columns if all(name not in names for _, _, names in self._walk)]
+        for m, _, names in self._plan:
+            if m.kind == "string":
+                tc.columns[names[0]] = np.zeros(len(tc.queries))
+        tc.columns["runid"] = np.zeros(len(tc.queries))
+        order = self._order
+        rows = np.column_stack([tc.columns[name] for name in order]).tolist()
+        return {q: dict(zip(order, row)) for q, row in zip(tc.queries, rows)}
 
     def _qrels_table(self) -> Any:
         if self._qrels_obj is None:
@@ -236,42 +194,6 @@ class RelevanceEvaluator:
             g = [float(x) for docs in self._qrels.values() for x in docs.values()]
             self._qrels_obj = Qrels.from_columns(q, d, g)
         return self._qrels_obj
-
-
-def _registry_texts(name: str, p: tuple[Any, ...], default: tuple[Any, ...], L: str) -> list[tuple[str, str]] | None:
-    """The registry metrics that compute trec_eval measure ``name`` (one per value), or None."""
-    one = {
-        "num_ret": "num_ret", "num_rel": f"num_rel({L})", "num_rel_ret": f"num_rel_ret({L})", "map": f"ap({L})",
-        "Rprec": f"rprec({L})", "bpref": f"bpref({L})", "recip_rank": f"rr({L})", "infAP": f"infap({L})",
-        "binG": f"bing({L})", "G": "g", "ndcg": "ndcg", "ndcg_rel": "ndcg_rel", "Rndcg": f"rndcg({L})",
-        "set_P": f"p({L},norm=retrieved)", "set_relative_P": f"relative_p({L})", "set_recall": f"r({L})",
-        "set_map": f"set_map({L})",
-        "num_nonrel_judged_ret": f"num_nonrel_judged_ret({L})",  # from the registry helper; else the walk
-    }
-    if name in one:
-        return [(one[name], "value")]
-    if name in ("gm_map", "gm_bpref"):
-        return [(f"{'ap' if name == 'gm_map' else 'bpref'}({L})", "log")]
-    if name in ("runid", "relstring"):
-        return [("", "const0")]
-    if name == "num_q":
-        return [("", "const1")]
-    cut = {"P": "p({L})@{k}", "recall": "r({L})@{k}", "ndcg_cut": "ndcg@{k}", "map_cut": "ap({L})@{k}",
-           "relative_P": "relative_p({L})@{k}", "success": "success({L})@{k}"}
-    if name in cut:
-        return [(cut[name].format(L=L, k=k), "value") for k in p]
-    if name == "iprec_at_recall":
-        return [(f"iprec_at_recall({L},recall={x!r},round=9.0.8)", "value") for x in p]
-    if name == "Rprec_mult":
-        return [(f"rprec_mult({L},mult={x!r})", "value") for x in p]
-    if name == "11pt_avg" and tuple(p) == tuple(default):
-        return [(f"iprec_avg({L},round=9.0.8)", "value")]
-    if name == "utility" and len(p) == 4:
-        a, b, c, d = p
-        return [(f"utility({L},a={a!r},b={b!r},c={c!r},d={d!r})", "value")]
-    if name == "set_F" and len(p) >= 1 and p[0] > 0:
-        return [(f"set_f({L},beta={math.sqrt(p[0])!r})", "value")]
-    return None
 
 
 def _grade(g: Any, q: Any, d: Any) -> int:
