@@ -162,16 +162,14 @@ class RelevanceEvaluator:
         lens = np.fromiter((len(scores[q]) for q in queries), dtype=np.int64, count=len(queries))
         n = int(lens.sum())
         items = list(chain.from_iterable(scores[q] for q in queries))
-        if set(map(type, items)) != {str}:
-            bad = next(d for d in items if type(d) is not str)
-            raise InputError(f"document ids must be strings (as pytrec_eval), got {bad!r}")
+        item_col = _string_array(items)
         try:
             values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64, count=n)
         except (TypeError, ValueError):
             raise InputError("scores must be numbers (as pytrec_eval)") from None
         codes = np.repeat(np.arange(len(queries), dtype=np.int32), lens)
         table = pa.table({"query": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(queries, pa.string())),
-                          "item": pa.array(items, pa.string()), "score": values})
+                          "item": item_col, "score": values})
         plan = [x for x in self._plan if x[0].kind != "string"]
         tc = trec_columns(self._qrels_table(), table, plan, self._opts, strings=False)
         # what took which path (tests): the measures trec_eval's walk computed for every query
@@ -194,6 +192,48 @@ class RelevanceEvaluator:
             g = [float(x) for docs in self._qrels.values() for x in docs.values()]
             self._qrels_obj = Qrels.from_columns(q, d, g)
         return self._qrels_obj
+
+
+def _string_array(items: list[Any]) -> Any:
+    """An Arrow string array of document ids, cut from one joined buffer (ids must be text).
+
+    The ids are joined with NUL bytes, which UTF-8 never uses inside a character, so
+    the NUL positions give the offsets (an id holding a NUL itself: Arrow converts the list).
+
+    >>> _string_array(["d1", "", "é"]).to_pylist()
+    ['d1', '', 'é']
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    n = len(items)
+    try:
+        data = np.frombuffer("\0".join(items).encode("utf-8"), dtype=np.uint8)
+    except TypeError:
+        bad = next(d for d in items if not isinstance(d, str))
+        raise InputError(f"document ids must be strings (as pytrec_eval), got {bad!r}") from None
+    except UnicodeEncodeError:
+        bad = next(d for d in items if not _encodes(d))
+        raise InputError(f"document id {bad!r} is not valid Unicode text (a lone surrogate)") from None
+    sep = np.flatnonzero(data == 0)
+    if len(sep) != max(n - 1, 0):
+        return pa.array(items, pa.string())
+    width = np.int32 if len(data) < 2**31 else np.int64
+    offsets = np.empty(n + 1, dtype=width)
+    offsets[0] = 0
+    offsets[1:n] = sep - np.arange(n - 1)  # each id's end, less the separators before it
+    offsets[n] = len(data) - (n - 1) if n else 0
+    kept = np.delete(data, sep) if len(sep) else data
+    kind = pa.string() if width is np.int32 else pa.large_string()
+    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(kept)])
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _grade(g: Any, q: Any, d: Any) -> int:

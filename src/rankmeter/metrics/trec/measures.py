@@ -75,6 +75,13 @@ def _seg_scan(values: np.ndarray, offsets: np.ndarray, op: np.ufunc, reverse: bo
     lengths = np.diff(offsets)
     if len(v) == 0:
         return out
+    if op is np.add and not reverse and bool(np.all(v == np.trunc(v))) and float(np.abs(v).sum()) < 2.0 ** 52:
+        # whole numbers: every partial sum is exact, so one running sum less each segment's start is too
+        c = np.cumsum(v)
+        return c - np.repeat(np.concatenate(([0.0], c))[offsets[:-1]], lengths)
+    if bool(np.all(lengths == lengths[0])):  # every segment as long: one matrix, no gather
+        m = v.reshape(len(lengths), int(lengths[0]))
+        return (op.accumulate(m[:, ::-1], axis=1)[:, ::-1] if reverse else op.accumulate(m, axis=1)).ravel()
     fill = 0.0 if op is np.add else -np.inf
     width = np.zeros(len(lengths), dtype=np.int64)
     nz = lengths > 0
