@@ -298,8 +298,23 @@ class TrecColumns:
     walked_measures: tuple[str, ...] = ()
 
 
+def near_rounding(x: Any, digits: int = 4) -> Any:
+    """Where a value lies so close to halfway between two printed values (``%.4f``) that a few
+    units in the last place, such as a sum taken in another order, could change its last digit.
+
+    >>> import numpy as np
+    >>> near_rounding(np.array([0.12345, 0.1234, 0.5, 0.00125]))
+    array([ True, False, False,  True])
+    """
+    import numpy as np
+
+    y = np.abs(np.asarray(x, dtype=np.float64)) * 10.0 ** digits
+    with np.errstate(invalid="ignore"):
+        return np.abs(y - np.floor(y) - 0.5) < 1e-7 + 1e-11 * y
+
+
 def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options, *,
-                 strings: bool = True, zero_on: Sequence[str] = ()) -> TrecColumns:
+                 strings: bool = True, zero_on: Sequence[str] = (), printed: bool = False) -> TrecColumns:
     """trec_eval's per-query values of ``plan`` for the run ``table`` (columns query, item, score).
 
     ``plan``: (:class:`~rankmeter.metrics.trec.engine.TrecMeasure`, parameters, value
@@ -310,7 +325,12 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     few queries whose ranking is empty after ``-J`` or whose judgments are all
     negative, by trec_eval's walk. ``strings``: compute relstring (else ''). Queries
     of ``zero_on`` are trec_eval 10.0's ``-c`` stand-ins: their num_ret, utility,
-    rbp_resid and unj are 0 and their relstring empty.
+    rbp_resid and unj are 0 and their relstring empty. ``printed``: the values will be
+    printed with 4 decimals (the trec_eval command): a value of a summed measure
+    (:data:`~rankmeter.metrics.trec.vector.SUMMED`) within a few units in the last place
+    of halfway between two printed values is taken from trec_eval's walk
+    (:func:`near_rounding`), whose sums run in trec_eval's order, so the digits printed
+    are trec_eval's.
 
     >>> from rankmeter.data import Qrels
     >>> from rankmeter.metrics.trec.engine import expand_selection
@@ -330,9 +350,10 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     from .data.ids import ints
     from .evaluation import Engine
     from .metrics.registry import parse_metric
-    from .metrics.trec.vector import CONSTANT, LOG, registry_texts
+    from .metrics.trec.vector import CONSTANT, LOG, SUMMED, registry_texts
 
     specs: list[tuple[str, str, str]] = []  # (value name, registry text, how)
+    summed: list[str] = []  # value names of SUMMED measures
     walk: list[tuple[Any, tuple[Any, ...], list[str]]] = []
     relstring: list[tuple[str, int]] = []
     for m, p, names in plan:
@@ -351,6 +372,8 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
             walk.append((m, p, names))
             continue
         specs.extend((name, text, how) for name, (text, how) in zip(names, texts))
+        if m.name in SUMMED:
+            summed.extend(names)
     wanted = sorted({t for _, t, how in specs if how not in CONSTANT} | {"num_ret"})
     engine = Engine(qrels, wanted, queries="run", depth=opts.max_docs, judged_only=opts.judged_only)
     out = engine.evaluate_table(table)
@@ -370,7 +393,11 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     top = np.full(qrels.n_queries, -np.inf)
     if len(qrels.grades):
         np.maximum.at(top, qrels.row_queries(), qrels.grades)
-    patch = np.flatnonzero((values["num_ret"] == 0) | (top[codes] < 0))
+    odd = (values["num_ret"] == 0) | (top[codes] < 0)
+    if printed:  # a value the last printed digit of which could depend on the order of a sum: the walk's
+        for name in summed:
+            odd |= near_rounding(cols[name])
+    patch = np.flatnonzero(odd)
     patched = set(patch.tolist())
     every = [x for x in plan if x[0].kind not in ("string", "runid", "num_q")]
     rows = range(n) if walk else patch.tolist()

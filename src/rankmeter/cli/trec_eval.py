@@ -158,15 +158,18 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     import pyarrow as pa
 
     from .. import _compute as C
-    from .._errors import InputError, RankmeterError
+    from .._errors import InputError, ParameterError, RankmeterError
     from ..data import Qrels
     from ..data.ids import as_string_array
     from ..io.trec import parse_trec, read_trec_text
     from ..metrics.trec.engine import MIN_GEO_MEAN
-    from ..pytrec_eval import trec_columns
+    from ..metrics.trec.vector import SUMMED
+    from ..pytrec_eval import near_rounding, trec_columns
 
     comments = opts.compat == "10.0"
     try:
+        if opts.level < 1:  # grade 0 relevant: trec_eval's 0/0 cases (nan) the kernels do not reproduce
+            raise ParameterError("-l 0 goes through trec_eval's walk")
         texts = {}
         for path, kind in ((qrels_path, "qrels"), (run_path, "run")):
             if path == "-":
@@ -200,7 +203,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             text = params.get(m.name)
             p = m.parse_params(text) if text is not None else m.default
             plan.append((m, p, m.value_names(p, text)))
-        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies)
+        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies, printed=True)
     except (RankmeterError, ValueError):
         if strict:
             raise
@@ -226,12 +229,21 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             else:
                 for name in names:
                     head = f"{name:<22}\t"
-                    per.append([f"{head}{qid}\t{_fmt(x)}\n" for qid, x in zip(qids, cols[name].tolist())])
+                    col = cols[name]
+                    if bool(np.isnan(col).any()):
+                        per.append([f"{head}{qid}\t{_fmt(x)}\n" for qid, x in zip(qids, col.tolist())])
+                    else:
+                        per.append([f"{head}{qid}\t{x:6.4f}\n" for qid, x in zip(qids, col.tolist())])
         lines = [line for row in zip(*per) for line in row] if per else []
     if summary:
+        means: list[float] = []
         n_eval = len(qids)
         n_q = len(judged) if complete else n_eval
-        runid = _runid(run_path, rraw, qids[-1]) if any(m.kind == "runid" for m, _, _ in plan) else ""
+        runid = ""
+        if any(m.kind == "runid" for m, _, _ in plan):
+            # a -c stand-in query carries the run id of the run's first query (byte order), as in trec_eval
+            last = qids[-1] if qids[-1] not in set(dummies) else min(in_run, key=lambda x: x.encode())
+            runid = _runid(run_path, rraw, last)
         for m, p, names in plan:
             if m.kind == "runid":
                 lines.append(f"{'runid':<22}\tall\t{runid}\n")
@@ -248,10 +260,18 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                 s = _seqsum(cols[names[0]])
                 if complete:
                     s += (n_q - n_eval) * math.log(MIN_GEO_MEAN)
-                lines.append(f"{names[0]:<22}\tall\t{_fmt(math.exp(s / n_q))}\n")
+                means.append(math.exp(s / n_q))  # (gm_* are SUMMED)
+                lines.append(f"{names[0]:<22}\tall\t{_fmt(means[-1])}\n")
             else:
                 for name in names:
-                    lines.append(f"{name:<22}\tall\t{_fmt(_seqsum(cols[name]) / n_q)}\n")
+                    mean = _seqsum(cols[name]) / n_q
+                    if m.name in SUMMED:  # other means add values equal to the walk's bit for bit
+                        means.append(mean)
+                    lines.append(f"{name:<22}\tall\t{_fmt(mean)}\n")
+        if bool(near_rounding(np.array(means)).any()):
+            if strict:
+                raise ParameterError("--path vector: a mean lies at a rounding boundary (trec_eval's walk prints it)")
+            return None  # a mean at a rounding boundary: every query's sum in trec_eval's order (the walk)
     from types import SimpleNamespace
 
     notes = coverage_notes(qrels_path, SimpleNamespace(judgments=dict.fromkeys(judged), comment_lines=qtext.comment_lines),
@@ -307,13 +327,44 @@ def _search_file(path: str, pattern: Any, group: int = 0) -> bytes | None:
 
 
 def _runid(path: str, raw: bytes | None, qid: str) -> str:
-    """The run id (6th field) of the first line of query ``qid`` in the run file."""
+    """The run id (6th field) of the first line of query ``qid`` in the run file.
+
+    Found with ``find`` (the line starting ``qid`` and a blank; a regular expression for lines
+    that start with blanks), over the bytes or the file mapped in memory.
+    """
     import re
 
-    pattern = re.compile(rb"(?m)^[ \t\v\f]*" + re.escape(qid.encode("utf-8", "surrogateescape"))
-                         + rb"(?:[ \t\v\f]+[^ \t\v\f\r\n]+){4}[ \t\v\f]+([^ \t\v\f\r\n]+)")
-    m = _search(raw, pattern, 1) if raw is not None else _search_file(path, pattern, 1)
-    return m.decode("utf-8", "surrogateescape") if m is not None else ""
+    key = qid.encode("utf-8", "surrogateescape")
+
+    def first_line(data: Any) -> bytes | None:
+        for sep in (b" ", b"\t"):
+            if data[:len(key) + 1] == key + sep:
+                at = 0
+            else:
+                at = data.find(b"\n" + key + sep)
+                if at < 0:
+                    continue
+                at += 1
+            end = data.find(b"\n", at)
+            return bytes(data[at:end if end >= 0 else len(data)])
+        m = re.search(rb"(?m)^[ \t\v\f]*" + re.escape(key) + rb"[ \t\v\f][^\n]*", data)
+        return bytes(m.group(0)) if m else None
+
+    if raw is not None:
+        line = first_line(raw)
+    else:
+        import gzip
+        import mmap
+
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                fh.seek(0)
+                line = first_line(gzip.decompress(fh.read()))
+            else:
+                with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                    line = first_line(mm)
+    fields = line.split() if line else []
+    return fields[5].decode("utf-8", "surrogateescape") if len(fields) > 5 else ""
 
 
 def _num_rel_all_arrays(q: Any, opts: Any, bug_compatible: bool, total: float, missing: list[str]) -> float:

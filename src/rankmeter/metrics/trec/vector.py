@@ -23,7 +23,14 @@ from typing import Any, Sequence
 
 from .engine import Options, TrecMeasure
 
-__all__ = ["registry_texts", "CONSTANT", "LOG"]
+__all__ = ["registry_texts", "CONSTANT", "LOG", "SUMMED"]
+
+#: Measures whose value is a floating-point sum (or a formula of several operations): the
+#: registry's kernel and trec_eval's walk may add in another order and differ in the last
+#: bits. The others are one division of whole numbers (P, recall, Rprec, recip_rank, the
+#: set measures, iprec_at_recall, ...), the same bits whichever computes them.
+SUMMED = frozenset({"map", "gm_map", "bpref", "gm_bpref", "infAP", "ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "G",
+                    "binG", "map_cut", "11pt_avg", "rbp", "rbp_resid", "set_F", "set_map", "utility"})
 
 #: ``how`` of a value that is the metric's value, its log (gm_*) or a constant.
 VALUE, LOG = "value", "log"
