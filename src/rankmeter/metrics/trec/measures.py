@@ -267,6 +267,7 @@ register(MetricSpec(
                 params={"recall": 1.0}, note="only 3 of 4 relevant items retrieved"),
     ),
     properties=frozenset({"ranking", "binary"}),
+    trec_names=(TrecName("iprec_at_recall", param="recall"),),
 ))
 
 
@@ -295,6 +296,7 @@ register(MetricSpec(
     aliases={"eleven_pt_avg": {}},
     examples=(Example(("a", "x"), {"a": 1}, 1.0, note="the only relevant item first: 1 at every level"),),
     properties=frozenset({"ranking", "binary"}),
+    trec_name="11pt_avg",
 ))
 
 
@@ -639,6 +641,7 @@ register(MetricSpec(
     examples=(Example(("a", "x", "b", "y"), {"a": 1, "b": 1}, 1 / 2, params={"mult": 1.0}),
               Example(("a", "x", "b", "y"), {"a": 1, "b": 1}, 2 / 4, params={"mult": 2.0})),
     properties=frozenset({"ranking", "binary"}),
+    trec_names=(TrecName("Rprec_mult", param="mult"),),
 ))
 
 
@@ -788,6 +791,7 @@ register(MetricSpec(
     examples=(Example(("a", "b"), {"a": 2, "b": 1}, 0.1 * (1.0 + 0.5 * 0.9), note="grades / 2"),
               Example(("a", "u"), {"a": 1}, 0.9 ** 2 + 0.1 * 0.9, params={"residual": True})),
     properties=frozenset({"ranking", "graded"}),
+    trec_names=(TrecName("rbp"), TrecName("rbp_resid", {"residual": True})),
 ))
 
 
