@@ -185,6 +185,11 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         if _grades_not_plain(qrels_path, qraw, comments) or (len(grades) and not bool(np.all(grades == np.trunc(grades)))):
             raise InputError("a grade trec_eval's atol reads otherwise")
         q = Qrels.from_columns(qt.column("query"), qt.column("item"), grades)
+        if bug_compatible and len(grades):
+            top = np.full(q.n_queries, -np.inf)
+            np.maximum.at(top, q.row_queries(), q.grades)
+            if bool((top < 0).any()):  # trec_eval fails on such a query: the walk says which, if evaluated
+                raise InputError("a query judged only with negative grades")
         rtext, rraw = texts["run"]
         table = rtext.table.select(["query", "item", "score"])
         run_ids = as_string_array(C.unique(table.column("query")))
@@ -460,6 +465,10 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
             docnos, sims, this_runid, bogus = ["ceci_nest_pas_un_docno"], [1.0], first_runid, True
         else:
             continue
+        if bug_compatible and not prefs and not grouped and not any(g >= 0 for g in judgments[qid].values()):
+            raise InputError(f"query {qid} is judged only with negative grades: trec_eval fails on it (a crash or an "
+                             "endless loop, --bug-compatible); without --bug-compatible it is evaluated, nothing "
+                             "relevant")
         try:
             if prefs:
                 from ..metrics.trec.prefs import form_prefs_counts
