@@ -474,7 +474,7 @@ def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: 
     import pyarrow as pa
 
     from . import _compute as C
-    from .data.ids import as_string_array, ints
+    from .data.ids import as_string_array, bools, ints, to_numpy
 
     n = len(queries)
     k = max(length, 0) if opts.max_docs is None else max(min(length, opts.max_docs), 0)
@@ -490,8 +490,7 @@ def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: 
     order = C.sort_indices(t, [("q", "ascending"), ("score", "descending"), ("item", "descending")])
     t = C.take(t, order)
     qs = as_string_array(t.column("q"))
-    change = np.flatnonzero(np.asarray(C.not_equal(qs.slice(1), qs.slice(0, len(qs) - 1)).to_numpy(
-        zero_copy_only=False))) + 1
+    change = np.flatnonzero(bools(C.not_equal(qs.slice(1), qs.slice(0, len(qs) - 1)))) + 1
     starts = np.concatenate(([0], change)).astype(np.int64)
     lens = np.diff(np.concatenate((starts, [len(qs)])))
     pos = np.arange(len(qs)) - np.repeat(starts, lens)
@@ -502,7 +501,7 @@ def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: 
     top = top.append_column("row", pa.array(np.arange(top.num_rows, dtype=np.int64)))
     j = top.select(["q", "item", "row"]).join(jt, ["q", "item"], join_type="inner", use_threads=True)
     grade = np.full(top.num_rows, np.nan)
-    grade[np.asarray(j.column("row").to_numpy())] = np.asarray(j.column("grade").to_numpy())
+    grade[to_numpy(j.column("row"))] = to_numpy(j.column("grade"))
     chars = np.full(top.num_rows, "-", dtype="<U1")
     ok = ~np.isnan(grade)
     g = np.where(ok, grade, 0.0).astype(np.int64)

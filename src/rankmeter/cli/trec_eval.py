@@ -160,7 +160,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     from .. import _compute as C
     from .._errors import InputError, ParameterError, RankmeterError
     from ..data import Qrels
-    from ..data.ids import as_string_array
+    from ..data.ids import as_string_array, to_numpy
     from ..io.trec import parse_trec, read_trec_text
     from ..metrics.trec.engine import MIN_GEO_MEAN
     from ..metrics.trec.vector import SUMMED
@@ -181,7 +181,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                 texts[kind] = (read_trec_text(path, kind, comments=comments), None)
         qtext, qraw = texts["qrels"]
         qt = qtext.table
-        grades = np.asarray(qt.column("grade").to_numpy(), dtype=np.float64)
+        grades = np.asarray(to_numpy(qt.column("grade")), dtype=np.float64)
         if _grades_not_plain(qrels_path, qraw, comments) or (len(grades) and not bool(np.all(grades == np.trunc(grades)))):
             raise InputError("a grade trec_eval's atol reads otherwise")
         q = Qrels.from_columns(qt.column("query"), qt.column("item"), grades)
