@@ -158,7 +158,9 @@ def run_jobs(title: str, jobs: dict[str, list[str]], repeat: int, base: str,
     if base in res:
         for name, (sec, rss) in res.items():
             if name != base:
-                print(f"  {base} vs {name}: {sec / res[base][0]:.2f}x faster, peak memory "
+                ratio = sec / res[base][0]
+                speed = f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
+                print(f"  {base} vs {name}: {speed}, peak memory "
                       f"{res[base][1] / rss if rss else float('nan'):.2f}x theirs")
     return res
 
