@@ -79,11 +79,13 @@ def test_trec_eval_908(expected: str, args: list[str], path: str) -> None:
     _check(expected, args, "9.0.8", path)
 
 
-def test_stdin_and_gzip(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", ["vector", "walk"])
+def test_stdin_and_gzip(tmp_path: Path, path: str) -> None:
     want = shared_file("data", "trec_eval", "out.test").read_text()
     gz = tmp_path / "qrels.gz"
     gz.write_bytes(gzip.compress((TREC_DATA / "qrels.test").read_bytes()))
-    got = run_trec_eval([str(gz), "-"], cwd=tmp_path, stdin=(TREC_DATA / "results.test").read_bytes())
+    got = run_trec_eval(["--path", path, str(gz), "-"], cwd=tmp_path,
+                        stdin=gzip.compress((TREC_DATA / "results.test").read_bytes()))
     assert got.returncode == 0, got.stderr.decode()
     assert got.stdout.decode() == want
 
