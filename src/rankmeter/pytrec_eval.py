@@ -484,7 +484,8 @@ def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: 
     import pyarrow as pa
 
     from . import _compute as C
-    from .data.ids import as_string_array, bools, ints, to_numpy
+    from .data.ids import as_string_array, ints, to_numpy
+    from .data.order import rank_order
 
     n = len(queries)
     k = max(length, 0) if opts.max_docs is None else max(min(length, opts.max_docs), 0)
@@ -495,16 +496,19 @@ def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: 
         return [trec_relstring(form_res_rels(*lists.get(q, ([], [])), _judgments_of(qrels, int(c)), opts), length)
                 for q, c in zip(queries, codes.tolist())]
     qcol = as_string_array(table.column("query"))
-    t = pa.table({"q": qcol, "item": as_string_array(table.column("item")),
-                  "score": table.column("score")})
-    order = C.sort_indices(t, [("q", "ascending"), ("score", "descending"), ("item", "descending")])
-    t = C.take(t, order)
-    qs = as_string_array(t.column("q"))
-    change = np.flatnonzero(bools(C.not_equal(qs.slice(1), qs.slice(0, len(qs) - 1)))) + 1
-    starts = np.concatenate(([0], change)).astype(np.int64)
-    lens = np.diff(np.concatenate((starts, [len(qs)])))
-    pos = np.arange(len(qs)) - np.repeat(starts, lens)
-    top = C.take(t, ints(np.flatnonzero(pos < k)))
+    items = as_string_array(table.column("item"))
+    enc = C.dictionary_encode(qcol)
+    qcodes = to_numpy(enc.indices).astype(np.int64)
+    score = np.ascontiguousarray(to_numpy(table.column("score")), dtype=np.float64)
+    perm, _ = rank_order(qcodes, score, items)  # the tie rule (rankmeter.data.order), as the kernels see it
+    if perm is None:
+        perm = np.arange(len(qcodes))
+    qsorted = qcodes[perm]
+    starts = np.flatnonzero(np.concatenate(([True], qsorted[1:] != qsorted[:-1])))
+    lens = np.diff(np.concatenate((starts, [len(qsorted)])))
+    pos = np.arange(len(qsorted)) - np.repeat(starts, lens)
+    rows = perm[pos < k]
+    top = pa.table({"q": C.take(qcol, ints(rows)), "item": C.take(items, ints(rows))})
     rowq = qrels.row_queries()
     jt = pa.table({"q": C.take(qrels.query_ids, ints(rowq)), "item": C.take(qrels.item_ids, ints(qrels.items)),
                    "grade": qrels.grades})
