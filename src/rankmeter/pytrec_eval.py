@@ -173,9 +173,15 @@ class RelevanceEvaluator:
         codes = np.repeat(np.arange(len(queries), dtype=np.int32), lens)
         # rows by query, then score descending: two cheap sorts (a radix sort of the query codes), so that
         # the evaluation core only orders the ties (by item id, its tie rule)
-        if len(queries) < 1 << 16 and n:
+        perm = None
+        if n and bool(np.all(lens == lens[0])):  # every query as long: one row-wise sort of a matrix
+            width = int(lens[0])
+            perm = (np.argsort(-values.reshape(-1, width), axis=1)
+                    + np.arange(0, n, width, dtype=np.int64)[:, None]).ravel()
+        elif len(queries) < 1 << 16 and n:
             by_score = np.argsort(-values)
             perm = by_score[np.argsort(codes[by_score].astype(np.uint16), kind="stable")]
+        if perm is not None:
             codes, values = codes[perm], values[perm]
             item_col = C.take(item_col, ints(perm))
         table = pa.table({"query": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(queries, pa.string())),
