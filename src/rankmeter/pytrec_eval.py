@@ -113,6 +113,11 @@ class RelevanceEvaluator:
         self._texts: list[str] | None = None
         self._order = [n for m, _, names in self._plan
                        for n in (["runid"] if m.kind == "runid" else names)]
+        # the judgments as columns and the evaluation core's engine, made here once (as pytrec_eval
+        # converts the judgments in its constructor); the walk's evaluator needs neither
+        self._prepared: TrecPlan | None = None
+        if self._qrels:
+            self._prepared = trec_plan(self._qrels_table(), self._vector_plan(), self._opts)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """Per-query values for every run query that has judgments.
@@ -186,8 +191,10 @@ class RelevanceEvaluator:
             item_col = C.take(item_col, ints(perm))
         table = pa.table({"query": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(queries, pa.string())),
                           "item": item_col, "score": values})
-        plan = [x for x in self._plan if x[0].kind != "string"]
-        tc = trec_columns(self._qrels_table(), table, plan, self._opts, strings=False)
+        plan = self._vector_plan()
+        if self._prepared is None:
+            self._prepared = trec_plan(self._qrels_table(), plan, self._opts)
+        tc = trec_columns(self._qrels_table(), table, plan, self._opts, strings=False, prepared=self._prepared)
         # what took which path (tests): the measures trec_eval's walk computed for every query
         self._walk = [x for x in plan if x[0].name in tc.walked_measures]
         self._texts = [name for name in tc.columns if all(name not in names for _, _, names in self._walk)]
@@ -198,6 +205,9 @@ class RelevanceEvaluator:
         order = self._order
         rows = np.column_stack([tc.columns[name] for name in order]).tolist()
         return {q: dict(zip(order, row)) for q, row in zip(tc.queries, rows)}
+
+    def _vector_plan(self) -> list[Any]:
+        return [x for x in self._plan if x[0].kind != "string"]
 
     def _qrels_table(self) -> Any:
         if self._qrels_obj is None:
@@ -329,44 +339,23 @@ def near_rounding(x: Any, digits: int = 4) -> Any:
         return np.abs(y - np.floor(y) - 0.5) < 1e-7 + 1e-11 * y
 
 
-def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options, *,
-                 strings: bool = True, zero_on: Sequence[str] = (), printed: bool = False) -> TrecColumns:
-    """trec_eval's per-query values of ``plan`` for the run ``table`` (columns query, item, score).
+@dataclass
+class TrecPlan:
+    """How :func:`trec_columns` computes a plan: the evaluation core's engine and which value comes from where."""
 
-    ``plan``: (:class:`~rankmeter.metrics.trec.engine.TrecMeasure`, parameters, value
-    names) in output order. Each measure with an exact registry twin
-    (:func:`~rankmeter.metrics.trec.vector.registry_texts`) is computed by the
-    evaluation core's vectorised kernels over every query at once, with ``-M`` /
-    ``-J`` as its ``depth`` / ``judged_only``; the others, and every measure of the
-    few queries whose ranking is empty after ``-J`` or whose judgments are all
-    negative, by trec_eval's walk. ``strings``: compute relstring (else ''). Queries
-    of ``zero_on`` are trec_eval 10.0's ``-c`` stand-ins: their num_ret, utility,
-    rbp_resid and unj are 0 and their relstring empty. ``printed``: the values will be
-    printed with 4 decimals (the trec_eval command): a value of a summed measure
-    (:data:`~rankmeter.metrics.trec.vector.SUMMED`) within a few units in the last place
-    of halfway between two printed values is taken from trec_eval's walk
-    (:func:`near_rounding`), whose sums run in trec_eval's order, so the digits printed
-    are trec_eval's.
+    engine: Any
+    specs: list[tuple[str, str, str]]  # (value name, registry metric text, how)
+    summed: list[str]  # value names of SUMMED measures
+    walk: list[tuple[Any, tuple[Any, ...], list[str]]]  # measures computed by trec_eval's walk
+    relstring: list[tuple[str, int]]  # (value name, length)
 
-    >>> from rankmeter.data import Qrels
-    >>> from rankmeter.metrics.trec.engine import expand_selection
-    >>> import pyarrow as pa
-    >>> ms, _ = expand_selection(["map", "P.2", "relstring"])
-    >>> plan = [(m, m.default if m.name != "P" else (2,), m.value_names((2,), None)) for m in ms]
-    >>> q = Qrels.from_columns(["1", "1"], ["a", "b"], [1, 0])
-    >>> t = pa.table({"query": ["1", "1", "1"], "item": ["a", "x", "b"], "score": [3.0, 2.0, 1.0]})
-    >>> out = trec_columns(q, t, plan, Options())
-    >>> out.queries, out.columns["map"].tolist(), out.columns["P_2"].tolist(), out.columns["relstring"]
-    (['1'], [1.0], [0.5], ['1-0'])
-    """
-    import numpy as np
 
-    from . import _compute as C
+def trec_plan(qrels: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options) -> TrecPlan:
+    """The registry twin of each measure of ``plan`` and the engine that computes them (see :func:`trec_columns`)."""
     from ._errors import RankmeterError
-    from .data.ids import ints
     from .evaluation import Engine
     from .metrics.registry import parse_metric
-    from .metrics.trec.vector import CONSTANT, LOG, SUMMED, registry_texts
+    from .metrics.trec.vector import CONSTANT, SUMMED, registry_texts
 
     specs: list[tuple[str, str, str]] = []  # (value name, registry text, how)
     summed: list[str] = []  # value names of SUMMED measures
@@ -392,6 +381,47 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
             summed.extend(names)
     wanted = sorted({t for _, t, how in specs if how not in CONSTANT} | {"num_ret"})
     engine = Engine(qrels, wanted, queries="run", depth=opts.max_docs, judged_only=opts.judged_only)
+    return TrecPlan(engine, specs, summed, walk, relstring)
+
+
+def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options, *,
+                 strings: bool = True, zero_on: Sequence[str] = (), printed: bool = False,
+                 prepared: "TrecPlan | None" = None) -> TrecColumns:
+    """trec_eval's per-query values of ``plan`` for the run ``table`` (columns query, item, score).
+
+    ``plan``: (:class:`~rankmeter.metrics.trec.engine.TrecMeasure`, parameters, value
+    names) in output order. Each measure with an exact registry twin
+    (:func:`~rankmeter.metrics.trec.vector.registry_texts`) is computed by the
+    evaluation core's vectorised kernels over every query at once, with ``-M`` /
+    ``-J`` as its ``depth`` / ``judged_only``; the others, and every measure of the
+    few queries whose ranking is empty after ``-J`` or whose judgments are all
+    negative, by trec_eval's walk. ``strings``: compute relstring (else ''). Queries
+    of ``zero_on`` are trec_eval 10.0's ``-c`` stand-ins: their num_ret, utility,
+    rbp_resid and unj are 0 and their relstring empty. ``printed``: the values will be
+    printed with 4 decimals (the trec_eval command): a value of a summed measure
+    (:data:`~rankmeter.metrics.trec.vector.SUMMED`) within a few units in the last place
+    of halfway between two printed values is taken from trec_eval's walk
+    (:func:`near_rounding`), whose sums run in trec_eval's order, so the digits printed
+    are trec_eval's. ``prepared``: the :func:`trec_plan` of these judgments, plan and
+    options, made once for several runs.
+
+    >>> from rankmeter.data import Qrels
+    >>> from rankmeter.metrics.trec.engine import expand_selection
+    >>> import pyarrow as pa
+    >>> ms, _ = expand_selection(["map", "P.2", "relstring"])
+    >>> plan = [(m, m.default if m.name != "P" else (2,), m.value_names((2,), None)) for m in ms]
+    >>> q = Qrels.from_columns(["1", "1"], ["a", "b"], [1, 0])
+    >>> t = pa.table({"query": ["1", "1", "1"], "item": ["a", "x", "b"], "score": [3.0, 2.0, 1.0]})
+    >>> out = trec_columns(q, t, plan, Options())
+    >>> out.queries, out.columns["map"].tolist(), out.columns["P_2"].tolist(), out.columns["relstring"]
+    (['1'], [1.0], [0.5], ['1-0'])
+    """
+    import numpy as np
+
+    from .metrics.trec.vector import CONSTANT, LOG
+
+    prep = prepared if prepared is not None else trec_plan(qrels, plan, opts)
+    engine, specs, summed, walk, relstring = prep.engine, prep.specs, prep.summed, prep.walk, prep.relstring
     out = engine.evaluate_table(table)
     queries = out.queries if isinstance(out.queries, list) else out.queries.to_pylist()
     n = len(queries)
