@@ -24,10 +24,11 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
 
 from ._errors import InputError, ParameterError
-from .metrics.trec.engine import MEASURES, MIN_GEO_MEAN, NICKNAMES, Options, form_res_rels
+from .metrics.trec.engine import MEASURES, MIN_GEO_MEAN, NICKNAMES, Options, form_res_rels, trec_relstring
 
 __all__ = [
     "RelevanceEvaluator",
@@ -107,19 +108,27 @@ class RelevanceEvaluator:
             self._qrels[q] = {d: _grade(g, q, d) for d, g in docs.items()}
         self._opts = Options(level=int(relevance_level), judged_only=bool(judged_docs_only_flag), compat=_VERSION)
         self._path = "auto"  # "engine": trec_eval's walk for every query (tests compare both paths)
-        self._texts: list[tuple[str, str, str]] | None = None
-        self._no_registry = False
         self._qrels_obj: Any = None
         self._walk: list[Any] = []
+        self._texts: list[str] | None = None
         self._order = [n for m, _, names in self._plan
                        for n in (["runid"] if m.kind == "runid" else names)]
+        # the judgments as columns and the evaluation core's engine, made here once (as pytrec_eval
+        # converts the judgments in its constructor); the walk's evaluator needs neither
+        self._prepared: TrecPlan | None = None
+        if self._qrels:
+            self._prepared = trec_plan(self._qrels_table(), self._vector_plan(), self._opts)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
-        """Per-query values for every run query that has judgments."""
+        """Per-query values for every run query that has judgments.
+
+        The run's dicts become columns in one pass; every measure with an exact registry
+        twin is computed by the vectorised kernels over all queries at once
+        (:func:`trec_columns`), the rest by trec_eval's walk.
+        """
         wanted = [q for q in scores if q in self._qrels]
         fast = [q for q in wanted if len(scores[q]) > 0]
-        texts = self._registry_plan() if self._path != "engine" and fast else None
-        vectorised = self._vectorised(scores, fast, texts) if texts is not None else {}
+        vectorised = self._vectorised(scores, fast) if self._path != "engine" and fast else {}
         out: dict[str, dict[str, float]] = {}
         for q in wanted:
             out[q] = vectorised[q] if q in vectorised else self._one(q, scores[q])
@@ -148,83 +157,57 @@ class RelevanceEvaluator:
                 values[name] = float(x)
         return values
 
-    # --- the vectorised path: the registry's kernels over every query at once -------------
-
-    def _registry_plan(self) -> list[tuple[str, str, str]] | None:
-        """(output name, registry metric text, how) for every value, or None when one has no twin.
-
-        ``how``: ``value``, ``log`` (gm_*: log(max(v, 1e-5))), ``const0`` / ``const1``.
-        """
-        if self._texts is not None or self._no_registry:
-            return self._texts
-        if self._opts.judged_only:
-            self._no_registry = True
-            return None
-        L = f"rel={self._opts.level}"
-        plan: list[tuple[str, str, str]] = []
-        from ._errors import RankmeterError
-        from .metrics.registry import parse_metric
-
-        self._walk = []
-        for m, p, names in self._plan:
-            texts = _registry_texts(m.name, p, m.default, L)
-            try:
-                for text, how in texts or []:
-                    if how in ("value", "log"):
-                        parse_metric(text)
-            except RankmeterError:  # a parameter (or metric) the registry does not take
-                texts = None
-            if texts is None:  # no registry twin: trec_eval's walk computes this one
-                self._walk.append((m, p, names))
-                continue
-            for name, (text, how) in zip(names, texts):
-                plan.append((name, text, how))
-        if not plan:
-            self._no_registry = True
-            return None
-        self._texts = plan
-        return plan
-
-    def _vectorised(self, scores: Mapping[str, Mapping[str, float]], queries: list[str],
-                    plan: list[tuple[str, str, str]]) -> dict[str, dict[str, float]]:
-        import numpy as np
-
-        from .data import Run
-        from .evaluate import evaluate
-
+    def _vectorised(self, scores: Mapping[str, Mapping[str, float]], queries: list[str]) -> dict[str, dict[str, float]]:
+        """Every query with results at once: columns built from the dicts in one pass, then :func:`trec_columns`."""
         from itertools import chain
 
-        lens = [len(scores[q]) for q in queries]
+        import numpy as np
+        import pyarrow as pa
+
+        from . import _compute as C
+        from .data.ids import ints
+
+        lens = np.fromiter((len(scores[q]) for q in queries), dtype=np.int64, count=len(queries))
+        n = int(lens.sum())
         items = list(chain.from_iterable(scores[q] for q in queries))
-        if set(map(type, items)) != {str}:
-            bad = next(d for d in items if type(d) is not str)
-            raise InputError(f"document ids must be strings (as pytrec_eval), got {bad!r}")
-        values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64,
-                             count=len(items))
-        run = Run.from_columns(np.repeat(np.array(queries, dtype=object), lens), items, values)
-        texts = sorted({t for _, t, how in plan if how in ("value", "log")}) or ["num_ret"]
-        res = evaluate(self._qrels_table(), run, texts, queries="run")
-        row = {q: i for i, q in enumerate(res.queries)}
-        cols = {t: res.values[t] for t in texts}
-        out: dict[str, dict[str, float]] = {}
-        for q in queries:
-            i = row[q]
-            d: dict[str, float] = {}
-            for name, text, how in plan:
-                if how == "value":
-                    d[name] = float(cols[text][i])
-                elif how == "log":
-                    d[name] = math.log(max(float(cols[text][i]), MIN_GEO_MEAN))
-                else:
-                    d[name] = 1.0 if how == "const1" else 0.0
-            if self._walk:
-                docs = scores[q]
-                rr = form_res_rels(list(docs), [float(v) for v in docs.values()], self._qrels[q], self._opts)
-                for m, p, names in self._walk:
-                    for name, x in zip(names, m.compute(rr, self._opts, p)):
-                        d[name] = float(x)
-            out[q] = {name: d[name] for name in self._order}  # trec_eval's measure order
-        return out
+        item_col = _string_array(items)
+        try:
+            values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64, count=n)
+        except (TypeError, ValueError):
+            raise InputError("scores must be numbers (as pytrec_eval)") from None
+        codes = np.repeat(np.arange(len(queries), dtype=np.int32), lens)
+        # rows by query, then score descending: two cheap sorts (a radix sort of the query codes), so that
+        # the evaluation core only orders the ties (by item id, its tie rule)
+        perm = None
+        if n and bool(np.all(lens == lens[0])):  # every query as long: one row-wise sort of a matrix
+            width = int(lens[0])
+            perm = (np.argsort(-values.reshape(-1, width), axis=1)
+                    + np.arange(0, n, width, dtype=np.int64)[:, None]).ravel()
+        elif len(queries) < 1 << 16 and n:
+            by_score = np.argsort(-values)
+            perm = by_score[np.argsort(codes[by_score].astype(np.uint16), kind="stable")]
+        if perm is not None:
+            codes, values = codes[perm], values[perm]
+            item_col = C.take(item_col, ints(perm))
+        table = pa.table({"query": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(queries, pa.string())),
+                          "item": item_col, "score": values})
+        plan = self._vector_plan()
+        if self._prepared is None:
+            self._prepared = trec_plan(self._qrels_table(), plan, self._opts)
+        tc = trec_columns(self._qrels_table(), table, plan, self._opts, strings=False, prepared=self._prepared)
+        # what took which path (tests): the measures trec_eval's walk computed for every query
+        self._walk = [x for x in plan if x[0].name in tc.walked_measures]
+        self._texts = [name for name in tc.columns if all(name not in names for _, _, names in self._walk)]
+        for m, _, names in self._plan:
+            if m.kind == "string":
+                tc.columns[names[0]] = np.zeros(len(tc.queries))
+        tc.columns["runid"] = np.zeros(len(tc.queries))
+        order = self._order
+        rows = np.column_stack([tc.columns[name] for name in order]).tolist()
+        return {q: dict(zip(order, row)) for q, row in zip(tc.queries, rows)}
+
+    def _vector_plan(self) -> list[Any]:
+        return [x for x in self._plan if x[0].kind != "string"]
 
     def _qrels_table(self) -> Any:
         if self._qrels_obj is None:
@@ -237,40 +220,46 @@ class RelevanceEvaluator:
         return self._qrels_obj
 
 
-def _registry_texts(name: str, p: tuple[Any, ...], default: tuple[Any, ...], L: str) -> list[tuple[str, str]] | None:
-    """The registry metrics that compute trec_eval measure ``name`` (one per value), or None."""
-    one = {
-        "num_ret": "num_ret", "num_rel": f"num_rel({L})", "num_rel_ret": f"num_rel_ret({L})", "map": f"ap({L})",
-        "Rprec": f"rprec({L})", "bpref": f"bpref({L})", "recip_rank": f"rr({L})", "infAP": f"infap({L})",
-        "binG": f"bing({L})", "G": "g", "ndcg": "ndcg", "ndcg_rel": "ndcg_rel", "Rndcg": f"rndcg({L})",
-        "set_P": f"p({L},norm=retrieved)", "set_relative_P": f"relative_p({L})", "set_recall": f"r({L})",
-        "set_map": f"set_map({L})",
-        "num_nonrel_judged_ret": f"num_nonrel_judged_ret({L})",  # from the registry helper; else the walk
-    }
-    if name in one:
-        return [(one[name], "value")]
-    if name in ("gm_map", "gm_bpref"):
-        return [(f"{'ap' if name == 'gm_map' else 'bpref'}({L})", "log")]
-    if name in ("runid", "relstring"):
-        return [("", "const0")]
-    if name == "num_q":
-        return [("", "const1")]
-    cut = {"P": "p({L})@{k}", "recall": "r({L})@{k}", "ndcg_cut": "ndcg@{k}", "map_cut": "ap({L})@{k}",
-           "relative_P": "relative_p({L})@{k}", "success": "success({L})@{k}"}
-    if name in cut:
-        return [(cut[name].format(L=L, k=k), "value") for k in p]
-    if name == "iprec_at_recall":
-        return [(f"iprec_at_recall({L},recall={x!r},round=9.0.8)", "value") for x in p]
-    if name == "Rprec_mult":
-        return [(f"rprec_mult({L},mult={x!r})", "value") for x in p]
-    if name == "11pt_avg" and tuple(p) == tuple(default):
-        return [(f"iprec_avg({L},round=9.0.8)", "value")]
-    if name == "utility" and len(p) == 4:
-        a, b, c, d = p
-        return [(f"utility({L},a={a!r},b={b!r},c={c!r},d={d!r})", "value")]
-    if name == "set_F" and len(p) >= 1 and p[0] > 0:
-        return [(f"set_f({L},beta={math.sqrt(p[0])!r})", "value")]
-    return None
+def _string_array(items: list[Any]) -> Any:
+    """An Arrow string array of document ids, cut from one joined buffer (ids must be text).
+
+    The ids are joined with NUL bytes, which UTF-8 never uses inside a character, so
+    the NUL positions give the offsets (an id holding a NUL itself: Arrow converts the list).
+
+    >>> _string_array(["d1", "", "é"]).to_pylist()
+    ['d1', '', 'é']
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    n = len(items)
+    try:
+        data = np.frombuffer("\0".join(items).encode("utf-8"), dtype=np.uint8)
+    except TypeError:
+        bad = next(d for d in items if not isinstance(d, str))
+        raise InputError(f"document ids must be strings (as pytrec_eval), got {bad!r}") from None
+    except UnicodeEncodeError:
+        bad = next(d for d in items if not _encodes(d))
+        raise InputError(f"document id {bad!r} is not valid Unicode text (a lone surrogate)") from None
+    sep = np.flatnonzero(data == 0)
+    if len(sep) != max(n - 1, 0):
+        return pa.array(items, pa.string())
+    width = np.int32 if len(data) < 2**31 else np.int64
+    offsets = np.empty(n + 1, dtype=width)
+    offsets[0] = 0
+    offsets[1:n] = sep - np.arange(n - 1)  # each id's end, less the separators before it
+    offsets[n] = len(data) - (n - 1) if n else 0
+    kept = np.delete(data, sep) if len(sep) else data
+    kind = pa.string() if width is np.int32 else pa.large_string()
+    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(kept)])
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _grade(g: Any, q: Any, d: Any) -> int:
@@ -314,3 +303,268 @@ def compute_aggregated_measure(measure: str, values: list[float]) -> float:
     if measure.startswith("gm_"):
         return float(np.exp(np.sum(values) / len(values)))
     return float(np.mean(values))
+
+
+# --- trec_eval's measures over every query at once (shared with the ``rankmeter trec_eval`` command) ----
+
+@dataclass
+class TrecColumns:
+    """Per-query values of trec_eval measures, one column per value name.
+
+    ``queries``: the evaluated query ids (the run's queries that have judgments, in the
+    run's order); ``columns``: value name -> float64 array (``relstring`` values:
+    a list of str); ``walked``: how many queries went through trec_eval's walk for
+    every measure (empty rankings, queries judged only with negative grades), and
+    ``walked_measures`` the measures computed by the walk for every query.
+    """
+
+    queries: list[str]
+    columns: dict[str, Any]
+    walked: int = 0
+    walked_measures: tuple[str, ...] = ()
+
+
+def near_rounding(x: Any, digits: int = 4) -> Any:
+    """Where a value lies so close to halfway between two printed values (``%.4f``) that a few
+    units in the last place, such as a sum taken in another order, could change its last digit.
+
+    >>> import numpy as np
+    >>> near_rounding(np.array([0.12345, 0.1234, 0.5, 0.00125]))
+    array([ True, False, False,  True])
+    """
+    import numpy as np
+
+    y = np.abs(np.asarray(x, dtype=np.float64)) * 10.0 ** digits
+    with np.errstate(invalid="ignore"):
+        return np.abs(y - np.floor(y) - 0.5) < 1e-7 + 1e-11 * y
+
+
+@dataclass
+class TrecPlan:
+    """How :func:`trec_columns` computes a plan: the evaluation core's engine and which value comes from where."""
+
+    engine: Any
+    specs: list[tuple[str, str, str]]  # (value name, registry metric text, how)
+    summed: list[str]  # value names of SUMMED measures
+    walk: list[tuple[Any, tuple[Any, ...], list[str]]]  # measures computed by trec_eval's walk
+    relstring: list[tuple[str, int]]  # (value name, length)
+
+
+def trec_plan(qrels: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options) -> TrecPlan:
+    """The registry twin of each measure of ``plan`` and the engine that computes them (see :func:`trec_columns`)."""
+    from ._errors import RankmeterError
+    from .evaluation import Engine
+    from .metrics.registry import parse_metric
+    from .metrics.trec.vector import CONSTANT, SUMMED, registry_texts
+
+    specs: list[tuple[str, str, str]] = []  # (value name, registry text, how)
+    summed: list[str] = []  # value names of SUMMED measures
+    walk: list[tuple[Any, tuple[Any, ...], list[str]]] = []
+    relstring: list[tuple[str, int]] = []
+    for m, p, names in plan:
+        if m.kind == "string":
+            relstring.append((names[0], int(p[0]) if p else 10))
+            continue
+        texts = registry_texts(m, p, opts)
+        if texts is not None:
+            try:
+                for text, how in texts:
+                    if how not in CONSTANT:
+                        parse_metric(text)
+            except RankmeterError:  # a parameter the registry does not take (e.g. rel=-1)
+                texts = None
+        if texts is None:
+            walk.append((m, p, names))
+            continue
+        specs.extend((name, text, how) for name, (text, how) in zip(names, texts))
+        if m.name in SUMMED:
+            summed.extend(names)
+    wanted = sorted({t for _, t, how in specs if how not in CONSTANT} | {"num_ret"})
+    engine = Engine(qrels, wanted, queries="run", depth=opts.max_docs, judged_only=opts.judged_only)
+    return TrecPlan(engine, specs, summed, walk, relstring)
+
+
+def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options, *,
+                 strings: bool = True, zero_on: Sequence[str] = (), printed: bool = False,
+                 prepared: "TrecPlan | None" = None) -> TrecColumns:
+    """trec_eval's per-query values of ``plan`` for the run ``table`` (columns query, item, score).
+
+    ``plan``: (:class:`~rankmeter.metrics.trec.engine.TrecMeasure`, parameters, value
+    names) in output order. Each measure with an exact registry twin
+    (:func:`~rankmeter.metrics.trec.vector.registry_texts`) is computed by the
+    evaluation core's vectorised kernels over every query at once, with ``-M`` /
+    ``-J`` as its ``depth`` / ``judged_only``; the others, and every measure of the
+    few queries whose ranking is empty after ``-J`` or whose judgments are all
+    negative, by trec_eval's walk. ``strings``: compute relstring (else ''). Queries
+    of ``zero_on`` are trec_eval 10.0's ``-c`` stand-ins: their num_ret, utility,
+    rbp_resid and unj are 0 and their relstring empty. ``printed``: the values will be
+    printed with 4 decimals (the trec_eval command): a value of a summed measure
+    (:data:`~rankmeter.metrics.trec.vector.SUMMED`) within a few units in the last place
+    of halfway between two printed values is taken from trec_eval's walk
+    (:func:`near_rounding`), whose sums run in trec_eval's order, so the digits printed
+    are trec_eval's. ``prepared``: the :func:`trec_plan` of these judgments, plan and
+    options, made once for several runs.
+
+    >>> from rankmeter.data import Qrels
+    >>> from rankmeter.metrics.trec.engine import expand_selection
+    >>> import pyarrow as pa
+    >>> ms, _ = expand_selection(["map", "P.2", "relstring"])
+    >>> plan = [(m, m.default if m.name != "P" else (2,), m.value_names((2,), None)) for m in ms]
+    >>> q = Qrels.from_columns(["1", "1"], ["a", "b"], [1, 0])
+    >>> t = pa.table({"query": ["1", "1", "1"], "item": ["a", "x", "b"], "score": [3.0, 2.0, 1.0]})
+    >>> out = trec_columns(q, t, plan, Options())
+    >>> out.queries, out.columns["map"].tolist(), out.columns["P_2"].tolist(), out.columns["relstring"]
+    (['1'], [1.0], [0.5], ['1-0'])
+    """
+    import numpy as np
+
+    from .metrics.trec.vector import CONSTANT, LOG
+
+    prep = prepared if prepared is not None else trec_plan(qrels, plan, opts)
+    engine, specs, summed, walk, relstring = prep.engine, prep.specs, prep.summed, prep.walk, prep.relstring
+    out = engine.evaluate_table(table)
+    queries = out.queries if isinstance(out.queries, list) else out.queries.to_pylist()
+    n = len(queries)
+    values = out.values
+    cols: dict[str, Any] = {}
+    for name, text, how in specs:
+        if how in CONSTANT:
+            cols[name] = np.full(n, CONSTANT[how])
+        elif how == LOG:
+            cols[name] = np.array([math.log(x) for x in np.maximum(values[text], MIN_GEO_MEAN).tolist()])
+        else:
+            cols[name] = np.array(values[text], dtype=np.float64)
+    # queries whose every measure goes through the walk: empty rankings, judgments all negative
+    codes = engine.codes(queries)
+    top = np.full(qrels.n_queries, -np.inf)
+    if len(qrels.grades):
+        np.maximum.at(top, qrels.row_queries(), qrels.grades)
+    odd = (values["num_ret"] == 0) | (top[codes] < 0)
+    if printed:  # a value the last printed digit of which could depend on the order of a sum: the walk's
+        for name in summed:
+            odd |= near_rounding(cols[name])
+    patch = np.flatnonzero(odd)
+    patched = set(patch.tolist())
+    every = [x for x in plan if x[0].kind not in ("string", "runid", "num_q")]
+    rows = range(n) if walk else patch.tolist()
+    if len(rows):
+        lists = _query_lists(table, [queries[i] for i in rows])
+        for i in rows:
+            rr = form_res_rels(*lists.get(queries[i], ([], [])), _judgments_of(qrels, int(codes[i])), opts)
+            for m, p, names in (every if i in patched else walk):
+                v = m.compute(rr, opts, p)
+                if m.kind == "gm":
+                    v = [math.log(max(float(v[0]), MIN_GEO_MEAN))]
+                for name, x in zip(names, v):
+                    cols.setdefault(name, np.zeros(n))[i] = float(x)
+    for name, length in relstring:
+        cols[name] = _relstrings(qrels, table, queries, codes, length, opts) if strings else [""] * n
+    if zero_on:
+        zero = [i for i, q in enumerate(queries) if q in set(zero_on)]
+        if zero:
+            for m, p, names in plan:
+                if m.name in ("num_ret", "utility", "rbp_resid", "unj"):
+                    for name in names:
+                        cols[name][zero] = 0.0
+                elif m.kind == "string":
+                    for i in zero:
+                        cols[names[0]][i] = ""
+    return TrecColumns(queries, cols, walked=len(patch), walked_measures=tuple(m.name for m, _, _ in walk))
+
+
+def _query_lists(table: Any, queries: Sequence[str]) -> dict[str, tuple[list[str], list[float]]]:
+    """The rows of some queries as {query: (items, scores)}, in the table's order."""
+    import numpy as np
+    import pyarrow as pa
+
+    from . import _compute as C
+    from .data.ids import as_string_array, ints, positions_or_minus1
+
+    if not queries:
+        return {}
+    if len(queries) == table.num_rows or len(queries) * 2 > table.num_rows:
+        sub = table
+    else:
+        hit = positions_or_minus1(C.index_in(as_string_array(table.column("query")), pa.array(list(queries),
+                                                                                             pa.string())))
+        sub = C.take(table, ints(np.flatnonzero(hit >= 0)))
+    out: dict[str, tuple[list[str], list[float]]] = {}
+    want = set(queries)
+    for q, d, s in zip(sub.column("query").to_pylist(), sub.column("item").to_pylist(),
+                       sub.column("score").to_pylist()):
+        if q in want:
+            docs, sims = out.setdefault(q, ([], []))
+            docs.append(d)
+            sims.append(float(s))
+    return out
+
+
+def _judgments_of(qrels: Any, code: int) -> dict[str, int]:
+    """One query's judgments as {item: grade} (grades as trec_eval's integers)."""
+    from . import _compute as C
+    from .data.ids import ints
+
+    a, b = int(qrels.offsets[code]), int(qrels.offsets[code + 1])
+    items = C.take(qrels.item_ids, ints(qrels.items[a:b])).to_pylist()
+    return dict(zip(items, (int(g) for g in qrels.grades[a:b].tolist())))
+
+
+def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: int, opts: Options) -> list[str]:
+    """trec_eval's relstring of every query: the top ``length`` items' grades as characters.
+
+    Digits for judged grades 0-9 (``>`` above 9), ``-`` for an item not in the judgments,
+    ``.`` for one judged with a negative grade; ``-M`` cuts the ranking first. Under
+    ``-J`` trec_eval's walk computes it.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from . import _compute as C
+    from .data.ids import as_string_array, ints, to_numpy
+    from .data.order import rank_order
+
+    n = len(queries)
+    k = max(length, 0) if opts.max_docs is None else max(min(length, opts.max_docs), 0)
+    if k == 0 or n == 0:
+        return [""] * n
+    if opts.judged_only:
+        lists = _query_lists(table, queries)
+        return [trec_relstring(form_res_rels(*lists.get(q, ([], [])), _judgments_of(qrels, int(c)), opts), length)
+                for q, c in zip(queries, codes.tolist())]
+    qcol = as_string_array(table.column("query"))
+    items = as_string_array(table.column("item"))
+    enc = C.dictionary_encode(qcol)
+    qcodes = to_numpy(enc.indices).astype(np.int64)
+    score = np.ascontiguousarray(to_numpy(table.column("score")), dtype=np.float64)
+    perm, _ = rank_order(qcodes, score, items)  # the tie rule (rankmeter.data.order), as the kernels see it
+    if perm is None:
+        perm = np.arange(len(qcodes))
+    qsorted = qcodes[perm]
+    starts = np.flatnonzero(np.concatenate(([True], qsorted[1:] != qsorted[:-1])))
+    lens = np.diff(np.concatenate((starts, [len(qsorted)])))
+    pos = np.arange(len(qsorted)) - np.repeat(starts, lens)
+    rows = perm[pos < k]
+    top = pa.table({"q": C.take(qcol, ints(rows)), "item": C.take(items, ints(rows))})
+    rowq = qrels.row_queries()
+    jt = pa.table({"q": C.take(qrels.query_ids, ints(rowq)), "item": C.take(qrels.item_ids, ints(qrels.items)),
+                   "grade": qrels.grades})
+    top = top.append_column("row", pa.array(np.arange(top.num_rows, dtype=np.int64)))
+    j = top.select(["q", "item", "row"]).join(jt, ["q", "item"], join_type="inner", use_threads=True)
+    grade = np.full(top.num_rows, np.nan)
+    grade[to_numpy(j.column("row"))] = to_numpy(j.column("grade"))
+    chars = np.full(top.num_rows, "-", dtype="<U1")
+    ok = ~np.isnan(grade)
+    g = np.where(ok, grade, 0.0).astype(np.int64)
+    digit = ok & (g >= 0) & (g <= 9)
+    chars[digit] = np.array(list("0123456789"))[g[digit]]
+    chars[ok & (g > 9)] = ">"
+    chars[ok & (g < 0)] = "."
+    tq = top.column("q").to_pylist()
+    text = chars.tolist()
+    got: dict[str, str] = {}
+    a = 0
+    for b in range(1, len(tq) + 1):
+        if b == len(tq) or tq[b] != tq[a]:
+            got[tq[a]] = "".join(text[a:b])
+            a = b
+    return [got.get(q, "") for q in queries]

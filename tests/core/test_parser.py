@@ -17,7 +17,7 @@ TABLE = [
     ("ap(norm=min)@5", "ap(norm=min)@5"), ("recip_rank", "rr"), ("RR", "rr"), ("mrr@10", "rr@10"),
     ("Rprec", "rprec"), ("r-precision", "rprec"), ("Success@10", "success@10"), ("success_10", "success@10"),
     ("hit_rate@10", "success@10"), ("hits@10", "hits@10"), ("f1@10", "f@10"), ("f(beta=2)@10", "f(beta=2)@10"),
-    ("RBP(p=0.8)", "rbp"), ("rbp(p=0.95)", "rbp(p=0.95)"), ("rbp_resid", "rbp(residual=true)"), ("bpref", "bpref"),
+    ("RBP(p=0.8)", "rbp"), ("rbp(p=0.95)", "rbp(p=0.95)"), ("rbp_resid", "trec_rbp(residual=true)"), ("bpref", "bpref"),
     ("num_ret", "num_ret"), ("num_rel", "num_rel"), ("num_rel_ret", "num_rel_ret"), ("err@20", "err@20"),
     ("rank_score(alpha=5)", "rank_score(alpha=5)"), ("lift_index@10", "lift_index@10"), ("auc@2", "auc@2"),
     ("set_P", "p(norm=retrieved)"),

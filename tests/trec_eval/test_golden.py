@@ -50,32 +50,42 @@ def run_trec_eval(args: list[str], cwd: Path, stdin: bytes | None = None) -> sub
                           capture_output=True, timeout=300)
 
 
-def _check(expected: str, args: list[str], compat: str) -> None:
+# the measures that take trec_eval's walk whatever the path (-Z, preferences, judgment groups)
+WALK_ONLY = ("-Z", "prefs", "qrels_prefs", "qrels_jg")
+
+
+def _check(expected: str, args: list[str], compat: str, path: str = "auto") -> None:
     base = TREC_DATA if compat == "10.0" else TREC_DATA / "v9.0.8"
     folder = [] if compat == "10.0" or expected.startswith("generated/") else ["v9.0.8"]
     want = shared_file("data", "trec_eval", *folder, *expected.split("/"))
     zscores = str(base / "zscores_file")
     args = [a.replace("{zscores}", zscores) for a in args]
-    got = run_trec_eval(["--compat", compat, *args], cwd=TREC_DATA)
+    if path == "vector" and any(a in WALK_ONLY for a in args):
+        path = "auto"
+    got = run_trec_eval(["--compat", compat, "--path", path, *args], cwd=TREC_DATA)
     assert got.returncode == 0, got.stderr.decode()
     assert got.stdout.decode() == want.read_text()
 
 
+@pytest.mark.parametrize("path", ["vector", "walk"])
 @pytest.mark.parametrize("expected,args", COMMANDS + EXTRA_10, ids=[f"{c[0]}:{c[1][-2]}" for c in COMMANDS + EXTRA_10])
-def test_trec_eval_10(expected: str, args: list[str]) -> None:
-    _check(expected, args, "10.0")
+def test_trec_eval_10(expected: str, args: list[str], path: str) -> None:
+    _check(expected, args, "10.0", path)
 
 
+@pytest.mark.parametrize("path", ["vector", "walk"])
 @pytest.mark.parametrize("expected,args", COMMANDS + EXTRA_908, ids=[c[0] for c in COMMANDS + EXTRA_908])
-def test_trec_eval_908(expected: str, args: list[str]) -> None:
-    _check(expected, args, "9.0.8")
+def test_trec_eval_908(expected: str, args: list[str], path: str) -> None:
+    _check(expected, args, "9.0.8", path)
 
 
-def test_stdin_and_gzip(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", ["vector", "walk"])
+def test_stdin_and_gzip(tmp_path: Path, path: str) -> None:
     want = shared_file("data", "trec_eval", "out.test").read_text()
     gz = tmp_path / "qrels.gz"
     gz.write_bytes(gzip.compress((TREC_DATA / "qrels.test").read_bytes()))
-    got = run_trec_eval([str(gz), "-"], cwd=tmp_path, stdin=(TREC_DATA / "results.test").read_bytes())
+    got = run_trec_eval(["--path", path, str(gz), "-"], cwd=tmp_path,
+                        stdin=gzip.compress((TREC_DATA / "results.test").read_bytes()))
     assert got.returncode == 0, got.stderr.decode()
     assert got.stdout.decode() == want
 

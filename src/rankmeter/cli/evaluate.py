@@ -219,7 +219,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         out = []
         specs = {m.text: m.spec.name for m in parsed}
         # trec_eval's own names where it has the measure (P_10, ndcg_cut_10, map), else ours
-        trec_names = {m.text: trec_output_name(m) or m.text for m in parsed}
+        trec_names = {m.text: trec_output_name(m) or _not_trec_name(m) for m in parsed}
         for run, res in results.items():
             if not single:
                 out.append(f"{'runid':<22}\tall\t{line_safe(run)}")  # trec_eval's own run-id line
@@ -305,3 +305,26 @@ def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str,
     else:
         sys.stdout.write(to_html(tables, title=f"rankmeter evaluate: {len(results)} "
                                                 f"run{'s' if len(results) != 1 else ''}"))
+
+
+def _not_trec_name(m: Any) -> str:
+    """How ``--format trec`` prints a metric trec_eval does not compute: as typed, unless the text is
+    a trec_eval measure name (rankmeter's own ``rbp``, binary with p = 0.8, is not trec_eval's ``rbp``):
+    then with every parameter spelled out, so no script reads it as trec_eval's.
+
+    >>> from rankmeter.metrics.registry import parse_metric
+    >>> _not_trec_name(parse_metric("rbp")), _not_trec_name(parse_metric("ndcg(gain=exp)@10"))
+    ('rbp(rel=1,p=0.8,residual=false)', 'ndcg(gain=exp)@10')
+    """
+    from ..metrics.trec.engine import MEASURES
+
+    if m.text.strip() not in {x.name for x in MEASURES}:
+        return str(m.text)
+
+    def fmt(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    params = ",".join(f"{p.name}={fmt(m.params[p.name])}" for p in m.spec.params)
+    return f"{m.spec.name}({params})" + (f"@{m.k}" if m.k is not None else "")

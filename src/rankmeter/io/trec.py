@@ -48,7 +48,7 @@ from .source import Input, open_input
 
 __all__ = [
     "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes", "parse_trec_qrels_bytes",
-    "comment_note", "locate",
+    "comment_note", "locate", "read_trec_text",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -450,6 +450,18 @@ def read_trec_table(path: str | Path | Input, kind: str = "run", *, comments: bo
     """
     data, name = _bytes(path)
     return parse_trec(data, kind, name, comments=comments, rank=rank).table
+
+
+def read_trec_text(path: str | Path | Input, kind: str = "run", *, comments: bool = True) -> TrecText:
+    """The parse of a TREC file (its table, comment count and line map), read straight from a plain
+    file's path when the file allows it (:func:`read_trec_run`'s way), else from its bytes.
+    """
+    inp = path if isinstance(path, Input) else open_input(path)
+    parsed = _direct(inp, kind, comments, False)
+    if parsed is not None:
+        return parsed
+    data, name = _bytes(inp)
+    return parse_trec(data, kind, name, comments=comments)
 
 
 def read_trec_run(path: str | Path | Input, *, comments: bool = True, **run_options: Any) -> Run:

@@ -183,11 +183,15 @@ class TrecName:
     ``preset``: the parameters the name implies (``set_P`` is ``p(norm=retrieved)``);
     ``cutoff``: trec_eval gives this measure a cutoff, printed ``name_k`` (``P_10``,
     ``ndcg_cut_10``). The parser reads ``name``, ``name_k`` and ``name.k``, any case.
+    ``param``: the (float) parameter trec_eval prints after the name with two decimals
+    (``iprec_at_recall_0.10`` is ``iprec_at_recall(recall=0.1)``); the parser reads
+    ``name_x`` and ``name.x``.
     """
 
     name: str
     preset: Mapping[str, Any] = field(default_factory=dict)
     cutoff: bool = False
+    param: str | None = None
 
 
 @dataclass(frozen=True)
@@ -321,6 +325,8 @@ _REGISTRY: dict[str, MetricSpec] = {}
 _ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}
 # trec_eval names (lower case) -> (metric key, preset, takes a cutoff), from the specs' trec_names
 _TREC: dict[str, tuple[str, Mapping[str, Any], bool]] = {}
+# trec_eval names with a printed parameter (lower case) -> (metric key, preset, parameter name)
+_TREC_PARAM: dict[str, tuple[str, Mapping[str, Any], str]] = {}
 # SQL function names (lower case) -> metric key, from the specs' sql_name and sql_aliases
 _SQL: dict[str, str] = {}
 _LOADED = False
@@ -348,6 +354,9 @@ def register(spec: MetricSpec) -> MetricSpec:
         _check_preset(spec, f"trec_eval name {t.name!r}", t.preset)
         if t.cutoff and not spec.cutoff:
             raise RuntimeError(f"trec_eval name {t.name!r} takes a cutoff but {spec.name!r} does not")
+        if t.param is not None and (spec.param(t.param) is None or spec.param(t.param).type is not float):
+            raise RuntimeError(f"trec_eval name {t.name!r} of {spec.name!r} prints parameter {t.param!r}, "
+                               "which is not a float parameter of it")
     sql = [spec.sql_name, *spec.sql_aliases] if spec.sql_name else []
     for name in sql:
         if name.lower() in _SQL:
@@ -359,7 +368,10 @@ def register(spec: MetricSpec) -> MetricSpec:
     for alias, preset in spec.aliases.items():
         _ALIASES[alias.lower()] = (key, dict(preset))
     for t in spec.trec_names:
-        _TREC[t.name.lower()] = (key, dict(t.preset), t.cutoff)
+        if t.param is not None:
+            _TREC_PARAM[t.name.lower()] = (key, dict(t.preset), t.param)
+        else:
+            _TREC[t.name.lower()] = (key, dict(t.preset), t.cutoff)
     for name in sql:
         _SQL[name.lower()] = key
     return spec
@@ -454,12 +466,20 @@ def trec_output_name(metric: str | Metric) -> str | None:
 
     >>> [trec_output_name(t) for t in ("p@10", "ndcg@10", "ap", "rr", "set_P", "ndcg(gain=exp)@10")]
     ['P_10', 'ndcg_cut_10', 'map', 'recip_rank', 'set_P', None]
+    >>> trec_output_name("iprec_at_recall(recall=0.1)"), trec_output_name("11pt_avg")
+    ('iprec_at_recall_0.10', '11pt_avg')
     """
     m = parse_metric(metric)
     for t in m.spec.trec_names:
         want = {p.name: p.default for p in m.spec.params}
         want.update(t.preset)
+        if t.param is not None:
+            del want[t.param]
         if any(m.params[n] != v for n, v in want.items()):
+            continue
+        if t.param is not None:
+            if m.k is None:
+                return f"{t.name}_{float(m.params[t.param]):3.2f}"[:len(t.name) + 9]  # trec_eval's buffer
             continue
         if t.cutoff and m.k is not None:
             return f"{t.name}_{m.k}"
@@ -479,6 +499,9 @@ def is_count(metric: str | Metric) -> bool:
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*", re.ASCII)
 _TREC_FORM = re.compile(r"(?P<name>[A-Za-z][A-Za-z_]*?)[._](?P<k>[0-9]+)", re.ASCII)
+# trec_eval's names with a printed parameter (iprec_at_recall_0.10, Rprec_mult_0.20), and its
+# names that do not start with a letter (11pt_avg)
+_TREC_PARAM_FORM = re.compile(r"(?P<name>[A-Za-z][A-Za-z_]*?)[._](?P<x>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 
 
 def _lookup(name: str) -> tuple[str, Mapping[str, Any]] | None:
@@ -514,6 +537,9 @@ def parse_metric(text: str | Metric) -> Metric:
         raise MetricNameError(f"a metric name must be a string, got {type(text).__name__}")
     _load_ranking()
     stripped = text.strip()
+    trec = _trec_param_form(text, stripped)
+    if trec is not None:
+        return trec
     m = _TREC_FORM.fullmatch(stripped)
     if m and _is_trec(m.group("name")):
         base, preset = _TREC[m.group("name").lower()][:2]
@@ -524,6 +550,23 @@ def parse_metric(text: str | Metric) -> Metric:
         raise MetricNameError(_unknown(name))
     base, preset = found
     return _build(text, base, preset, _parse_params(text, raw_params), k)
+
+
+def _trec_param_form(text: str, stripped: str) -> Metric | None:
+    """``iprec_at_recall_0.10`` / ``Rprec_mult.0.2`` (a trec_eval name and its printed parameter) and
+    trec_eval names that are not rankmeter-style names (``11pt_avg``), or None."""
+    m = _TREC_PARAM_FORM.fullmatch(stripped)
+    if m is None and not stripped[:1].isdigit():
+        return None
+    if not _LOADED:
+        _load()
+    if m is not None and m.group("name").lower() in _TREC_PARAM:
+        base, preset, pname = _TREC_PARAM[m.group("name").lower()]
+        return _build(text, base, {**preset, pname: float(m.group("x"))}, {}, None)
+    if m is None and stripped.lower() in _TREC:
+        base, preset = _TREC[stripped.lower()][:2]
+        return _build(text, base, preset, {}, None)
+    return None
 
 
 def _cannot(text: str, why: str) -> MetricNameError:

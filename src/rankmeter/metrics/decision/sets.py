@@ -197,6 +197,7 @@ register(MetricSpec(
 register(MetricSpec(
     name="set_f",
     family="decision",
+    reads_items=False,
     summary="F-measure of set precision and set recall (trec_eval's set_F).",
     formula=r"F_\beta = \frac{(1+\beta^2) P R}{\beta^2 P + R},\ P = \frac{TP}{TP+FP},\ R = \frac{TP}{TP+FN}",
     citation="van Rijsbergen, Information Retrieval (1979); trec_eval set_F; python-recsys.",

@@ -52,7 +52,7 @@ register(
         kernel=rbp_kernel,
         reference=rbp_reference,
         params=(REL, PERSISTENCE, Param("residual", bool, False, "return the residual instead of RBP")),
-        aliases={"rank_biased_precision": {}, "rbp_resid": {"residual": True}},
+        aliases={"rank_biased_precision": {}},
         examples=(
             Example(("a", "b", "c"), {"a": 1, "c": 1}, 0.2 * (1 + 0.8**2), params={"p": 0.8}),
             Example(("a", "u", "c"), {"a": 1, "c": 1}, 0.2 * 0.8 + 0.8**3, params={"p": 0.8, "residual": True},

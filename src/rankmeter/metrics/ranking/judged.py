@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..batch import Batch
-from ..registry import Example, MetricSpec, register
+from ..registry import Example, MetricSpec, TrecName, register
 from ._common import top
 
 
@@ -75,6 +75,6 @@ register(
         bounds=(0.0, 1.0),
         higher_is_better=False,
         properties=frozenset({"ranking", "coverage", "k_scaled"}),
-        trec_name="unj",
+        trec_names=(TrecName("unj", cutoff=True),),
     )
 )

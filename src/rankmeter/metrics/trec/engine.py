@@ -652,6 +652,8 @@ class TrecMeasure:
                     raise ParameterError(f"-m {self.name}.{text}: parameters must be name=value pairs")
                 k, v = p.split("=")
                 pairs.append((k, atof(v)))
+                if self.name in ("rbp", "rbp_resid") and k == "p" and not 0.0 < pairs[-1][1] < 1.0:
+                    raise ParameterError(f"-m {self.name}.{text}: the persistence p must be in (0, 1), got {v}")
             return tuple(pairs)
         raise ParameterError(f"measure {self.name} takes no parameters (got -m {self.name}.{text})")
 

@@ -13,7 +13,7 @@ command's engine), against which tests check both on integer grades.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -58,39 +58,67 @@ def _ideal(qrels: Mapping[str, float]) -> list[float]:
     return sorted((float(g) for g in qrels.values() if g > 0), reverse=True)
 
 
-def _seg_scan(values: np.ndarray, offsets: np.ndarray, op: np.ufunc) -> np.ndarray:
-    """Inclusive scan (``np.add`` / ``np.maximum``) within each segment, by doubling steps.
+def _seg_scan(values: np.ndarray, offsets: np.ndarray, op: np.ufunc, reverse: bool = False) -> np.ndarray:
+    """Inclusive scan (``np.add`` / ``np.maximum``) within each segment, left to right (``reverse``: right to left).
 
-    Each value depends only on its own segment, so a query's result never depends on
-    the other queries of the batch.
+    Sequential within each segment, as trec_eval accumulates, so a query's values
+    depend only on its own rows. Segments are grouped by length (powers of two) and
+    each group is scanned as the rows of a padded matrix (``op.accumulate(axis=1)``).
+
+    >>> _seg_scan(np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0, 2, 5]), np.add).tolist()
+    [1.0, 3.0, 3.0, 7.0, 12.0]
+    >>> _seg_scan(np.array([1.0, 3.0, 2.0]), np.array([0, 3]), np.maximum, reverse=True).tolist()
+    [3.0, 3.0, 2.0]
     """
-    v = np.array(values, dtype=np.float64, copy=True)
+    v = np.asarray(values, dtype=np.float64)
+    out = np.empty_like(v)
     lengths = np.diff(offsets)
     if len(v) == 0:
-        return v
-    pos = S.positions(offsets) - 1
-    d, longest = 1, int(lengths.max())
-    while d < longest:
-        idx = np.flatnonzero(pos >= d)
-        prev = v.copy()
-        v[idx] = op(prev[idx], prev[idx - d])
-        d *= 2
-    return v
+        return out
+    if op is np.add and not reverse and bool(np.all(v == np.trunc(v))) and float(np.abs(v).sum()) < 2.0 ** 52:
+        # whole numbers: every partial sum is exact, so one running sum less each segment's start is too
+        c = np.cumsum(v)
+        return c - np.repeat(np.concatenate(([0.0], c))[offsets[:-1]], lengths)
+    if bool(np.all(lengths == lengths[0])):  # every segment as long: one matrix, no gather
+        m = v.reshape(len(lengths), int(lengths[0]))
+        return (op.accumulate(m[:, ::-1], axis=1)[:, ::-1] if reverse else op.accumulate(m, axis=1)).ravel()
+    fill = 0.0 if op is np.add else -np.inf
+    width = np.zeros(len(lengths), dtype=np.int64)
+    nz = lengths > 0
+    width[nz] = 1 << np.ceil(np.log2(lengths[nz])).astype(np.int64)
+    for w in np.unique(width[nz]).tolist():
+        segs = np.flatnonzero(width == w)
+        ln = lengths[segs]
+        col = np.arange(w)
+        inside = col[None, :] < ln[:, None]
+        src = offsets[segs][:, None] + (ln[:, None] - 1 - col[None, :] if reverse else col[None, :])
+        m = np.full((len(segs), w), fill)
+        m[inside] = v[src[inside]]
+        acc = op.accumulate(m, axis=1)
+        out[src[inside]] = acc[inside]
+    return out
 
 
-def _seg_reverse(offsets: np.ndarray) -> np.ndarray:
-    """The permutation that reverses the rows of every segment."""
-    lengths = np.diff(offsets)
-    starts = np.repeat(offsets[:-1], lengths)
-    pos = S.positions(offsets) - 1
-    return starts + np.repeat(lengths, lengths) - 1 - pos
+def _per_batch(fn: Any) -> Any:
+    """Compute once per batch (the kernels of one evaluation share it); results are read, never changed."""
+    def wrapper(b: Batch, *args: Any) -> Any:
+        key = ("trec." + fn.__name__, *args)
+        if key not in b._cache:
+            b._cache[key] = fn(b, *args)
+        return b._cache[key]
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
 
 
+@_per_batch
 def _row_gain(b: Batch) -> np.ndarray:
     """trec_eval's default gain of each row: the grade when judged and positive, else 0."""
     return np.where(b.judged & (b.grade > 0), b.grade, 0.0)
 
 
+@_per_batch
 def _ideal_csr(b: Batch) -> tuple[np.ndarray, np.ndarray]:
     """The ideal gains of each query (positive grades, best first) as (offsets, values)."""
     pos = b.qrel_grade > 0  # qrel_grade is sorted descending within each query
@@ -163,6 +191,7 @@ register(MetricSpec(
 
 # ------------------------------------------------------------------------------ interpolated precision
 
+@_per_batch
 def _iprec_parts(b: Batch, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per relevant row: query, its index among the query's relevant rows, interpolated precision."""
     rows, query, rank = b.relevant_rows(rel)
@@ -170,9 +199,7 @@ def _iprec_parts(b: Batch, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarr
     roff = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     found = np.arange(len(rows)) - roff[query]  # 0-based index among relevant rows
     prec = (found + 1.0) / rank
-    rev = _seg_reverse(roff)
-    sufmax = np.empty_like(prec)
-    sufmax[rev] = _seg_scan(prec[rev], roff, np.maximum)
+    sufmax = _seg_scan(prec, roff, np.maximum, reverse=True)
     return query, found, sufmax, roff
 
 
@@ -240,6 +267,7 @@ register(MetricSpec(
                 params={"recall": 1.0}, note="only 3 of 4 relevant items retrieved"),
     ),
     properties=frozenset({"ranking", "binary"}),
+    trec_names=(TrecName("iprec_at_recall", param="recall"),),
 ))
 
 
@@ -268,6 +296,7 @@ register(MetricSpec(
     aliases={"eleven_pt_avg": {}},
     examples=(Example(("a", "x"), {"a": 1}, 1.0, note="the only relevant item first: 1 at every level"),),
     properties=frozenset({"ranking", "binary"}),
+    trec_name="11pt_avg",
 ))
 
 
@@ -431,6 +460,7 @@ register(MetricSpec(
 
 # ------------------------------------------------------------------------------ ndcg_rel, Rndcg
 
+@_per_batch
 def _dcg_prefix(b: Batch) -> tuple[np.ndarray, np.ndarray]:
     """Row gains and the DCG up to and including each row (within its query)."""
     gain = _row_gain(b)
@@ -438,6 +468,7 @@ def _dcg_prefix(b: Batch) -> tuple[np.ndarray, np.ndarray]:
     return gain, _seg_scan(step, b.offsets, np.add)
 
 
+@_per_batch
 def _ideal_prefix(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ioff, ideal = _ideal_csr(b)
     ipos = S.positions(ioff) - 1
@@ -570,12 +601,17 @@ register(MetricSpec(
 
 # ------------------------------------------------------------------------------ precision variants
 
+@_per_batch
+def _hits(b: Batch, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """Relevant rows so far (each row included) and each query's relevant rows."""
+    return S.seg_count_cumsum(b.relevant(rel), b.offsets), b.seg_sum(b.relevant(rel))
+
+
 def rprec_mult_kernel(b: Batch, rel: float, mult: float) -> np.ndarray:
     R = b.n_rel(rel)
     c = np.floor(mult * R + 0.9).astype(np.int64)
-    hits = S.seg_count_cumsum(b.relevant(rel), b.offsets)
+    hits, total = _hits(b, rel)
     lengths = b.lengths
-    total = b.seg_sum(b.relevant(rel))
     out = np.zeros(b.n_queries)
     beyond = c > lengths
     out[beyond & (c > 0)] = total[beyond & (c > 0)] / c[beyond & (c > 0)]
@@ -605,6 +641,7 @@ register(MetricSpec(
     examples=(Example(("a", "x", "b", "y"), {"a": 1, "b": 1}, 1 / 2, params={"mult": 1.0}),
               Example(("a", "x", "b", "y"), {"a": 1, "b": 1}, 2 / 4, params={"mult": 2.0})),
     properties=frozenset({"ranking", "binary"}),
+    trec_names=(TrecName("Rprec_mult", param="mult"),),
 ))
 
 
@@ -754,6 +791,7 @@ register(MetricSpec(
     examples=(Example(("a", "b"), {"a": 2, "b": 1}, 0.1 * (1.0 + 0.5 * 0.9), note="grades / 2"),
               Example(("a", "u"), {"a": 1}, 0.9 ** 2 + 0.1 * 0.9, params={"residual": True})),
     properties=frozenset({"ranking", "graded"}),
+    trec_names=(TrecName("rbp"), TrecName("rbp_resid", {"residual": True})),
 ))
 
 
