@@ -29,9 +29,11 @@ def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
     trec_eval's ``-M`` and ``-J``), for every metric and every engine alike.
     """
     batch = batch.restrict(depth, judged_only)
-    values: dict[str, np.ndarray] = {}
+    metrics = list(metrics)
+    values: dict[str, np.ndarray] = {m.text: np.zeros(0) for m in metrics if m.spec.level != "corpus"}
     states: dict[str, Any] = {}
-    for m in metrics:
+    # whole rankings first, then cutoffs from the largest down: a cut reuses what a larger one found
+    for m in sorted(metrics, key=lambda m: -(m.k if m.k is not None else 1 << 62)):
         out = m.spec.kernel(batch.cut(m.k), **m.params)
         if m.spec.level == "corpus":
             states[m.text] = out

@@ -45,6 +45,7 @@ class Batch:
     qrel_item: np.ndarray | None = None
     _cuts: dict[int, "Batch"] = field(default_factory=dict, repr=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _source: "Batch | None" = field(default=None, repr=False)  # the batch this one is a cut of
     # judgments by subtopic of the batch's queries, when the qrels have them (intent-aware metrics);
     # independent of cuts and restrictions, so cut() and restrict() carry it as it is
     subtopics: "BatchSubtopics | None" = None
@@ -89,10 +90,27 @@ class Batch:
         """
         key = ("relevant_rows", rel)
         if key not in self._cache:
-            rows = np.flatnonzero(self.relevant(rel))
-            query = np.searchsorted(self.offsets, rows, side="right") - 1
-            self._cache[key] = (rows, query, rows - self.offsets[query] + 1)
+            known = self._relevant_from_larger(key)
+            if known is not None:  # a cut of a ranking whose relevant rows are known: keep those in the top k
+                _rows, query, rank = known
+                top = rank <= self.k
+                q, r = query[top], rank[top]
+                self._cache[key] = (self.offsets[q] + r - 1, q, r)
+            else:
+                rows = np.flatnonzero(self.relevant(rel))
+                query = np.searchsorted(self.offsets, rows, side="right") - 1
+                self._cache[key] = (rows, query, rows - self.offsets[query] + 1)
         return self._cache[key]  # type: ignore[no-any-return]
+
+    def _relevant_from_larger(self, key: Any) -> Any:
+        """``relevant_rows`` already known for the ranking this cut was taken from, or for a larger cut of it."""
+        src = self._source
+        if src is None or self.k is None:
+            return None
+        if key in src._cache:
+            return src._cache[key]
+        larger = [c for kk, c in src._cuts.items() if c is not self and kk > self.k and key in c._cache]
+        return min(larger, key=lambda c: c.k)._cache[key] if larger else None
 
     def n_rel(self, rel: float) -> np.ndarray:
         """Judged items with grade >= rel, per query (retrieved or not)."""
@@ -132,7 +150,7 @@ class Batch:
         if k not in self._cuts:
             kept = np.minimum(self.lengths, k)
             if bool((kept == self.lengths).all()):
-                sub = replace(self, k=k, _cuts={}, _cache={})
+                sub = replace(self, k=k, _cuts={}, _cache={}, _source=self)
             else:
                 offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
                 keep = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(self.offsets[:-1] - offsets[:-1], kept)
@@ -140,6 +158,7 @@ class Batch:
                     self, k=k, _cuts={}, _cache={}, offsets=offsets,
                     grade=self.grade[keep], judged=self.judged[keep], score=self.score[keep], item=self.item[keep],
                 )
+                sub._source = self  # the relevant rows of a top k follow from a larger ranking's
             # counts over the judgments do not depend on the cut
             sub._cache.update({key: v for key, v in self._cache.items()
                                if key[0] in ("n_rel", "n_nonrel", "judged_relevant")})
@@ -202,8 +221,8 @@ class Batch:
             return self
         counts = S.seg_sum(keep, self.offsets).astype(np.int64)
         offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        return replace(self, _cuts={}, _cache={}, offsets=offsets, grade=self.grade[keep], judged=self.judged[keep],
-                       score=self.score[keep], item=self.item[keep])
+        return replace(self, _cuts={}, _cache={}, _source=None, offsets=offsets, grade=self.grade[keep],
+                       judged=self.judged[keep], score=self.score[keep], item=self.item[keep])
 
     def seg_sum(self, values: np.ndarray) -> np.ndarray:
         return S.seg_sum(values, self.offsets)
