@@ -16,6 +16,7 @@ divides by k).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping
@@ -45,7 +46,7 @@ class Batch:
     qrel_item: np.ndarray | None = None
     _cuts: dict[int, "Batch"] = field(default_factory=dict, repr=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
-    _source: "Batch | None" = field(default=None, repr=False)  # the batch this one is a cut of
+    _source: Any = field(default=None, repr=False)  # a weak reference to the batch this one is a cut of
     # judgments by subtopic of the batch's queries, when the qrels have them (intent-aware metrics);
     # independent of cuts and restrictions, so cut() and restrict() carry it as it is
     subtopics: "BatchSubtopics | None" = None
@@ -104,7 +105,7 @@ class Batch:
 
     def _relevant_from_larger(self, key: Any) -> Any:
         """``relevant_rows`` already known for the ranking this cut was taken from, or for a larger cut of it."""
-        src = self._source
+        src = self._source() if self._source is not None else None
         if src is None or self.k is None:
             return None
         if key in src._cache:
@@ -150,7 +151,7 @@ class Batch:
         if k not in self._cuts:
             kept = np.minimum(self.lengths, k)
             if bool((kept == self.lengths).all()):
-                sub = replace(self, k=k, _cuts={}, _cache={}, _source=self)
+                sub = replace(self, k=k, _cuts={}, _cache={}, _source=weakref.ref(self))
             else:
                 offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
                 keep = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(self.offsets[:-1] - offsets[:-1], kept)
@@ -158,7 +159,8 @@ class Batch:
                     self, k=k, _cuts={}, _cache={}, offsets=offsets,
                     grade=self.grade[keep], judged=self.judged[keep], score=self.score[keep], item=self.item[keep],
                 )
-                sub._source = self  # the relevant rows of a top k follow from a larger ranking's
+                # the relevant rows of a top k follow from a larger ranking's (a weak link: no cycle to collect)
+                sub._source = weakref.ref(self)
             # counts over the judgments do not depend on the cut
             sub._cache.update({key: v for key, v in self._cache.items()
                                if key[0] in ("n_rel", "n_nonrel", "judged_relevant")})
