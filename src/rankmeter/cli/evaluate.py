@@ -101,9 +101,11 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     if chunk_rows is None and order != "given" and named and named[0][1] != "-":
         from ..engines.memory import FILE_CHUNK_ROWS
         from ..engines.stream import open_file
+        from ..evaluation.threads import resolve_threads
 
         try:
-            ahead = open_file(named[0][1], order=order, columns=columns, chunk_rows=FILE_CHUNK_ROWS)
+            ahead = open_file(named[0][1], order=order, columns=columns, chunk_rows=FILE_CHUNK_ROWS,
+                              threads=resolve_threads())
         except Exception:  # noqa: BLE001 (reported when the run is read, after the judgments)
             ahead = None
     try:

@@ -75,7 +75,8 @@ def evaluate(
     blocks = None
     if isinstance(run, (str, os.PathLike)) and order != "given" and os.fspath(run) != "-":
         try:
-            blocks = open_file(run, order=order, chunk_rows=FILE_CHUNK_ROWS)  # read ahead while the judgments load
+            # read ahead while the judgments load
+            blocks = open_file(run, order=order, chunk_rows=FILE_CHUNK_ROWS, threads=n_threads)
         except Exception:  # noqa: BLE001 (reported when the run is read, after the judgments)
             blocks = None
     try:
@@ -143,7 +144,7 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
     """
     n_threads = resolve_threads(threads)
     if blocks is None:
-        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=FILE_CHUNK_ROWS)
+        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=FILE_CHUNK_ROWS, threads=n_threads)
     acc = grouped_file(engine, blocks, threads=n_threads) if blocks is not None else None
     if acc is None:
         options: dict[str, Any] = {k: v for k, v in (columns or {}).items() if v is not None}

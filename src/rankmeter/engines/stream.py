@@ -51,6 +51,7 @@ from ..data import Qrels
 from ..data.table import RowError
 from ..io import as_qrels
 from ..io.columns import id_column
+from ..io.trec import comment_note
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
 from ..result import Result
 
@@ -599,6 +600,88 @@ class _Prefetch:
         self._thread.join()
 
 
+class _Closed(Exception):
+    """The evaluation was given up before the engine was ready (the judgments failed to load)."""
+
+
+class _ParallelText:
+    """A TREC text run file cut at query ends into byte blocks that worker threads parse *and* evaluate.
+
+    Nothing ties one block to another, so parsing runs on every worker instead of one
+    reader; the main thread only reads bytes and adds the outputs up in file order. The
+    blocks start parsing as soon as the file is opened (the engine, built from the
+    judgments meanwhile, is handed over by :meth:`run`). A query found in two blocks
+    means the file is not grouped by query: :meth:`run` returns None.
+    """
+
+    def __init__(self, src: Any, threads: int, block_bytes: int) -> None:
+        self.src = src
+        self.engine: Future[Any] = Future()
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval")
+        self.blocks: Iterator[tuple[int, int]] | None = src.query_spans(block_bytes)
+        self.pending: deque[Future[Any]] = deque()
+        self.limit = threads + 2
+        self._fill()
+
+    def _fill(self) -> None:
+        while self.blocks is not None and len(self.pending) < self.limit:
+            try:
+                start, end = next(self.blocks)
+            except StopIteration:
+                self.blocks = None
+                return
+            self.pending.append(self.pool.submit(self._task, start, end))
+
+    def _task(self, start: int, end: int) -> tuple[Any, np.ndarray, int]:
+        data, line = self.src.read_span(start, end)
+        table, parsed = self.src.parse_block(data, line)
+        del data
+        engine = self.engine.result()  # (waits for the judgments)
+        if not table.num_rows:
+            return None, np.zeros(0, dtype=np.uint64), parsed.comment_lines
+        q = table.column("query").combine_chunks()
+        sig = np.unique(_signatures(C.take(q, ints(_query_starts(q)))))
+        try:
+            out = engine.evaluate_table(table, first_row=0)
+        except RowError as exc:
+            raise parsed.error(exc) from None
+        return out, sig, parsed.comment_lines
+
+    def run(self, engine: Engine) -> Any:
+        """The accumulator of every block's output, in file order; None when the file is not grouped by query."""
+        self.engine.set_result(engine)
+        acc = engine.accumulator()
+        finished = _Finished()
+        comments = 0
+        try:
+            while self.pending:
+                out, sig, n_comments = self.pending.popleft().result()
+                comments += n_comments
+                if out is None:
+                    continue
+                if finished.seen(sig).any():
+                    return None
+                finished.add(sig)
+                acc.add(out)
+                self._fill()
+        finally:
+            self.close()
+        if acc.run_rows == 0:
+            raise InputError("no run lines (the file is empty or only comments)", source=self.src.source)
+        acc.comment_lines = comments
+        acc.reader_notes = [comment_note(comments, self.src.source)] if comments else []
+        return acc
+
+    def close(self) -> None:
+        if not self.engine.done():
+            self.engine.set_exception(_Closed())
+        for fut in self.pending:
+            fut.cancel()
+        self.pending.clear()
+        self.blocks = None
+        self.pool.shutdown(wait=True)
+
+
 class FileBlocks:
     """A run file opened for the in-process engine, its blocks read ahead from the moment it is opened.
 
@@ -607,17 +690,29 @@ class FileBlocks:
     for an ungrouped run reads it again).
     """
 
-    def __init__(self, src: Any, chunk_rows: int) -> None:
+    def __init__(self, src: Any, chunk_rows: int, threads: int) -> None:
         self.src = src
         self.chunk_rows = chunk_rows
-        self.blocks = _Prefetch(src.blocks(chunk_rows), depth=4)  # about 0.1 GB ahead: the judgments load meanwhile
+        self.parallel: _ParallelText | None = None
+        self.chunks: _Prefetch | None = None
+        if src.format == "trec":  # byte ranges cut at query ends, read, parsed and evaluated by the workers
+            # (their size set by the file's, never by the threads: 8 ranges at least, 48 bytes a row at most)
+            size = min(max(1 << 16, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))
+            self.parallel = _ParallelText(src, threads, size)
+        else:
+            # parsing and cutting into chunks of whole queries both happen on the reader thread, up to
+            # four chunks (about 0.1 GB) ahead: the judgments load meanwhile, and the workers never wait
+            self.chunks = _Prefetch(_grouped_chunks(src.blocks(chunk_rows), chunk_rows), depth=4)
 
     def close(self) -> None:
-        self.blocks.close()
+        if self.parallel is not None:
+            self.parallel.close()
+        if self.chunks is not None:
+            self.chunks.close()
 
 
 def open_file(run: str | os.PathLike[str], *, order: str = "score", columns: Mapping[str, str | None] | None = None,
-              chunk_rows: int = DEFAULT_CHUNK_ROWS) -> FileBlocks | None:
+              chunk_rows: int = DEFAULT_CHUNK_ROWS, threads: int = 2) -> FileBlocks | None:
     """Start reading a run file for :func:`grouped_file` (see :class:`FileBlocks`)."""
     if not os.path.isfile(run):  # a pipe or FIFO is read once, by the caller's fallback
         return None
@@ -625,7 +720,7 @@ def open_file(run: str | os.PathLike[str], *, order: str = "score", columns: Map
     src = _open_source(run, "auto", order, given)
     if not src.restartable:
         return None
-    return FileBlocks(src, chunk_rows)
+    return FileBlocks(src, chunk_rows, threads)
 
 
 def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
@@ -633,8 +728,11 @@ def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
     while the next blocks are parsed, into an accumulator; None when the file is not grouped by query (the
     caller then reads it whole). Its result equals the one of the whole run read at once."""
     try:
-        return _run_chunks(engine, _grouped_chunks(iter(blocks.blocks), blocks.chunk_rows), threads,
-                           _Progress(False, None, ""), blocks.src, before_locate=blocks.close)
+        if blocks.parallel is not None:
+            return blocks.parallel.run(engine)
+        assert blocks.chunks is not None
+        return _run_chunks(engine, iter(blocks.chunks), threads, _Progress(False, None, ""), blocks.src,
+                           before_locate=blocks.close)
     except _NotGrouped:
         return None
     finally:

@@ -227,6 +227,55 @@ class RunBlocks:
                 yield block, _LineAt(path, start)
                 start += len(block)
 
+    def query_spans(self, size: int) -> Iterator[tuple[int, int]]:
+        """Byte ranges of a regular TREC text file, each ending where a query ends: ranges that can be read,
+        parsed and evaluated independently (:meth:`read_span`, :meth:`parse_block`).
+
+        Only the last bytes before a range's nominal end are read here, to find the start of its last
+        query's first line; a query longer than the range makes the range longer. (A file not grouped by
+        query still gives every row once.)
+        """
+        assert self.format == "trec" and self.input.plain_file
+        path = self.input.path
+        assert path is not None
+        start = 0
+        with open(path, "rb") as fh:
+            total = os.fstat(fh.fileno()).st_size
+            while start < total:
+                end = min(start + size, total)
+                if end < total:
+                    cut = _last_line_end(fh, start, end, total)
+                    at = -1 if cut < 0 else _query_start_before(fh, start, cut + 1)
+                    if at <= start:  # one query fills the range: a longer range
+                        size *= 2
+                        continue
+                    end = at
+                yield start, end
+                start = end
+
+    def read_span(self, start: int, end: int) -> tuple[bytes, Any]:
+        """The bytes of a range of the file and the line number of its first line (as a function)."""
+        path = self.input.path
+        assert path is not None
+        with open(path, "rb") as fh:
+            fh.seek(start)
+            return fh.read(end - start), _LineAt(path, start)
+
+    def parse_block(self, data: bytes, line: Any) -> tuple[pa.Table, TrecText]:
+        """One block of :meth:`query_blocks` as a standardized table (safe to call from several threads)."""
+        if isinstance(line, _LineAt) and line.offset == 0 and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        # (the callers' threads share the work: Arrow's own pool would only compete with them)
+        parsed = parse_trec(data, "run", self.source, comments=self.comments, rank=self.order == "rank",
+                            first_line=line, empty_ok=True, threads=False)
+        table = parsed.table
+        if self.order == "rank" and table.num_rows:
+            try:
+                table = standardize(table, self.cols, self.order, self.source)
+            except RowError as exc:
+                raise parsed.error(exc) from None
+        return table, parsed
+
     def _text_blocks(self, rows: int, block_bytes: int | None) -> Iterator[Block]:
         first = 0
         self.comment_lines = 0
@@ -326,6 +375,57 @@ def _last_line_end(fh: Any, start: int, end: int, total: int) -> int:
             return cut
         hi = lo
     return -1
+
+
+def _first_token(line: bytes) -> bytes:
+    """A line's first field (fields split at ASCII blanks, as trec_eval's isspace); b"" for a blank line."""
+    parts = line.split(None, 1)
+    return parts[0] if parts else b""
+
+
+def _last_query_start(block: bytes, partial_head: bool = False) -> int:
+    """The offset of the first line of the block's last query (0: the whole block is one query; -1 when
+    ``partial_head`` (the block's first line may be cut) and the walk reached that line).
+
+    The block ends with a line end; lines are walked back from its last one while their first
+    field is the same query id.
+    """
+    def line_start(end: int) -> int:  # the start of the line ending just before ``end``
+        nl = block.rfind(b"\n", 0, end)
+        return max(nl, block.rfind(b"\r", nl + 1, end)) + 1  # (a \r only after the \n: no rescan)
+
+    end = len(block) - 1  # the last line end
+    if end > 0 and block[end] == 10 and block[end - 1] == 13:
+        end -= 1
+    i = line_start(end)
+    query = _first_token(block[i:end])
+    while i > 0:
+        j_end = i - 1  # the line end before line i
+        if j_end > 0 and block[j_end] == 10 and block[j_end - 1] == 13:
+            j_end -= 1
+        j = line_start(j_end)
+        if j == 0 and partial_head:
+            return -1
+        if _first_token(block[j:j_end]) != query:
+            return i
+        i = j
+    return -1 if partial_head else 0
+
+
+def _query_start_before(fh: Any, start: int, end: int) -> int:
+    """The offset of the first line of the last query in ``[start, end)`` (``end`` just after a line end);
+    ``start`` when that query begins at ``start`` or earlier."""
+    window = 1 << 16
+    while True:
+        lo = max(start, end - window)
+        fh.seek(lo)
+        tail = fh.read(end - lo)
+        at = _last_query_start(tail, partial_head=lo > start)
+        if at > 0:
+            return lo + at
+        if at == 0 and lo == start:
+            return start
+        window *= 4
 
 
 class _LineAt:

@@ -222,7 +222,7 @@ def _utf8_error(norm: bytes, raw: bytes, source: str, first_line: int) -> InputE
 
 
 def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, rank: bool = False,
-               first_line: int | Callable[[], int] = 1, empty_ok: bool = False) -> TrecText:
+               first_line: int | Callable[[], int] = 1, empty_ok: bool = False, threads: bool = True) -> TrecText:
     """Parse TREC run (``kind="run"``) or qrels (``kind="qrels"``) text; see the module docstring.
 
     ``rank=True`` keeps a run's rank column (text, as written). ``first_line`` numbers
@@ -235,7 +235,7 @@ def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, ra
     ({'query': ['q1'], 'item': ['d\\xa0'], 'score': [2.5]}, 1, [2])
     """
     raw = data[3:] if first_line == 1 and data.startswith(_BOM) else data
-    quick = _quick(raw, kind, comments, rank)
+    quick = _quick(raw, kind, comments, rank, threads=threads)
     if quick is not None:
         return TrecText(quick, 0, source, first_line, raw, raw)
     if callable(first_line):
@@ -362,7 +362,8 @@ def _no_empty(col: pa.ChunkedArray, not_first: int | None = None) -> bool:
 _ODD_BYTES = (b"\r", b"\t", b"\v", b"\f")
 
 
-def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None = None) -> pa.Table | None:
+def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None = None,
+           threads: bool = True) -> pa.Table | None:
     """The rows of text that needs no normalising, read as they are; None when it might need it.
 
     Text needs none when it has no ``\\r``, tab, ``\\v`` or ``\\f`` (one ``memchr`` each),
@@ -398,7 +399,7 @@ def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None =
         table = pacsv.read_csv(
             str(path) if path is not None else pa.BufferReader(data),
             # blocks of a few MB: enough of them for both cores, few enough that the columns' chunks stay large
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=True,
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=threads,
                                            block_size=min(max(len(data) // 8, 1 << 20), 16 << 20)),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
                                              newlines_in_values=False, ignore_empty_lines=True),
