@@ -620,7 +620,7 @@ class _ParallelText:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval")
         self.blocks: Iterator[tuple[int, int]] | None = src.query_spans(block_bytes)
         self.pending: deque[Future[Any]] = deque()
-        self.limit = threads + 2
+        self.limit = threads + 3
         self._fill()
 
     def _fill(self) -> None:
@@ -632,11 +632,16 @@ class _ParallelText:
                 return
             self.pending.append(self.pool.submit(self._task, start, end))
 
-    def _task(self, start: int, end: int) -> tuple[Any, np.ndarray, int]:
+    def _task(self, start: int, end: int) -> Any:
         data, line = self.src.read_span(start, end)
         table, parsed = self.src.parse_block(data, line)
         del data
-        engine = self.engine.result()  # (waits for the judgments)
+        if not self.engine.done():  # the judgments are still loading: hand the parse back, free the thread
+            return table, parsed
+        return self._evaluate(table, parsed)
+
+    def _evaluate(self, table: pa.Table, parsed: Any) -> tuple[Any, np.ndarray, int]:
+        engine = self.engine.result()
         if not table.num_rows:
             return None, np.zeros(0, dtype=np.uint64), parsed.comment_lines
         q = table.column("query").combine_chunks()
@@ -655,7 +660,10 @@ class _ParallelText:
         comments = 0
         try:
             while self.pending:
-                out, sig, n_comments = self.pending.popleft().result()
+                got = self.pending.popleft().result()
+                if len(got) == 2:  # parsed before the engine was ready
+                    got = self.pool.submit(self._evaluate, *got).result()
+                out, sig, n_comments = got
                 comments += n_comments
                 if out is None:
                     continue

@@ -386,14 +386,15 @@ def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None =
             return None
         names = _RUN_NAMES + [f"extra{i}" for i in range(width - 6)]
         read = _RUN_NAMES
-        types = {"query": pa.string(), "q0": pa.string(), "item": pa.string(), "rank": pa.string(),
-                 "score": pa.float64(), "tag": pa.string()}
+        # columns read only to see that no field is empty are bytes (no UTF-8 check: never read as text)
+        types = {"query": pa.string(), "q0": pa.binary(), "item": pa.string(),
+                 "rank": pa.string() if rank else pa.binary(), "score": pa.float64(), "tag": pa.binary()}
         keep = ["query", "item", "score"] + (["rank"] if rank else [])
     else:
         if width != 4:
             return None
         names = read = _QRELS_NAMES
-        types = {"query": pa.string(), "iter": pa.string(), "item": pa.string(), "grade": pa.float64()}
+        types = {"query": pa.string(), "iter": pa.binary(), "item": pa.string(), "grade": pa.float64()}
         keep = ["query", "item", "grade"]
     try:
         table = pacsv.read_csv(
@@ -411,7 +412,7 @@ def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None =
     if not table.num_rows:
         return None
     for col in read:
-        if types[col] == pa.string() and not _no_empty(table.column(col), ord("#") if (col == "query" and comments)
+        if types[col] != pa.float64() and not _no_empty(table.column(col), ord("#") if (col == "query" and comments)
                                                        else None):
             return None
     return table.select(keep)
