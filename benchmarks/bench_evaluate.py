@@ -122,7 +122,7 @@ def bench_size(n_queries: int, args: argparse.Namespace, env: dict[str, str]) ->
                     dst.write(line.rstrip("\n") + " extra\n")
         jobs["rankmeter evaluate (CLI), 7-column run"] = [str(BIN / "rankmeter"), "evaluate", str(qpath), str(r7),
                                                           *metrics, "--format", "json"]
-    if not args.no_ranx:
+    if not args.no_ranx and (n_queries <= 10_000 or args.ranx_large):
         jobs["ranx (from_file + evaluate)"] = [PY, "-c", RANX_JOB, str(qpath), str(rpath)]
     trec_eval = shutil.which("trec_eval")
     if trec_eval and (n_queries <= 10_000 or args.trec_eval_large):  # its query lookup is quadratic
@@ -168,6 +168,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15, help="warm runs at 1M lines and below")
     ap.add_argument("--repeat-large", type=int, default=3, help="warm runs above 1M lines")
     ap.add_argument("--no-ranx", action="store_true", help="leave ranx out (its JIT takes a minute cold)")
+    ap.add_argument("--ranx-large", action="store_true", help="run ranx above 1M lines too (minutes)")
     ap.add_argument("--trec-eval-large", action="store_true", help="run the trec_eval program above 1M lines too "
                     "(minutes: its query lookup is quadratic)")
     args = ap.parse_args()

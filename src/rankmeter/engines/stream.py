@@ -620,7 +620,7 @@ class _ParallelText:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval")
         self.blocks: Iterator[tuple[int, int]] | None = src.query_spans(block_bytes)
         self.pending: deque[Future[Any]] = deque()
-        self.limit = threads + 3
+        self.limit = threads + 5
         self._fill()
 
     def _fill(self) -> None:
