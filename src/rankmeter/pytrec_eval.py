@@ -418,11 +418,12 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     """
     import numpy as np
 
+    from .engines.memory import evaluate_table_in_chunks
     from .metrics.trec.vector import CONSTANT, LOG
 
     prep = prepared if prepared is not None else trec_plan(qrels, plan, opts)
     engine, specs, summed, walk, relstring = prep.engine, prep.specs, prep.summed, prep.walk, prep.relstring
-    out = engine.evaluate_table(table)
+    out = evaluate_table_in_chunks(engine, table)  # (chunks of whole queries, on both cores)
     queries = out.queries if isinstance(out.queries, list) else out.queries.to_pylist()
     n = len(queries)
     values = out.values

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..evaluation import Engine, check_options
+from ..evaluation import ChunkOut, Engine, check_options
 from ..evaluation.selection import QueryPolicy, check_queries
 from ..evaluation.threads import resolve_threads
 from .stream import grouped_file, open_file
@@ -16,7 +16,7 @@ from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
 
-__all__ = ["evaluate", "evaluate_file", "swapped_hint", "FILE_CHUNK_ROWS"]
+__all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "swapped_hint", "FILE_CHUNK_ROWS"]
 
 FILE_CHUNK_ROWS = 500_000  # rows per chunk of a run file (about 80 MB of work each); never set by the thread count
 
@@ -157,3 +157,50 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
         _add_pieces(engine, acc, r, n_threads)
     acc.reader_notes += swapped_hint(len(engine.qrels), acc.run_rows)
     return acc.result()
+
+
+def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None = None,
+                             chunk_rows: int | None = None) -> ChunkOut:
+    """:meth:`Engine.evaluate_table` of a whole run table, in chunks of whole queries on ``threads`` threads.
+
+    The per-query values are the same bits as one call's, in the same (table) order: a query's values
+    depend on its own rows only, and the chunks (set by rows, never by threads) are joined in order.
+    A table whose queries are not grouped, or metrics with corpus-level states, take one call.
+    """
+    import pyarrow as pa
+
+    from .. import _compute as C
+    from ..data.ids import bools, ints
+
+    n = table.num_rows
+    rows = FILE_CHUNK_ROWS if chunk_rows is None else chunk_rows
+    if n <= rows or engine.corpus_metrics:
+        return engine.evaluate_table(table)
+    q = table.column("query")
+    q = q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q
+    starts = np.concatenate(([0], np.flatnonzero(bools(C.not_equal(q.slice(1), q.slice(0, n - 1)))) + 1))
+    if len(C.unique(C.take(q, ints(starts)))) != len(starts):  # a query in two places: one call
+        return engine.evaluate_table(table)
+    cuts = np.unique(np.concatenate(([0], starts[np.searchsorted(starts, np.arange(rows, n, rows))
+                                                if len(starts) else []], [n]))).tolist()
+    pieces = [(a, table.slice(a, b - a)) for a, b in zip(cuts[:-1], cuts[1:])]
+    n_threads = resolve_threads(threads)
+
+    def one(piece: tuple[int, Any]) -> ChunkOut:
+        return engine.evaluate_table(piece[1], first_row=piece[0])
+
+    if n_threads == 1:
+        outs = [one(p) for p in pieces]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="rankmeter-table") as pool:
+            outs = list(pool.map(one, pieces))
+    ids = [o.queries if isinstance(o.queries, pa.Array) else pa.array(list(o.queries), pa.string()) for o in outs]
+    return ChunkOut(
+        queries=pa.concat_arrays([C.cast(i, pa.string()) for i in ids]),
+        values={k: np.concatenate([o.values[k] for o in outs]) for k in outs[0].values},
+        states={}, run_rows=sum(o.run_rows for o in outs), run_rows_used=sum(o.run_rows_used for o in outs),
+        seen_codes=np.concatenate([o.seen_codes for o in outs]),
+        without_judgments=sum(o.without_judgments for o in outs), path="+".join(sorted({o.path for o in outs})),
+        dropped=sum(o.dropped for o in outs))

@@ -709,8 +709,10 @@ class FileBlocks:
             self.parallel = _ParallelText(src, threads, size)
         else:
             # parsing and cutting into chunks of whole queries both happen on the reader thread, up to
-            # four chunks (about 0.1 GB) ahead: the judgments load meanwhile, and the workers never wait
-            self.chunks = _Prefetch(_grouped_chunks(src.blocks(chunk_rows), chunk_rows), depth=4)
+            # two chunks ahead: the judgments load meanwhile, and the workers never wait. Columnar and CSV
+            # rows are smaller in memory than text: chunks twice as long (the streaming engine's default)
+            self.chunk_rows = 2 * chunk_rows
+            self.chunks = _Prefetch(_grouped_chunks(src.blocks(self.chunk_rows), self.chunk_rows), depth=2)
 
     def close(self) -> None:
         if self.parallel is not None:

@@ -262,6 +262,7 @@ def experiment(
     n_resamples: int = 2000,
     seed: int = 0,
     groups: Any = None,
+    propensities: Any = None,
     user: str | None = None,
     item: str | None = None,
     rating: Any = None,
@@ -287,6 +288,9 @@ def experiment(
     per user group (:attr:`ExperimentResult.groups`): ``"activity"`` (the evaluated users' activity terciles
     ``low``/``mid``/``high`` by their number of distinct training items, see :func:`user_groups`), or a
     mapping user -> group, a two-column table or file (as :meth:`rankmeter.result.Result.by_group` reads).
+    ``propensities``: observation propensities per (user, item), read by the unbiased metrics with
+    ``propensity=given`` (``snips_recall(propensity=given)@10``): a file or table with user, item and
+    propensity columns (:func:`rankmeter.metrics.unbiased.propensities.read_propensities`).
     ``progress``: show a progress bar per stage on stderr.
     """
     from .beyond import context_from_train
@@ -398,6 +402,10 @@ def experiment(
         cat_ids = ti_vocab if catalog == "train" else all_items
         ctx = context_from_train(train, item_features=feats, categories=cats, test=test_t)
         ctx["catalog"] = cat_ids
+        if propensities is not None:  # for the unbiased metrics with propensity=given
+            from ..metrics.unbiased.propensities import read_propensities
+
+            ctx["propensity"] = read_propensities(propensities)
         # each user's profile (pop_lift, miscalibration, PopRSP) and relevant test items (PopREO)
         from ..metrics.beyond import train_items
 
