@@ -207,25 +207,8 @@ class RunBlocks:
     def _file_chunks(self, size: int) -> Iterator[tuple[bytes, Any]]:
         """Blocks of a regular file, each ending at a line end: the end is found first (in the last bytes
         before the block's nominal end), then the block is read in one piece (no copy, no carried-over tail)."""
-        path = self.input.path
-        assert path is not None
-        start = 0
-        with open(path, "rb") as fh:
-            total = os.fstat(fh.fileno()).st_size
-            while start < total:
-                end = min(start + size, total)
-                if end < total:
-                    cut = _last_line_end(fh, start, end, total)
-                    if cut < 0:  # a line longer than the block: a larger block
-                        size *= 2
-                        continue
-                    end = cut + 1
-                fh.seek(start)
-                block = fh.read(end - start)
-                if not block:
-                    return
-                yield block, _LineAt(path, start)
-                start += len(block)
+        for start, end in self._spans(size, by_query=False):
+            yield self.read_span(start, end)
 
     def query_spans(self, size: int) -> Iterator[tuple[int, int]]:
         """Byte ranges of a regular TREC text file, each ending where a query ends: ranges that can be read,
@@ -236,6 +219,11 @@ class RunBlocks:
         query still gives every row once.)
         """
         assert self.format == "trec" and self.input.plain_file
+        return self._spans(size, by_query=True)
+
+    def _spans(self, size: int, by_query: bool) -> Iterator[tuple[int, int]]:
+        """Consecutive byte ranges of a regular file of about ``size`` bytes, each ending at a line end (or,
+        ``by_query``, where a query ends); a line or query longer than ``size`` makes its range longer."""
         path = self.input.path
         assert path is not None
         start = 0
@@ -245,8 +233,9 @@ class RunBlocks:
                 end = min(start + size, total)
                 if end < total:
                     cut = _last_line_end(fh, start, end, total)
-                    at = -1 if cut < 0 else _query_start_before(fh, start, cut + 1)
-                    if at <= start:  # one query fills the range: a longer range
+                    at = cut + 1 if (cut >= 0 and not by_query) else \
+                        (-1 if cut < 0 else _query_start_before(fh, start, cut + 1))
+                    if at <= start:  # one line (query) fills the range: a longer range
                         size *= 2
                         continue
                     end = at
