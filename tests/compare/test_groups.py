@@ -186,3 +186,18 @@ def test_delta_gap_of_each_group() -> None:
     assert g.means.loc["A", "pop_lift@2"] != pytest.approx(want_a)
     assert g.to_dict()["delta_gap"]["arp(pop=share)@2"]["B"] == pytest.approx(-0.8)
     assert rankmeter.evaluate(qrels, run, ["arp@2"], context=ctx).by_group({"u1": "A"}).delta_gap is None
+
+
+def test_float_query_ids_in_groups_are_refused_not_turned_into_text() -> None:
+    # 1.0 is not the id "1": a float id would silently match nothing
+    import pandas as pd
+    import pytest
+
+    from rankmeter._errors import ParameterError
+    from rankmeter.stats.groups import read_groups
+
+    with pytest.raises(ParameterError, match="floating-point"):
+        read_groups(pd.DataFrame({"user": [1.0, 2.0], "group": ["a", "b"]}))
+    with pytest.raises(ParameterError, match="floating-point"):
+        read_groups({1.5: "a"})
+    assert read_groups(pd.DataFrame({"user": [1, 2], "group": ["a", "b"]}))[0] == {"1": "a", "2": "b"}

@@ -41,6 +41,8 @@ def read_groups(groups: Any, *, option: str = "groups") -> tuple[dict[str, str],
     if isinstance(groups, (str, Path)):
         return _read_file(Path(groups), option)
     if isinstance(groups, Mapping):
+        for q in groups:
+            _check_id(q, option)
         return {str(q): str(g) for q, g in groups.items()}, notes
     mod = type(groups).__module__
     if mod.startswith("pandas"):
@@ -61,11 +63,20 @@ def read_groups(groups: Any, *, option: str = "groups") -> tuple[dict[str, str],
                          f"two columns, or a file path. Got {type(groups).__name__} instead.")
 
 
+def _check_id(q: Any, option: str) -> None:
+    """Query ids are text or integers: a float has no single text form (1.0 is not the id '1')."""
+    if isinstance(q, float):
+        raise ParameterError(f"The {option!r} groups give the query id {q!r}, a floating-point number; ids must be "
+                             "text or integers (a float id has no single text form: convert the column to integers "
+                             "or text first)")
+
+
 def _pairs(pairs: Any, option: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for q, g in pairs:
         if q is None or g is None or (isinstance(g, float) and math.isnan(g)):
             raise ParameterError(f"The {option!r} table has a missing query or group (query {q!r}, group {g!r})")
+        _check_id(q, option)
         q, g = str(q), str(g)
         if out.get(q, g) != g:
             raise ParameterError(f"The {option!r} table gives query {q!r} two groups: {out[q]!r} and {g!r}")
