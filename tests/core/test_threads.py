@@ -83,3 +83,16 @@ def test_thread_count_is_checked(monkeypatch) -> None:
     monkeypatch.setenv("RANKMETER_THREADS", "1")
     assert resolve_threads() == 1
     assert resolve_threads(3) == 3  # the keyword wins
+
+
+def test_a_run_file_not_grouped_by_query_is_read_whole_with_the_same_result(tmp_path, monkeypatch) -> None:
+    # every query's rows in two places: the chunked reading sees a query come back and reads the file whole
+    rng = np.random.default_rng(2)
+    lines = [f"q{q} Q0 d{half}_{i} {i + 1} {rng.random():.2f} t\n" for half in range(2) for q in range(50)
+             for i in range(20)]
+    (tmp_path / "run.txt").write_text("".join(lines))
+    (tmp_path / "qrels.txt").write_text("".join(f"q{q} 0 d{q % 2}_{i} {i % 3}\n" for q in range(50) for i in range(5)))
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 100)
+    got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10", "ap"], threads=2)
+    want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt"), ["ndcg@10", "ap"])
+    _same(got, want)
