@@ -98,16 +98,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     _check_propensity_sources(parsed)
     columns = {"query": query_column, "item": item_column, "score": score_column, "rank": rank_column}
     ahead = None  # the first run file, read ahead while the judgments load
-    if chunk_rows is None and order != "given" and named and named[0][1] != "-":
-        from ..engines.memory import FILE_CHUNK_ROWS
-        from ..engines.stream import open_file
-        from ..evaluation.threads import resolve_threads
+    if chunk_rows is None and named:
+        from ..engines.memory import open_ahead
 
-        try:
-            ahead = open_file(named[0][1], order=order, columns=columns, chunk_rows=FILE_CHUNK_ROWS,
-                              threads=resolve_threads())
-        except Exception:  # noqa: BLE001 (reported when the run is read, after the judgments)
-            ahead = None
+        ahead = open_ahead(named[0][1], order=order, columns=columns)
     try:
         q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
                        subtopics=subtopics, subtopic=subtopic_column)

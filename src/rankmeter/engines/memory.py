@@ -10,13 +10,14 @@ import numpy as np
 from ..evaluation import ChunkOut, Engine, check_options
 from ..evaluation.selection import QueryPolicy, check_queries
 from ..evaluation.threads import resolve_threads
-from .stream import grouped_file, open_file
+from .stream import grouped_file, open_file, query_starts
 from ..data import Run
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
 
-__all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "swapped_hint", "FILE_CHUNK_ROWS"]
+__all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "open_ahead", "run_pieces",
+           "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]
 
 FILE_CHUNK_ROWS = 500_000  # rows per chunk of a run file (about 80 MB of work each); never set by the thread count
 
@@ -72,13 +73,7 @@ def evaluate(
     check_queries(queries)
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
     n_threads = resolve_threads(threads)
-    blocks = None
-    if isinstance(run, (str, os.PathLike)) and order != "given" and os.fspath(run) != "-":
-        try:
-            # read ahead while the judgments load
-            blocks = open_file(run, order=order, chunk_rows=FILE_CHUNK_ROWS, threads=n_threads)
-        except Exception:  # noqa: BLE001 (reported when the run is read, after the judgments)
-            blocks = None
+    blocks = open_ahead(run, order=order, threads=n_threads)  # read ahead while the judgments load
     try:
         q = as_qrels(qrels, duplicates=duplicates)
         engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
@@ -90,11 +85,55 @@ def evaluate(
     if blocks is not None:
         return evaluate_file(engine, run, threads=n_threads, blocks=blocks)
     r = as_run(run, duplicates=duplicates, **({"order": order} if order != "score" else {}))
+    return _evaluate_built(engine, r, n_threads)
+
+
+def open_ahead(run: Any, *, order: str = "score", columns: Mapping[str, str | None] | None = None,
+               threads: int | None = None) -> Any:
+    """A run file opened for :func:`evaluate_file` and already being read, or None (not a regular file,
+    ``order="given"``, or an input the reader refuses: its error then comes when the run is read, after
+    the judgments', as without reading ahead)."""
+    if not isinstance(run, (str, os.PathLike)) or order == "given" or os.fspath(run) == "-":
+        return None
+    try:
+        return open_file(run, order=order, columns=columns, chunk_rows=FILE_CHUNK_ROWS,
+                         threads=resolve_threads(threads))
+    except Exception:  # noqa: BLE001 (see the docstring)
+        return None
+
+
+def _evaluate_built(engine: Engine, run: Run, threads: int) -> Result:
+    """A built run, in pieces of whole queries on ``threads`` threads."""
     acc = engine.accumulator()
-    acc.comment_lines = r.comment_lines
-    acc.reader_notes = list(r.notes) + swapped_hint(len(q), len(r))
-    _add_pieces(engine, acc, r, n_threads)
+    acc.comment_lines = run.comment_lines
+    acc.reader_notes = list(run.notes)
+    pieces = run_pieces(run, FILE_CHUNK_ROWS)
+    for out in in_order(engine.evaluate_run, pieces, threads):
+        acc.add(out)
+    acc.reader_notes += swapped_hint(len(engine.qrels), acc.run_rows)
     return acc.result()
+
+
+def in_order(fn: Any, items: Sequence[Any], threads: int) -> list[Any]:
+    """``[fn(x) for x in items]`` on ``threads`` threads, results in the items' order."""
+    if len(items) < 2 or threads == 1:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter") as pool:
+        return list(pool.map(fn, items))
+
+
+def whole_query_cuts(offsets: np.ndarray, rows: int) -> list[int]:
+    """Query indices cutting CSR ``offsets`` into pieces of whole queries of about ``rows`` rows (first and
+    last included): a piece ends at the first query boundary at or after each multiple of ``rows``.
+
+    >>> whole_query_cuts(np.array([0, 2, 3, 4]), 2)
+    [0, 1, 3]
+    """
+    n = int(offsets[-1]) if len(offsets) else 0
+    inner = np.searchsorted(offsets, np.arange(rows, n, rows)) if n > rows else np.zeros(0, dtype=np.int64)
+    return np.unique(np.concatenate(([0], inner, [len(offsets) - 1]))).tolist()
 
 
 def run_pieces(run: Run, rows: int) -> list[Run]:
@@ -104,13 +143,11 @@ def run_pieces(run: Run, rows: int) -> list[Run]:
     >>> [p.to_lists() for p in run_pieces(r, 2)]
     [{'a': ['1', '2']}, {'b': ['1'], 'c': ['3']}]
     """
-    n = len(run)
-    if n <= rows:
+    if len(run) <= rows:
         return [run]
-    qcuts = np.unique(np.concatenate(([0], np.searchsorted(run.offsets, np.arange(rows, n, rows)),
-                                      [run.n_queries])))
+    qcuts = whole_query_cuts(run.offsets, rows)
     pieces = []
-    for a, b in zip(qcuts[:-1].tolist(), qcuts[1:].tolist()):
+    for a, b in zip(qcuts[:-1], qcuts[1:]):
         lo, hi = int(run.offsets[a]), int(run.offsets[b])
         items = run.item_input.slice(lo, hi - lo) if run.row_order is None else \
             run.items_at(np.arange(lo, hi, dtype=np.int64))
@@ -118,21 +155,6 @@ def run_pieces(run: Run, rows: int) -> list[Run]:
                           item_input=items, row_order=None, scores=run.scores[lo:hi], order=run.order,
                           dropped=run.dropped if a == 0 else 0))
     return pieces
-
-
-def _add_pieces(engine: Engine, acc: Any, run: Run, threads: int) -> None:
-    """Evaluate a built run in pieces of whole queries (their number set by rows, not threads) on ``threads``
-    threads, adding their outputs in order: the same bits as one piece, on both cores."""
-    pieces = run_pieces(run, FILE_CHUNK_ROWS)
-    if len(pieces) == 1 or threads == 1:
-        for piece in pieces:
-            acc.add(engine.evaluate_run(piece))
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-run") as pool:
-        for out in pool.map(engine.evaluate_run, pieces):
-            acc.add(out)
 
 
 def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int | None = None,
@@ -150,11 +172,7 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
         options: dict[str, Any] = {k: v for k, v in (columns or {}).items() if v is not None}
         if engine.order != "score":
             options["order"] = engine.order
-        r = as_run(path, duplicates=engine.duplicates, **options)
-        acc = engine.accumulator()
-        acc.comment_lines = r.comment_lines
-        acc.reader_notes = list(r.notes)
-        _add_pieces(engine, acc, r, n_threads)
+        return _evaluate_built(engine, as_run(path, duplicates=engine.duplicates, **options), n_threads)
     acc.reader_notes += swapped_hint(len(engine.qrels), acc.run_rows)
     return acc.result()
 
@@ -170,7 +188,7 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
     import pyarrow as pa
 
     from .. import _compute as C
-    from ..data.ids import bools, ints
+    from ..data.ids import ints
 
     n = table.num_rows
     rows = FILE_CHUNK_ROWS if chunk_rows is None else chunk_rows
@@ -178,24 +196,13 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
         return engine.evaluate_table(table)
     q = table.column("query")
     q = q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q
-    starts = np.concatenate(([0], np.flatnonzero(bools(C.not_equal(q.slice(1), q.slice(0, n - 1)))) + 1))
+    starts = query_starts(q)
     if len(C.unique(C.take(q, ints(starts)))) != len(starts):  # a query in two places: one call
         return engine.evaluate_table(table)
-    cuts = np.unique(np.concatenate(([0], starts[np.searchsorted(starts, np.arange(rows, n, rows))
-                                                if len(starts) else []], [n]))).tolist()
+    bounds = np.append(starts, n)
+    cuts = bounds[whole_query_cuts(bounds, rows)].tolist()
     pieces = [(a, table.slice(a, b - a)) for a, b in zip(cuts[:-1], cuts[1:])]
-    n_threads = resolve_threads(threads)
-
-    def one(piece: tuple[int, Any]) -> ChunkOut:
-        return engine.evaluate_table(piece[1], first_row=piece[0])
-
-    if n_threads == 1:
-        outs = [one(p) for p in pieces]
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="rankmeter-table") as pool:
-            outs = list(pool.map(one, pieces))
+    outs = in_order(lambda p: engine.evaluate_table(p[1], first_row=p[0]), pieces, resolve_threads(threads))
     ids = [o.queries if isinstance(o.queries, pa.Array) else pa.array(list(o.queries), pa.string()) for o in outs]
     return ChunkOut(
         queries=pa.concat_arrays([C.cast(i, pa.string()) for i in ids]),

@@ -55,7 +55,8 @@ from ..io.trec import comment_note
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
 from ..result import Result
 
-__all__ = ["evaluate_stream", "evaluate_batches", "grouped_file", "open_file", "FileBlocks", "DEFAULT_CHUNK_ROWS"]
+__all__ = ["evaluate_stream", "evaluate_batches", "grouped_file", "open_file", "query_starts", "FileBlocks",
+           "DEFAULT_CHUNK_ROWS"]
 
 DEFAULT_CHUNK_ROWS = 1_000_000
 
@@ -164,7 +165,7 @@ def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None]
 # ---------------------------------------------------------------------------------
 # chunking
 # ---------------------------------------------------------------------------------
-def _query_starts(q: pa.Array) -> np.ndarray:
+def query_starts(q: pa.Array) -> np.ndarray:
     """Start of every run of equal query ids."""
     n = len(q)
     change = np.flatnonzero(bools(C.not_equal(q.slice(1), q.slice(0, n - 1)))) + 1
@@ -217,7 +218,7 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
 
     def emit(table: pa.Table, final: bool) -> tuple[pa.Table | None, pa.Table | None]:
         q = table.column("query").combine_chunks()
-        starts = _query_starts(q)
+        starts = query_starts(q)
         if not final:
             if len(starts) < 2:
                 return None, table  # one query so far: keep reading
@@ -645,7 +646,7 @@ class _ParallelText:
         if not table.num_rows:
             return None, np.zeros(0, dtype=np.uint64), parsed.comment_lines
         q = table.column("query").combine_chunks()
-        sig = np.unique(_signatures(C.take(q, ints(_query_starts(q)))))
+        sig = np.unique(_signatures(C.take(q, ints(query_starts(q)))))
         try:
             out = engine.evaluate_table(table, first_row=0)
         except RowError as exc:
