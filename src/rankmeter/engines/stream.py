@@ -608,8 +608,9 @@ class _Closed(Exception):
 class _ParallelText:
     """A TREC text run file cut at query ends into byte blocks that worker threads parse *and* evaluate.
 
-    Nothing ties one block to another, so parsing runs on every worker instead of one
-    reader; the main thread only reads bytes and adds the outputs up in file order. The
+    Nothing ties one block to another, so reading and parsing run on every worker instead
+    of one reader; the main thread only finds the cuts (a few KB read at each) and adds the
+    outputs up in file order. The
     blocks start parsing as soon as the file is opened (the engine, built from the
     judgments meanwhile, is handed over by :meth:`run`). A query found in two blocks
     means the file is not grouped by query: :meth:`run` returns None.
