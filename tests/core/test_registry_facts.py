@@ -102,3 +102,13 @@ def test_user_texts_name_their_sources_not_seed_numbers() -> None:
         for t in texts:
             assert not SEED_LABEL.search(t), f"{spec.name}: {t!r}"
     assert not SEED_LABEL.search(render_markdown())
+
+
+def test_no_metric_text_holds_a_control_character() -> None:
+    # (a formula written as "\frac" in a plain string holds a form feed, not a backslash)
+    for spec in SPECS:
+        for field in ("summary", "formula", "reference", "convention"):
+            text = getattr(spec, field, "")
+            if not isinstance(text, str):
+                continue
+            assert not re.search(r"[\x00-\x09\x0b-\x1f]", text), (spec.name, field, text)

@@ -242,7 +242,7 @@ register(
         name="profile_popularity",
         family="beyond",
         summary="Mean popularity of the user's training items (the user's taste for popular items, GAP_p).",
-        formula=r"ar\phi(train(u)) = rac{1}{|train(u)|}\sum_{i \in train(u)} \phi(i)",
+        formula=r"\bar\phi(train(u)) = \frac{1}{|train(u)|}\sum_{i \in train(u)} \phi(i)",
         citation=("Abdollahpouri, Mansoury, Burke, Mobasher (2019), The unfairness of popularity bias in "
                   "recommendation, arXiv:1907.13286 (GAP of a user group's profiles)."),
         convention=(

@@ -147,8 +147,8 @@ register(MetricSpec(
     family="unbiased",
     summary="SNIPS recall at k: the weights (1/propensity) of the relevant items found in the top k, over the "
             "weights of all the user's observed relevant items.",
-    formula=r"SNIPS	ext{-}R@k(u) = rac{\sum_{i \in S_u,\ rank_i \le k} w_i}{\sum_{i \in S_u} w_i},"
-            r"\quad w_i = rac{1}{\max(p_{u,i}, c)}",
+    formula=r"SNIPS\text{-}R@k(u) = \frac{\sum_{i \in S_u,\ rank_i \le k} w_i}{\sum_{i \in S_u} w_i},"
+            r"\quad w_i = \frac{1}{\max(p_{u,i}, c)}",
     citation=_CITE,
     convention=(_LABEL + _NORM + "Equals ips_recall divided by s_u. Propensities: popularity(i)**exponent "
                 "(propensity=popularity) or context['propensity'] per item or per (user, item) (propensity=given). "
@@ -193,8 +193,8 @@ register(MetricSpec(
     name="snips_precision",
     family="unbiased",
     summary="SNIPS precision at k: IPS precision divided by the mean weight of the user's observed relevant items.",
-    formula=r"SNIPS	ext{-}P@k(u) = rac{1}{k} \sum_{i \in S_u,\ rank_i \le k} w_i \Big/ "
-            r"rac{1}{|S_u|}\sum_{i \in S_u} w_i",
+    formula=r"SNIPS\text{-}P@k(u) = \frac{1}{k} \sum_{i \in S_u,\ rank_i \le k} w_i \Big/ "
+            r"\frac{1}{|S_u|}\sum_{i \in S_u} w_i",
     citation=_CITE,
     convention=(_LABEL + _NORM + "Precision counts the relevant items found, not a share of the relevant items: "
                 "self-normalised, it is on the scale of the observed judgments (the full-information precision "
@@ -240,7 +240,7 @@ register(MetricSpec(
     family="unbiased",
     summary="SNIPS nDCG at k (binary gains): the IPS-weighted DCG over the ideal DCG of the estimated number of "
             "relevant items (the sum of the weights).",
-    formula=r"SNIPS	ext{-}nDCG@k(u) = rac{\sum_{i \in S_u, rank_i \le k} w_i / \log_2(rank_i+1)}"
+    formula=r"SNIPS\text{-}nDCG@k(u) = \frac{\sum_{i \in S_u, rank_i \le k} w_i / \log_2(rank_i+1)}"
             r"{IDCG(\min(k, \sum_{i \in S_u} w_i))}",
     citation=_CITE + " Järvelin & Kekäläinen (2002), TOIS.",
     convention=(_LABEL + _NORM + "The ideal DCG is that of min(k, n_u) relevant items; a fractional count "
@@ -283,8 +283,8 @@ register(MetricSpec(
     name="snips_rbp",
     family="unbiased",
     summary="SNIPS rank-biased precision: IPS RBP divided by the mean weight of the user's observed relevant items.",
-    formula=r"SNIPS	ext{-}RBP(u) = (1-p) \sum_{i \in S_u} w_i\, p^{rank_i - 1} \Big/ "
-            r"rac{1}{|S_u|}\sum_{i \in S_u} w_i",
+    formula=r"SNIPS\text{-}RBP(u) = (1-p) \sum_{i \in S_u} w_i\, p^{rank_i - 1} \Big/ "
+            r"\frac{1}{|S_u|}\sum_{i \in S_u} w_i",
     citation=_CITE + " Moffat & Zobel (2008), Rank-biased precision, TOIS 27(1).",
     convention=(_LABEL + _NORM + "Like precision, RBP counts relevant items found: self-normalised, it is on the "
                 "scale of the observed judgments (ips_rbp estimates the full-information value). p is the "
@@ -434,22 +434,22 @@ _CORPUS_NORM = ("The normaliser is the corpus': s = (sum over every evaluated us
 _CORPUS = (
     ("recall", corpus_recall_kernel, _finalize_scaled,
      "SNIPS recall at k with the corpus' normaliser: the mean IPS recall over the corpus' mean weight.",
-     r"SNIPS_c	ext{-}R@k = rac{1}{s}\,rac{1}{|U|}\sum_u rac{1}{|S_u|}\sum_{i \in S_u, rank_i \le k} w_i,"
-     r"\quad s = rac{\sum_u \sum_{i \in S_u} w_i}{\sum_u |S_u|}",
+     r"SNIPS_c\text{-}R@k = \frac{1}{s}\,\frac{1}{|U|}\sum_u \frac{1}{|S_u|}\sum_{i \in S_u, rank_i \le k} w_i,"
+     r"\quad s = \frac{\sum_u \sum_{i \in S_u} w_i}{\sum_u |S_u|}",
      (2 / 3 + 0.0) / 2 / ((2 + 4 + 5 + 10) / 4),
      "u finds a, b (w 2, 4) of a, b, e (w 5); v (d, w 10) finds nothing in its top 1; s = 21 / 4"),
     ("precision", corpus_precision_kernel, _finalize_scaled,
      "SNIPS precision at k with the corpus' normaliser: the mean IPS precision over the corpus' mean weight.",
-     r"SNIPS_c	ext{-}P@k = rac{1}{s}\,rac{1}{|U|}\sum_u rac{1}{k}\sum_{i \in S_u, rank_i \le k} w_i",
+     r"SNIPS_c\text{-}P@k = \frac{1}{s}\,\frac{1}{|U|}\sum_u \frac{1}{k}\sum_{i \in S_u, rank_i \le k} w_i",
      (2 / 1 + 0.0) / 2 / (21 / 4), "u: a (w 2) at rank 1; v: c, not relevant; s = 21 / 4"),
     ("ndcg", corpus_ndcg_kernel, _finalize_ndcg,
      "SNIPS nDCG at k with the corpus' normaliser: the IPS-weighted DCG over the ideal DCG of |S_u| s items.",
-     r"SNIPS_c	ext{-}nDCG@k = rac{1}{|U|}\sum_u rac{\sum_{i \in S_u, rank_i \le k} w_i / \log_2(rank_i+1)}"
+     r"SNIPS_c\text{-}nDCG@k = \frac{1}{|U|}\sum_u \frac{\sum_{i \in S_u, rank_i \le k} w_i / \log_2(rank_i+1)}"
      r"{IDCG(\min(k, |S_u|\, s))}",
      (2 / 1 / 1.0 + 0.0) / 2, "top 1: u's a (w 2) over the ideal DCG of min(1, 3 s) = 1 item; v nothing"),
     ("rbp", corpus_rbp_kernel, _finalize_scaled,
      "SNIPS rank-biased precision with the corpus' normaliser: the mean IPS RBP over the corpus' mean weight.",
-     r"SNIPS_c	ext{-}RBP = rac{1}{s}\,rac{1}{|U|}\sum_u (1-p) \sum_{i \in S_u} w_i\, p^{rank_i-1}",
+     r"SNIPS_c\text{-}RBP = \frac{1}{s}\,\frac{1}{|U|}\sum_u (1-p) \sum_{i \in S_u} w_i\, p^{rank_i-1}",
      (0.5 * 2 + 0.0) / 2 / (21 / 4), "p = 0.5, top 1: u's a (w 2); v nothing"),
 )
 
