@@ -9,12 +9,13 @@ import pytest
 
 from rankmeter.metrics.registry import parse_metric, trec_output_name
 
-from ..conftest import TREC_DATA, shared_file
+from ..conftest import shared_file
 
 
 def _evaluate(*args: str) -> subprocess.CompletedProcess[str]:
+    where = shared_file("data", "trec_eval", "qrels.test").parent  # (skips when ../shared is absent)
     return subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", "qrels.test", "results.test",
-                           "--queries", "run", "--format", "trec", *args], cwd=TREC_DATA, capture_output=True,
+                           "--queries", "run", "--format", "trec", *args], cwd=where, capture_output=True,
                           text=True, timeout=300)
 
 
