@@ -96,3 +96,20 @@ def test_a_run_file_not_grouped_by_query_is_read_whole_with_the_same_result(tmp_
     got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10", "ap"], threads=2)
     want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt"), ["ndcg@10", "ap"])
     _same(got, want)
+
+
+@pytest.mark.parametrize("bad, line, line_text, message", [
+    # a range read in place: the line is read again for the message (the later of the two rows)
+    ("q150 Q0 d2 2 1.5 t\n", 754, "q150 Q0 d2 3 9.0 t", "appears twice"),
+    ("q150\tQ0 d8 2 x t\n", 752, "q150\tQ0 d8 2 x t", "not a number"),  # a range that needs the normalising parse
+])
+def test_an_error_deep_in_a_run_file_names_its_line(tmp_path, monkeypatch, bad, line, line_text, message) -> None:
+    lines = [f"q{q} Q0 d{i} {i + 1} {10 - i * 0.5} t\n" for q in range(300) for i in range(5)]
+    lines.insert(150 * 5 + 1, bad)  # line 752, inside q150's rows, in a range far from the file's start
+    (tmp_path / "run.txt").write_text("".join(lines))
+    (tmp_path / "qrels.txt").write_text("".join(f"q{q} 0 d1 1\n" for q in range(300)))
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 20)  # ranges of about 1 KB: dozens of them
+    with pytest.raises(rankmeter.InputError) as err:
+        rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10"], threads=2)
+    assert err.value.line == line and message in str(err.value)
+    assert repr(line_text) in str(err.value)

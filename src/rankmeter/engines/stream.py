@@ -635,9 +635,9 @@ class _ParallelText:
             self.pending.append(self.pool.submit(self._task, start, end))
 
     def _task(self, start: int, end: int) -> Any:
-        data, line = self.src.read_span(start, end)
+        data, line = self.src.map_span(start, end)
         table, parsed = self.src.parse_block(data, line)
-        del data
+        data.release()  # (the parse copied what it keeps)
         if not self.engine.done():  # the judgments are still loading: hand the parse back, free the thread
             return table, parsed
         return self._evaluate(table, parsed)
@@ -660,6 +660,10 @@ class _ParallelText:
         acc = engine.accumulator()
         finished = _Finished()
         comments = 0
+        # the blocks parsed while the judgments loaded are evaluated now, on every worker at once
+        for i, fut in enumerate(self.pending):
+            if fut.done() and not fut.exception() and len(fut.result()) == 2:
+                self.pending[i] = self.pool.submit(self._evaluate, *fut.result())
         try:
             while self.pending:
                 got = self.pending.popleft().result()

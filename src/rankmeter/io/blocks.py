@@ -59,7 +59,7 @@ from .._errors import InputError, ParameterError
 from ..data import RowError
 from .columns import id_column, number_column
 from .loaders import detect_format, run_columns
-from .source import Input, open_input
+from .source import Input, MappedSpan, open_input
 from .tables import CsvText, csv_header, parse_csv
 from .trec import TrecText, comment_note, parse_trec
 
@@ -119,6 +119,7 @@ class RunBlocks:
         self.comment_lines = 0
         self._recent: deque[tuple[int, int, Any]] = deque(maxlen=_KEEP_BLOCKS)
         self._used = False
+        self._map: Any = None  # the file's memory map (map_span), unmapped when collected
         given = dict(given)
         if fmt == "trec":
             self.cols = {"query": "query", "item": "item", "score": "score"}
@@ -250,7 +251,18 @@ class RunBlocks:
             fh.seek(start)
             return fh.read(end - start), _LineAt(path, start)
 
-    def parse_block(self, data: bytes, line: Any) -> tuple[pa.Table, TrecText]:
+    def map_span(self, start: int, end: int) -> tuple[MappedSpan, Any]:
+        """:meth:`read_span` without reading: the range of a memory map of the file (mapped once)."""
+        if self._map is None:
+            import mmap
+
+            path = self.input.path
+            assert path is not None
+            with open(path, "rb") as fh:  # (the map stays valid after the file is closed)
+                self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        return MappedSpan(self._map, start, end), _LineAt(self.input.path, start)
+
+    def parse_block(self, data: bytes | MappedSpan, line: Any) -> tuple[pa.Table, TrecText]:
         """One block of :meth:`query_blocks` as a standardized table (safe to call from several threads)."""
         if isinstance(line, _LineAt) and line.offset == 0 and data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]

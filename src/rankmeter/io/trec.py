@@ -44,7 +44,7 @@ import pyarrow.csv as pacsv
 from .._errors import InputError
 from ..data import Qrels, RowError, Run
 from .columns import number_column
-from .source import Input, open_input
+from .source import Input, MappedSpan, open_input
 
 __all__ = [
     "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes", "parse_trec_qrels_bytes",
@@ -78,12 +78,13 @@ class TrecText:
     _norm: bytes = field(default=b"", repr=False)
     _raw: bytes = field(default=b"", repr=False)
     _load: Callable[[], bytes] | None = field(default=None, repr=False)  # the bytes, read on first need
+    _plain: bool = field(default=False, repr=False)  # the loaded bytes need no normalising (read by _quick)
 
     def _texts(self) -> tuple[bytes, bytes]:
         if self._load is not None:
             raw = self._load()
             self._raw = raw[3:] if raw.startswith(_BOM) else raw
-            self._norm = _normalise_counted(self._raw, True)[0]
+            self._norm = self._raw if self._plain else _normalise_counted(self._raw, True)[0]
             self._load = None
         return self._norm, self._raw
 
@@ -237,7 +238,11 @@ def parse_trec(data: bytes, kind: str, source: str, *, comments: bool = True, ra
     raw = data[3:] if first_line == 1 and data.startswith(_BOM) else data
     quick = _quick(raw, kind, comments, rank, threads=threads)
     if quick is not None:
+        if isinstance(raw, MappedSpan):  # the bytes are read again only if a message needs a line
+            return TrecText(quick, 0, source, first_line, _load=raw.__bytes__, _plain=True)
         return TrecText(quick, 0, source, first_line, raw, raw)
+    if isinstance(raw, MappedSpan):
+        raw = bytes(raw)
     if callable(first_line):
         first_line = int(first_line())
     norm, n_comments = _normalise_counted(raw, comments)
@@ -398,7 +403,7 @@ def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None =
         keep = ["query", "item", "grade"]
     try:
         table = pacsv.read_csv(
-            str(path) if path is not None else pa.BufferReader(data),
+            str(path) if path is not None else pa.BufferReader(data.arrow() if isinstance(data, MappedSpan) else data),
             # blocks of a few MB: enough of them for both cores, few enough that the columns' chunks stay large
             read_options=pacsv.ReadOptions(column_names=names, use_threads=threads,
                                            block_size=min(max(len(data) // 8, 1 << 20), 16 << 20)),
@@ -432,7 +437,7 @@ def _direct(inp: Input, kind: str, comments: bool, rank: bool) -> TrecText | Non
         table = _quick(mm, kind, comments, rank, path)
     if table is None:
         return None
-    return TrecText(table, 0, inp.name, 1, _load=path.read_bytes)
+    return TrecText(table, 0, inp.name, 1, _load=path.read_bytes, _plain=True)
 
 
 def _bytes(path: str | Path | Input) -> tuple[bytes, str]:
