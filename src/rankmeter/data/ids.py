@@ -16,7 +16,7 @@ from .. import _compute as C
 
 __all__ = [
     "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
-    "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows", "string_buffers",
+    "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows", "string_buffers", "distinct",
 ]
 
 
@@ -35,6 +35,22 @@ _NP = {
     pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
     pa.float32(): np.float32, pa.float64(): np.float64,
 }
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of a 1-d array: ``np.unique`` without its first-call import of
+    ``numpy.ma`` (9 ms at the command line's start).
+
+    >>> distinct(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    out = np.sort(values)
+    if len(out) > 1:
+        keep = np.empty(len(out), dtype=bool)
+        keep[0] = True
+        np.not_equal(out[1:], out[:-1], out=keep[1:])
+        out = out[keep]
+    return out
 
 
 def to_numpy(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:

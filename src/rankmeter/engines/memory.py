@@ -12,6 +12,7 @@ from ..evaluation.selection import QueryPolicy, check_queries
 from ..evaluation.threads import resolve_threads
 from .stream import grouped_file, open_file, query_starts
 from ..data import Run
+from ..data.ids import distinct
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
@@ -133,7 +134,7 @@ def whole_query_cuts(offsets: np.ndarray, rows: int) -> list[int]:
     """
     n = int(offsets[-1]) if len(offsets) else 0
     inner = np.searchsorted(offsets, np.arange(rows, n, rows)) if n > rows else np.zeros(0, dtype=np.int64)
-    return np.unique(np.concatenate(([0], inner, [len(offsets) - 1]))).tolist()
+    return distinct(np.concatenate(([0], inner, [len(offsets) - 1]))).tolist()
 
 
 def run_pieces(run: Run, rows: int) -> list[Run]:

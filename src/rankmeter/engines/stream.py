@@ -44,7 +44,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from ..data.ids import bools, ints, string_signature, to_numpy
+from ..data.ids import bools, distinct, ints, string_signature, to_numpy
 from ..evaluation import Engine, check_options, is_int_id_type
 from .._errors import InputError, ParameterError
 from ..data import Qrels
@@ -647,7 +647,7 @@ class _ParallelText:
         if not table.num_rows:
             return None, np.zeros(0, dtype=np.uint64), parsed.comment_lines
         q = table.column("query").combine_chunks()
-        sig = np.unique(_signatures(C.take(q, ints(query_starts(q)))))
+        sig = distinct(_signatures(C.take(q, ints(query_starts(q)))))
         try:
             out = engine.evaluate_table(table, first_row=0)
         except RowError as exc:

@@ -36,7 +36,7 @@ from .. import _compute as C
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
-from ..data.ids import as_string_array, bools, ints, positions_or_minus1, string_signature, to_numpy
+from ..data.ids import as_string_array, bools, distinct, ints, positions_or_minus1, string_signature, to_numpy
 from ..data.table import RowError, lookup_keys, may_repeat
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
@@ -251,7 +251,7 @@ class Engine:
         offsets = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
         rows = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1] - q.offsets[codes], lens)
         items = q.items[rows]
-        used = np.unique(items)
+        used = distinct(items)
         return Qrels(
             query_ids=C.take(q.query_ids, ints(codes)),
             item_ids=C.take(q.item_ids, ints(used)),
