@@ -166,8 +166,14 @@ def _lean_memory() -> None:
     which holds on to freed buffers), and glibc's malloc keeps one arena for all
     threads: with one per thread, the buffers Arrow's CSV threads free are not reused
     by the main thread. Together they lower the peak memory of `rankmeter evaluate`
-    on a 1M-line run by about 40 MB at no cost in time. Elsewhere (another libc)
-    only the pool changes.
+    on a 1M-line run by about 40 MB at no cost in time.
+
+    Freed memory is also kept for reuse rather than given back to the system after
+    each chunk (no trimming, and buffers up to 32 MB from the heap rather than fresh
+    maps): every page the system hands out again costs a page fault, which on this
+    project's 2-core virtual machine was a fifth of the CPU time of a 10M-line job.
+    Measured: 158k -> 135k page faults and 1.43 -> 1.38 s at 10M lines, peak memory
+    unchanged. Elsewhere (another libc) only the pool changes.
     """
     import pyarrow as pa
 
@@ -175,7 +181,11 @@ def _lean_memory() -> None:
     try:
         import ctypes
 
-        ctypes.CDLL(None).mallopt(-8, 1)  # M_ARENA_MAX
+        mallopt = ctypes.CDLL(None).mallopt
+        mallopt(-8, 1)  # M_ARENA_MAX
+        mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD (fixed: no longer adjusted, and trimming follows it otherwise)
+        mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        mallopt(-2, 16 << 20)  # M_TOP_PAD
     except (OSError, AttributeError):
         pass
 
