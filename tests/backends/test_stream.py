@@ -8,6 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import InputError, ParameterError
@@ -285,3 +287,14 @@ def test_decimal_scores_and_grades_are_read_as_float64(tmp_path: Path) -> None:
                 want)
     with pytest.raises(InputError, match="score column must be numeric, found string"):
         rankmeter.evaluate(qrels, run.set_column(2, "score", pa.array(["x"] * run.num_rows)), METRICS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=st.lists(st.text(alphabet="ab\u00e9\u6587", max_size=20), min_size=1, max_size=40),
+       cut=st.integers(0, 40), block=st.integers(1, 9))
+def test_a_signature_depends_on_the_string_alone(ids, cut, block) -> None:
+    # read in place or from the padded tail copy, sliced or not, in blocks or not: the same signature
+    alone = np.array([string_signature(pa.array([s]))[0] for s in ids], dtype=np.uint64)
+    arr = pa.array(ids)
+    np.testing.assert_array_equal(string_signature(arr), alone)
+    np.testing.assert_array_equal(string_signature(arr.slice(min(cut, len(ids))), block=block), alone[cut:])

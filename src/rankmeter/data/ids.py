@@ -265,13 +265,26 @@ def string_signature(arr: pa.Array | pa.ChunkedArray, block: int = 1 << 17) -> n
 def _signature_block(arr: pa.Array) -> np.ndarray:
     offsets, raw = string_buffers(arr)
     o = offsets.astype(np.int64)
-    a, b = int(o[0]), int(o[-1])
-    data = np.zeros(b - a + 16, dtype=np.uint8)
-    data[: b - a] = raw[a:b]
-    # unaligned little-endian 8-byte words starting at every byte
-    words = np.ndarray((b - a + 9,), dtype="<u8", buffer=data, strides=(1,))
-    starts = o[:-1] - a
+    starts = o[:-1]
     lengths = np.diff(o)
+    # strings read in place; only the short ones in the buffer's last 8 bytes (an 8-byte word from their
+    # start would run past its end) are read from a padded copy of that tail
+    safe = int(np.searchsorted(starts, len(raw) - 8, side="right")) if len(raw) >= 8 else 0
+    h = np.empty(len(starts), dtype=np.uint64)
+    if safe:
+        words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))  # a word at every byte
+        h[:safe] = _signatures_from(words, starts[:safe], lengths[:safe])
+    if safe < len(starts):
+        lo = int(starts[safe])
+        tail = np.zeros(len(raw) - lo + 16, dtype=np.uint8)
+        tail[: len(raw) - lo] = raw[lo:]
+        words = np.ndarray((len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
+        h[safe:] = _signatures_from(words, starts[safe:] - lo, lengths[safe:])
+    return h
+
+
+def _signatures_from(words: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Length, head word and tail word of each string, mixed (``words[i]``: the 8 bytes from byte i)."""
     mask = _MASKS[np.minimum(lengths, 8)]
     with np.errstate(over="ignore"):
         h = (words[starts] & mask) * np.uint64(0x9E3779B97F4A7C15)
