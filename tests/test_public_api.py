@@ -41,3 +41,15 @@ def test_import_is_light(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "q"), str(tmp_path / "r")],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_comparison_and_experiment_machinery_loads_on_first_use() -> None:
+    """``import rankmeter`` (every command line run) binds compare and experiment without loading the
+    statistics, the reports or the experiment's stages; they load, with the same names, when used."""
+    code = ("import sys, rankmeter; before = sorted(m for m in sys.modules if m.startswith(('rankmeter.stats', "
+            "'rankmeter.report', 'rankmeter.recsys.result', 'rankmeter.compare.comparison'))); "
+            "from rankmeter.compare import Comparison, TESTS; from rankmeter.experiment import ExperimentResult; "
+            "assert rankmeter.Comparison is Comparison and rankmeter.ExperimentResult is ExperimentResult; "
+            "assert 'rankmeter.stats.tests' in sys.modules; print(before)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -23,14 +23,16 @@ from .result import Coverage, Result
 
 # These two modules share their names with their main function; importing them here
 # binds the function for good (a later ``import rankmeter.compare`` does not rebind).
-# Both modules are light: their heavy dependencies load inside the functions.
-from .compare import Comparison, compare  # noqa: E402
-from .experiment import ExperimentResult, experiment  # noqa: E402
+# Both are light: the statistics and the experiment's stages load on first use.
+from .compare import compare  # noqa: E402
+from .experiment import experiment  # noqa: E402
 
 __version__ = "0.1.0"
 
 # name -> (module, attribute or None for the module itself)
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "Comparison": ("rankmeter.compare.comparison", "Comparison"),
+    "ExperimentResult": ("rankmeter.recsys.result", "ExperimentResult"),
     "evaluate_ratings": ("rankmeter.ratings", "evaluate_ratings"),
     "evaluate_stream": ("rankmeter.engines.stream", "evaluate_stream"),
     "read_interactions": ("rankmeter.io.interactions", "read_interactions"),

@@ -3,18 +3,20 @@
 
 from __future__ import annotations
 
-from .recsys.experiment import (
-    FULL_RANKING,
-    ExperimentResult,
-    Validation,
-    config_to_arguments,
-    default_metrics,
-    experiment,
-    read_categories,
-    read_config,
-    read_item_features,
-    validate_recommendations,
-)
+from typing import Any
+
+from .recsys.pipeline import default_metrics, experiment
 
 __all__ = ["experiment", "ExperimentResult", "Validation", "validate_recommendations", "default_metrics",
            "FULL_RANKING", "read_config", "config_to_arguments", "read_item_features", "read_categories"]
+
+
+def __getattr__(name: str) -> Any:
+    """The other names load on first use (``import rankmeter`` needs only :func:`experiment`)."""
+    if name in __all__:
+        from .recsys import experiment as full
+
+        value = getattr(full, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""The stages of :func:`rankmeter.compare`, one function each.
+"""The stages of :func:`rankmeter.compare` (:mod:`rankmeter.compare.api`), one function each.
 
 ``compare`` = :func:`check_settings` -> :func:`name_runs` -> :func:`resolve_metrics`
 -> :func:`evaluate_runs` (rankings) and :func:`collect_results` (precomputed
@@ -24,7 +24,7 @@ from ..stats.tests import TESTS
 from .comparison import Comparison, PairTest, ProgressFn, Settings
 
 __all__ = [
-    "compare", "check_settings", "name_runs", "resolve_metrics", "evaluate_runs", "collect_results", "align",
+    "check_settings", "name_runs", "resolve_metrics", "evaluate_runs", "collect_results", "align",
     "score_matrix", "resample", "pair_tests", "nan_pairing", "correct", "degenerate_notes",
 ]
 
@@ -705,135 +705,6 @@ def nan_pairing(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple
         notes.append(f"{m}: no value (nan) for {per_run} of the {nq} {units} (e.g. {examples(ex)}); they are left "
                      f"out of that run's mean and interval, and {tested}")
     return notes, counts
-
-
-# =========================================================================== compare()
-
-
-def compare(
-    qrels: Any,
-    runs: Mapping[str, Any] | Sequence[Any],
-    metrics: str | Iterable[Any] | None = None,
-    *,
-    baseline: str | None = None,
-    test: str | Sequence[str] = "t",
-    correction: str = "holm",
-    alpha: float = 0.05,
-    confidence: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: Any = 0,
-    pairs: str = "baseline",
-    queries: str | Sequence[str] = "judged",
-    family: str = "metric",
-    interval: str = "bca",
-    exact_max_n: int = 20,
-    progress: ProgressFn | None = None,
-    depth: int | None = None,
-    judged_only: bool = False,
-    overlap: bool | float = False,
-) -> Comparison:
-    """Evaluate several runs on one query set and compare them with paired tests.
-
-    ``runs``: ``{name: run}`` or a list (names: file stems for paths, else
-    ``run1, run2, ...``); a run is anything :func:`rankmeter.evaluate` accepts, or
-    a precomputed :class:`~rankmeter.result.Result` (then ``qrels`` may be None
-    and ``metrics`` None means every metric the results share).
-    ``baseline``: the run the others are tested against and the markers refer to
-    (default: the first run). ``pairs``: ``"baseline"`` (each run against the
-    baseline) or ``"all"`` (every pair). ``test``: ``"t"``, ``"wilcoxon"``,
-    ``"randomization"``, ``"bootstrap"``, ``"tukey-hsd"`` (randomised Tukey HSD over
-    all the runs, blocked on topics: familywise p-values, not corrected again) or a
-    list (the first one gives the markers). ``correction``: ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"none"``,
-    applied per metric and test (``family="metric"``) or over all metrics
-    (``family="all"``). ``confidence`` and ``interval`` (``"bca"`` or
-    ``"percentile"``) set the bootstrap intervals; ``n_resamples`` is the number
-    of bootstrap resamples and of random sign patterns (refused up front when
-    the bootstrap would not fit in the machine's memory); ``seed`` makes both
-    reproducible. ``queries``: ``"judged"`` (judged queries with a relevant item),
-    ``"qrels"`` (every judged query), ``"common"`` (judged queries present in every
-    run) or a list of ids. ``progress(task, done, total)`` is called during long work.
-    ``depth`` and ``judged_only``: as :func:`rankmeter.evaluate` (trec_eval ``-M``, ``-J``).
-    ``overlap``: True (p = 0.9) or a persistence ``p`` in (0, 1) adds the mean
-    extrapolated RBO between the rankings of each compared pair of runs over the
-    compared queries both have (``Comparison.overlap``; runs given as rankings only).
-
-    Precomputed results whose own aggregate is not the mean of their per-row
-    values (``mae`` of :func:`rankmeter.evaluate_ratings` is over all pairs) are
-    compared on the mean of the per-row values, labelled so: ``mae (mean over users)``.
-    """
-    from ..evaluation import check_options
-
-    check_options(depth=depth, judged_only=judged_only, func="compare")
-    rbo_p = _overlap_p(overlap)
-    plan = check_settings(test, correction, alpha, confidence, interval, n_resamples, seed, pairs, family, queries,
-                          exact_max_n)
-    gen_flip, gen_boot, gen_nan = R.streams(seed, 3)
-    items = name_runs(runs)
-    names = [n for n, _ in items]
-    if baseline is None:
-        baseline = names[0]
-    elif baseline not in names:
-        raise ParameterError(f"The 'baseline' parameter of compare must be one of the run names "
-                             f"({', '.join(names)}). Got {baseline!r} instead.")
-    ranked = [(n, r) for n, r in items if not isinstance(r, Result)]
-    given = [(n, r) for n, r in items if isinstance(r, Result)]
-
-    metric_texts, metric_objs = resolve_metrics(metrics, ranked, given)
-    n_pairs = len(_run_pairs(len(names), names.index(baseline), pairs)) * len(metric_texts)
-    R.check_memory(plan.n_resamples, len(names) * len(metric_texts), n_pairs, name="compare")
-
-    ev = Evaluated(missing={n: 0 for n in names})
-    if ranked:
-        evaluate_runs(qrels, ranked, metric_objs, queries, progress, ev, depth=depth, judged_only=judged_only)
-    elif not isinstance(queries, str):
-        ev.master = [str(x) for x in queries]
-    labels = collect_results(given, metric_texts, ev)
-    final = align(given, ev)
-    scores = score_matrix(names, metric_texts, final, ev)
-
-    hib = {m: (next((o.spec.higher_is_better for o in metric_objs if o.text == m), None)
-               if metric_objs else None) for m in metric_texts}
-    hib = {m: (v if v is not None else _higher_is_better(m, [r for _, r in given])) for m, v in hib.items()}
-
-    lay = layout(scores, names, metric_texts, baseline, pairs)
-    rs = resample(lay, plan, gen_boot, progress)
-    results, flip_method = pair_tests(lay, plan, rs, gen_flip, progress)
-    units = {getattr(r, "index_name", "query") for _, r in given}
-    unit = units.pop() if (not ranked and len(units) == 1) else "query"
-    nan_notes, no_value = nan_pairing(lay, plan, rs, results, names, metric_texts, final, unit, gen_nan)
-    tests_out = correct(lay, plan, rs, results, names, metric_texts, hib)
-    notes = ev.notes + nan_notes + degenerate_notes(lay, plan, rs, results, names, metric_texts)
-
-    if labels:
-        # the shown name of a relabelled metric, everywhere: scores, means, tests
-        shown = [labels.get(m, m) for m in metric_texts]
-        scores = {n: {labels.get(m, m): v for m, v in s.items()} for n, s in scores.items()}
-        hib = {labels.get(m, m): v for m, v in hib.items()}
-        import dataclasses
-
-        tests_out = [dataclasses.replace(t, metric=labels.get(t.metric, t.metric)) for t in tests_out]
-        notes.append("; ".join(f"{labels[m]}: the mean of the per-{_unit(given)} values of {m!r}, not the "
-                               f"result's own {m} over all pairs" for m in metric_texts if m in labels))
-        no_value = {labels.get(m, m): v for m, v in no_value.items()}
-        metric_texts = shown
-
-    Rn = len(names)
-    settings = Settings(
-        tests=plan.tests, correction=plan.correction, family=family, alpha=plan.alpha, confidence=plan.confidence,
-        interval=interval, n_resamples=plan.n_resamples,
-        seed=seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed),
-        pairs=pairs, baseline=baseline,
-        queries=("results" if not ranked else queries) if isinstance(queries, str) else "given",
-        exact_max_n=plan.exact_max_n, randomization=flip_method)
-    means = {n: {m: float(lay.means[mi * Rn + ri]) for mi, m in enumerate(metric_texts)} for ri, n in enumerate(names)}
-    ivs = {n: {m: (float(rs.lo[mi * Rn + ri]), float(rs.hi[mi * Rn + ri])) for mi, m in enumerate(metric_texts)}
-           for ri, n in enumerate(names)}
-    sims = rank_overlap(ev, names, _run_pairs(Rn, names.index(baseline), pairs), final, rbo_p, notes) \
-        if rbo_p is not None else []
-    return Comparison(
-        runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
-        intervals=ivs, tests=tests_out, settings=settings, notes=notes, missing=ev.missing, higher_is_better=hib,
-        unit=unit, overlap=sims, no_value=no_value, _sources=ev.sources)
 
 
 def _overlap_p(overlap: Any) -> float | None:

@@ -61,13 +61,11 @@ import pyarrow as pa
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError, RankmeterError
 from ..data.ids import as_string_array, encode, union_vocab
-from .loading import load_interactions, resolve_categories, resolve_features
-from .result import FULL_RANKING, ExperimentResult
-from .splitting import canonical_table, split_interactions
-from .validation import Validation, validate_recommendations
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from .result import ExperimentResult
 
 __all__ = ["experiment", "default_metrics"]
 
@@ -293,6 +291,11 @@ def experiment(
     propensity columns (:func:`rankmeter.metrics.unbiased.propensities.read_propensities`).
     ``progress``: show a progress bar per stage on stderr.
     """
+    # (the stages' modules load here, not with ``import rankmeter``)
+    from .loading import load_interactions, resolve_categories, resolve_features
+    from .result import FULL_RANKING, ExperimentResult
+    from .splitting import canonical_table, split_interactions
+    from .validation import Validation, validate_recommendations
     from .beyond import context_from_train
     from ..data import Qrels, Run
     from ..evaluate import evaluate

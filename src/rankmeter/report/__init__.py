@@ -9,12 +9,26 @@ and the one function that makes data-derived text safe for a terminal
 (:func:`~rankmeter.report.terminal.terminal_text`).
 """
 
-from ._common import describe
-from .html import to_html
-from .latex import to_latex
-from .markdown import to_markdown
-from .tabular import to_csv
-from .terminal import Grid, means_table, print_comparison, print_grid, terminal_text, tests_table
+from typing import Any
 
 __all__ = ["describe", "to_html", "to_latex", "to_markdown", "to_csv", "means_table", "tests_table",
            "print_comparison", "Grid", "print_grid", "terminal_text"]
+
+# each renderer loads on first use (the command line prints through the terminal one only)
+_HOME = {"describe": "._common", "to_html": ".html", "to_latex": ".latex", "to_markdown": ".markdown",
+         "to_csv": ".tabular", "means_table": ".terminal", "tests_table": ".terminal",
+         "print_comparison": ".terminal", "Grid": ".terminal", "print_grid": ".terminal", "terminal_text": ".terminal"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        import importlib
+
+        value = getattr(importlib.import_module(_HOME[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
