@@ -244,10 +244,11 @@ _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtyp
 def string_signature(arr: pa.Array | pa.ChunkedArray, block: int = 1 << 17) -> np.ndarray:
     """A 64-bit signature of every string: equal strings get equal signatures.
 
-    Made of the length and two 8-byte words of the UTF-8 bytes (head and tail), so
-    it is injective for ids up to 16 bytes and a filter beyond; callers confirm every
-    collision by comparing the strings themselves. Computed ``block`` strings at a
-    time, so the temporaries stay small.
+    Made of the length and two 8-byte words of the UTF-8 bytes (head and tail), mixed
+    into 64 bits: different strings rarely share a signature (ids longer than 16 bytes
+    that agree on both words always do), so it is a filter, never an identity: callers
+    confirm every match by comparing the strings themselves. Computed ``block``
+    strings at a time, so the temporaries stay small.
     """
     out = np.empty(len(arr), dtype=np.uint64)
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
