@@ -40,6 +40,16 @@ def test_may_repeat_never_misses_a_repeat(groups) -> None:
 
 
 @settings(max_examples=200, deadline=None)
+@given(width=st.integers(1, 8), data=st.data())
+def test_may_repeat_with_queries_of_one_length(width, data) -> None:
+    # every query as long (a fixed depth): the rows are read as the grid itself
+    groups = data.draw(st.lists(st.lists(st.integers(0, 12), min_size=width, max_size=width), min_size=1, max_size=6))
+    offsets = np.arange(0, width * len(groups) + 1, width, dtype=np.int64)
+    flat = np.array([k for g in groups for k in g], dtype=np.uint64)
+    assert may_repeat(offsets, flat) == any(len(set(g)) < len(g) for g in groups)
+
+
+@settings(max_examples=200, deadline=None)
 @given(chunks=st.lists(st.lists(st.text(max_size=3), max_size=6), max_size=6), data=st.data())
 def test_take_rows_equals_arrow_take(chunks, data) -> None:
     import pyarrow as pa
