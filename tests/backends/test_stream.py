@@ -298,3 +298,36 @@ def test_a_signature_depends_on_the_string_alone(ids, cut, block) -> None:
     arr = pa.array(ids)
     np.testing.assert_array_equal(string_signature(arr), alone)
     np.testing.assert_array_equal(string_signature(arr.slice(min(cut, len(ids))), block=block), alone[cut:])
+
+
+def test_integer_ids_of_a_parquet_file_are_matched_as_their_decimal_text(tmp_path: Path) -> None:
+    # Parquet blocks keep integer ids as numbers for the evaluation core; the values equal those of the
+    # same rows with the ids written as text, in the in-process file route and the streaming engine
+    rng = np.random.default_rng(4)
+    users = np.repeat(np.arange(-3, 57, dtype=np.int64), 30)
+    items = np.concatenate([rng.choice(500, 30, replace=False) for _ in range(60)]).astype(np.int64)
+    scores = np.round(rng.random(len(users)), 2)  # ties, broken by the ids' text
+    pq.write_table(pa.table({"query": users, "item": items, "score": scores}), tmp_path / "ints.parquet",
+                   row_group_size=700)
+    pq.write_table(pa.table({"query": users.astype(str), "item": items.astype(str), "score": scores}),
+                   tmp_path / "text.parquet", row_group_size=700)
+    qrels = {str(u): {str(i): int(g) for i, g in zip(rng.choice(500, 12, replace=False), rng.integers(0, 3, 12))}
+             for u in range(-3, 60)}
+    qrels["5"]["007"] = 2  # not the decimal text of 7: never matches item 7
+    metrics = ["ndcg@10", "ap", "P@5", "rr"]
+    want = rankmeter.evaluate(qrels, rankmeter.read_run(tmp_path / "text.parquet"), metrics)
+    for got in (rankmeter.evaluate(qrels, tmp_path / "ints.parquet", metrics, threads=2),
+                rankmeter.evaluate_stream(qrels, tmp_path / "ints.parquet", metrics, chunk_rows=500, progress=False)):
+        assert got.queries == want.queries
+        for m in metrics:
+            np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
+
+
+def test_a_missing_integer_id_in_parquet_names_its_row(tmp_path: Path) -> None:
+    pq.write_table(pa.table({"query": pa.array([1, 1, None], pa.int64()), "item": pa.array([1, 2, 3], pa.int64()),
+                             "score": [3.0, 2.0, 1.0]}), tmp_path / "r.parquet")
+    for call in (lambda: rankmeter.evaluate({"1": {"1": 1}}, tmp_path / "r.parquet", ["ndcg"]),
+                 lambda: rankmeter.evaluate_stream({"1": {"1": 1}}, tmp_path / "r.parquet", ["ndcg"], progress=False)):
+        with pytest.raises(InputError, match="query id is missing") as err:
+            call()
+        assert err.value.line == 3

@@ -159,7 +159,8 @@ def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None]
                              "instead.")
     from ..io.blocks import open_run_blocks
 
-    return open_run_blocks(run, format=fmt, order=order, comments=comments, **given)
+    # integer ids stay numbers: the evaluation core matches their decimal text
+    return open_run_blocks(run, format=fmt, order=order, comments=comments, keep_ints=True, **given)
 
 
 # ---------------------------------------------------------------------------------

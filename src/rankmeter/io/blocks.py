@@ -86,15 +86,17 @@ class Block:
         yield self.first_row
 
 
-def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: str, text: bool = True) -> pa.Table:
+def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: str, text: bool = True,
+                keep_ints: bool = False) -> pa.Table:
     """``query``/``item`` as text, ``score``/``rank`` as float64, from a table and its resolved columns.
 
+    ``keep_ints`` leaves integer ids as numbers (:func:`~rankmeter.io.columns.id_column`).
     Raises RowError (row of ``table``) for a missing/empty id or a bad number, and
     InputError for a column of the wrong type.
     """
     out: dict[str, Any] = {
-        "query": id_column(table.column(cols["query"]), "query", cols["query"], source),
-        "item": id_column(table.column(cols["item"]), "item", cols["item"], source),
+        "query": id_column(table.column(cols["query"]), "query", cols["query"], source, keep_ints),
+        "item": id_column(table.column(cols["item"]), "item", cols["item"], source, keep_ints),
     }
     if "score" in cols:
         out["score"] = pa.array(number_column(table.column(cols["score"]), "score", cols["score"], source,
@@ -120,6 +122,7 @@ class RunBlocks:
         self._recent: deque[tuple[int, int, Any]] = deque(maxlen=_KEEP_BLOCKS)
         self._used = False
         self._map: Any = None  # the file's memory map (map_span), unmapped when collected
+        self.keep_ints = False  # integer ids of Parquet blocks left as numbers (for the evaluation core)
         given = dict(given)
         if fmt == "trec":
             self.cols = {"query": "query", "item": "item", "score": "score"}
@@ -167,7 +170,7 @@ class RunBlocks:
         for batch in self.file.iter_batches(batch_size=rows, columns=names, use_threads=True):
             table = pa.Table.from_batches([batch])
             try:
-                std = standardize(table, self.cols, self.order, self.source, text=False)
+                std = standardize(table, self.cols, self.order, self.source, text=False, keep_ints=self.keep_ints)
             except RowError as exc:
                 raise InputError(exc.message, source=self.source, line=first + exc.row + 1) from None
             yield Block(std, first, None)
@@ -460,8 +463,11 @@ def _csv_error(parsed: CsvText, exc: RowError) -> InputError:
 
 def open_run_blocks(run: str | os.PathLike[str] | Input, *, format: str = "auto", order: str = "score",
                     query: str | None = None, item: str | None = None, score: str | None = None,
-                    rank: str | None = None, comments: bool = True) -> RunBlocks:
-    """Open a run input for block reading (see the module docstring)."""
+                    rank: str | None = None, comments: bool = True, keep_ints: bool = False) -> RunBlocks:
+    """Open a run input for block reading (see the module docstring). ``keep_ints``: Parquet's integer
+    ids stay numbers (:func:`~rankmeter.io.columns.id_column`), for the evaluation core."""
     inp = run if isinstance(run, Input) else open_input(Path(run) if not isinstance(run, str) else run)
     fmt = detect_format(inp) if format == "auto" else format
-    return RunBlocks(inp, fmt, order, {"query": query, "item": item, "score": score, "rank": rank}, comments)
+    blocks = RunBlocks(inp, fmt, order, {"query": query, "item": item, "score": score, "rank": rank}, comments)
+    blocks.keep_ints = keep_ints
+    return blocks

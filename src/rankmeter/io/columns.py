@@ -186,8 +186,13 @@ def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
 
 
-def id_column(col: pa.Array | pa.ChunkedArray, role: str, name: str, source: str | None) -> pa.Array:
+def id_column(col: pa.Array | pa.ChunkedArray, role: str, name: str, source: str | None,
+              keep_ints: bool = False) -> pa.Array:
     """An id column as a string array (see the module docstring); raises InputError or RowError.
+
+    ``keep_ints``: integer ids (signed, or unsigned up to 32 bits) are left as numbers for a
+    reader that matches their decimal text itself (the evaluation core does), which saves
+    writing 2 x 10^6 numbers as text per million rows.
 
     >>> id_column(pa.array(["007", "x"]), "item", "doc", "<t>").to_pylist()
     ['007', 'x']
@@ -198,6 +203,11 @@ def id_column(col: pa.Array | pa.ChunkedArray, role: str, name: str, source: str
     """
     arr = _plain(col)
     t = arr.type
+    if keep_ints and (pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())):
+        if arr.null_count:
+            row = int(np.flatnonzero(np.asarray(arr.is_null().to_numpy(zero_copy_only=False)))[0])
+            raise RowError(row, f"{role} id is missing (column {name!r})")
+        return arr
     if _is_text(t):
         out = arr if pa.types.is_string(t) else C.cast(arr, pa.string())
     elif pa.types.is_integer(t):
