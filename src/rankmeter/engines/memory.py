@@ -11,7 +11,7 @@ from ..evaluation import ChunkOut, Engine, check_options
 from ..evaluation.selection import QueryPolicy, check_queries
 from ..evaluation.threads import resolve_threads
 from .stream import grouped_file, open_file, query_starts
-from ..data import Run
+from ..data import Qrels, Run
 from ..data.ids import distinct
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
@@ -74,7 +74,8 @@ def evaluate(
     check_queries(queries)
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
     n_threads = resolve_threads(threads)
-    blocks = open_ahead(run, order=order, threads=n_threads)  # read ahead while the judgments load
+    # read ahead while the judgments load (judgments already loaded: nothing to overlap)
+    blocks = open_ahead(run, order=order, threads=n_threads, ahead=not isinstance(qrels, Qrels))
     try:
         q = as_qrels(qrels, duplicates=duplicates)
         engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
@@ -90,15 +91,16 @@ def evaluate(
 
 
 def open_ahead(run: Any, *, order: str = "score", columns: Mapping[str, str | None] | None = None,
-               threads: int | None = None) -> Any:
+               threads: int | None = None, ahead: bool = True) -> Any:
     """A run file opened for :func:`evaluate_file` and already being read, or None (not a regular file,
     ``order="given"``, or an input the reader refuses: its error then comes when the run is read, after
-    the judgments', as without reading ahead)."""
+    the judgments', as without reading ahead). ``ahead=False``: a Parquet or CSV run is read only as its
+    chunks are evaluated (nothing to overlap: the judgments are loaded)."""
     if not isinstance(run, (str, os.PathLike)) or order == "given" or os.fspath(run) == "-":
         return None
     try:
         return open_file(run, order=order, columns=columns, chunk_rows=FILE_CHUNK_ROWS,
-                         threads=resolve_threads(threads))
+                         threads=resolve_threads(threads), ahead=ahead)
     except Exception:  # noqa: BLE001 (see the docstring)
         return None
 
@@ -167,7 +169,8 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
     """
     n_threads = resolve_threads(threads)
     if blocks is None:
-        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=FILE_CHUNK_ROWS, threads=n_threads)
+        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=FILE_CHUNK_ROWS, threads=n_threads,
+                           ahead=False)  # (the engine, hence the judgments, is ready)
     acc = grouped_file(engine, blocks, threads=n_threads) if blocks is not None else None
     if acc is None:
         options: dict[str, Any] = {k: v for k, v in (columns or {}).items() if v is not None}

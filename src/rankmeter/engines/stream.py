@@ -705,7 +705,7 @@ class FileBlocks:
     for an ungrouped run reads it again).
     """
 
-    def __init__(self, src: Any, chunk_rows: int, threads: int) -> None:
+    def __init__(self, src: Any, chunk_rows: int, threads: int, ahead: bool = True) -> None:
         self.src = src
         self.chunk_rows = chunk_rows
         self.parallel: _ParallelText | None = None
@@ -715,21 +715,23 @@ class FileBlocks:
             size = min(max(1 << 16, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))
             self.parallel = _ParallelText(src, threads, size)
         else:
-            # parsing and cutting into chunks of whole queries both happen on the reader thread, up to
-            # two chunks ahead: the judgments load meanwhile, and the workers never wait. Columnar and CSV
+            # chunks of whole queries, read and cut by the streaming engine's code. With ``ahead`` (the
+            # judgments still to load) on a reader thread of their own, a chunk ahead, so the two overlap;
+            # without, as they are needed: the streaming engine's route, chunk for chunk. Columnar and CSV
             # rows are smaller in memory than text: chunks twice as long (the streaming engine's default)
             self.chunk_rows = 2 * chunk_rows
-            self.chunks = _Prefetch(_grouped_chunks(src.blocks(self.chunk_rows), self.chunk_rows), depth=2)
+            chunks = _grouped_chunks(src.blocks(self.chunk_rows), self.chunk_rows)
+            self.chunks = _Prefetch(chunks, depth=1) if ahead else chunks
 
     def close(self) -> None:
         if self.parallel is not None:
             self.parallel.close()
-        if self.chunks is not None:
+        if isinstance(self.chunks, _Prefetch):
             self.chunks.close()
 
 
 def open_file(run: str | os.PathLike[str], *, order: str = "score", columns: Mapping[str, str | None] | None = None,
-              chunk_rows: int = DEFAULT_CHUNK_ROWS, threads: int = 2) -> FileBlocks | None:
+              chunk_rows: int = DEFAULT_CHUNK_ROWS, threads: int = 2, ahead: bool = True) -> FileBlocks | None:
     """Start reading a run file for :func:`grouped_file` (see :class:`FileBlocks`)."""
     if not os.path.isfile(run):  # a pipe or FIFO is read once, by the caller's fallback
         return None
@@ -737,7 +739,7 @@ def open_file(run: str | os.PathLike[str], *, order: str = "score", columns: Map
     src = _open_source(run, "auto", order, given)
     if not src.restartable:
         return None
-    return FileBlocks(src, chunk_rows, threads)
+    return FileBlocks(src, chunk_rows, threads, ahead)
 
 
 def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
