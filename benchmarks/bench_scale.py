@@ -320,7 +320,7 @@ def measure(tool: str, run_path: Path, qrels_path: Path, timeout: int) -> dict:
 # report
 # --------------------------------------------------------------------------------
 FIELDS = ["size", "tool", "status", "wall_s", "cpu_s", "peak_mb", "rows_per_s", "load_s", "eval_s", "startup_s",
-          "eval_warm_s", "note"]
+          "eval_warm_s", "note", "run"]
 
 
 def read_previous() -> list[dict]:
@@ -381,7 +381,9 @@ def write_outputs(rows: list[dict]) -> None:
 def markdown(rows: list[dict], started: str, load: str) -> str:
     out = ["# Scaling: in-process, streaming, DuckDB, Spark local, pytrec_eval, ranx", "",
            f"Machine: 2 cores, 24 GB RAM, {platform.python_implementation()} {platform.python_version()}, "
-           f"run {started}; load average at start: {load} (other developers share the machine).", "",
+           f"run {started}; load average at start: {load} (other developers share the machine). A run of "
+           "some sizes or tools (`--sizes`, `--tools`) updates only its rows: a row measured in another run "
+           "says when in its note.", "",
            "Command: `python benchmarks/bench_scale.py` (data: benchmarks/_data, generated). "
            "Metrics: ndcg@10, map, P@10, mrr. Wall time of a fresh process per tool (imports, reading the "
            "Parquet files and the judgments included; for Spark, the process's time less the repeated "
@@ -394,9 +396,11 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
         parts = [f"{r[k]:.1f}" for k in ("startup_s", "load_s", "eval_s") if r.get(k) is not None]
         if r.get("eval_warm_s") is not None:
             parts.append(f"again: {r['eval_warm_s']:.1f}")
+        note = r["status"] if r["status"] != "ok" else r.get("note", "")
+        if r.get("run") != started:
+            note += f"; measured {'on ' + r['run'] if r.get('run') else 'in an earlier run'}"
         out.append(f"| {label(r['size'])} | {r['tool']} | {r.get('wall_s', '')} | {r.get('cpu_s', '')} | {rate} | "
-                   f"{r.get('peak_mb', '')} | {' / '.join(parts)} | "
-                   f"{r['status'] if r['status'] != 'ok' else r.get('note', '')} |")
+                   f"{r.get('peak_mb', '')} | {' / '.join(parts)} | {note} |")
     out += ["", "![scaling curve](scale.png)", "", "## Goals (issue #6)", ""]
     by = {(r["size"], r["tool"]): r for r in rows if r.get("status") == "ok"}
     st = by.get((100_000_000, "stream"))
@@ -476,7 +480,7 @@ def main() -> None:
         for tool in tools:
             if not args.all_limits and n > LIMITS.get(tool, 10**12):
                 rows.append({"size": n, "tool": tool, "status": f"skipped: above {label(LIMITS[tool])} rows it "
-                             "would exceed the memory or time budget"})
+                             "would exceed the memory or time budget", "run": started})
                 print(f"   {tool:12s} skipped", flush=True)
                 continue
             runs = [measure(tool, run_path, qrels_path, args.timeout) for _ in range(args.repeat)]
@@ -484,7 +488,7 @@ def main() -> None:
             r = min(good, key=lambda x: x["wall_s"]) if good else runs[-1]
             if args.repeat > 1:
                 r["note_repeat"] = f"best of {args.repeat}"
-            r["size"] = n
+            r["size"], r["run"] = n, started
             if r["status"] == "ok":
                 r["rows_per_s"] = round(n / r["wall_s"])
                 means[tool] = r.get("mean", {})
