@@ -61,3 +61,36 @@ def test_take_rows_equals_arrow_take(chunks, data) -> None:
     rows = data.draw(st.lists(st.integers(0, n - 1), max_size=10)) if n else []
     got = take_rows(col, np.array(rows, dtype=np.int64)).to_pylist()
     assert got == [col[i].as_py() for i in rows]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.sampled_from(["", "a", "b", "é", "doc1", "doc10", "x" * 20 + "1" + "y" * 8,
+                                     "x" * 20 + "2" + "y" * 8]) | st.text(max_size=12), min_size=1, max_size=80))
+def test_codes_by_signature_equal_arrows_or_step_aside(ids) -> None:
+    # the two long ids share a signature (same length, head and tail): then Arrow codes them
+    import pyarrow as pa
+
+    from rankmeter import _compute as C
+    from rankmeter.data.ids import _codes_by_signature
+
+    arr = pa.array(ids, pa.string())
+    enc = C.dictionary_encode(arr)
+    got = _codes_by_signature(arr)
+    if got is None:
+        assert len(set(ids)) > 1
+        return
+    np.testing.assert_array_equal(got[0], enc.indices.to_numpy())
+    assert got[1].equals(enc.dictionary)
+
+
+def test_ids_sharing_a_signature_are_coded_apart() -> None:
+    import pyarrow as pa
+
+    from rankmeter.data import ids as I
+
+    a, b = "x" * 20 + "1" + "y" * 8, "x" * 20 + "2" + "y" * 8
+    assert I.string_signature(pa.array([a]))[0] == I.string_signature(pa.array([b]))[0]
+    arr = pa.array([a, "c", b, a] * 20_000)  # above the size coded by signature
+    assert I._codes_by_signature(arr) is None
+    codes, vocab = I.encode_unsorted(arr)
+    assert vocab.to_pylist() == [a, "c", b] and codes[:4].tolist() == [0, 1, 2, 0]
