@@ -647,13 +647,15 @@ class _ParallelText:
         engine = self.engine.result()
         if not table.num_rows:
             return None, np.zeros(0, dtype=np.uint64), parsed.comment_lines
-        q = table.column("query").combine_chunks()
-        sig = distinct(_signatures(C.take(q, ints(query_starts(q)))))
         try:
             out = engine.evaluate_table(table, first_row=0)
         except RowError as exc:
             raise parsed.error(exc) from None
-        return out, sig, parsed.comment_lines
+        heads = out.heads  # (the chunk's query ids, found by the engine)
+        if heads is None:
+            q = table.column("query").combine_chunks()
+            heads = C.take(q, ints(query_starts(q)))
+        return out, distinct(_signatures(heads)), parsed.comment_lines
 
     def run(self, engine: Engine) -> Any:
         """The accumulator of every block's output, in file order; None when the file is not grouped by query."""

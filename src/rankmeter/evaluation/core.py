@@ -300,6 +300,7 @@ class Engine:
         sel = self._select_heads(heads, codes)
         nojudg = np.flatnonzero((codes < 0) & ~sel)  # requested ids count as evaluated
         out_base = dict(
+            heads=heads,
             run_rows=n,
             run_rows_used=int(lengths[sel].sum()),
             seen_codes=codes[codes >= 0],
