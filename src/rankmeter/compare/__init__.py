@@ -38,22 +38,12 @@ is a :class:`~rankmeter.compare.comparison.Comparison`, rendered by
 
 from __future__ import annotations
 
-from typing import Any
-
+from .._lazy import lazy_names
 from .api import compare
 
 __all__ = ["compare", "Comparison", "PairTest", "Settings", "TESTS", "TEST_NAMES"]
 
 # loaded on first use: the statistics are not needed until a comparison is made
-_LAZY = {"Comparison": ".comparison", "PairTest": ".comparison", "Settings": ".comparison",
-         "TESTS": "..stats.tests", "TEST_NAMES": "..stats.tests"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, {"Comparison": ".comparison", "PairTest": ".comparison",
+                                    "Settings": ".comparison", "TESTS": "..stats.tests",
+                                    "TEST_NAMES": "..stats.tests"})

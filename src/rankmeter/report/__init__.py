@@ -9,25 +9,16 @@ and the one function that makes data-derived text safe for a terminal
 (:func:`~rankmeter.report.terminal.terminal_text`).
 """
 
-from typing import Any
+from .._lazy import lazy_names
 
 __all__ = ["describe", "to_html", "to_latex", "to_markdown", "to_csv", "means_table", "tests_table",
            "print_comparison", "Grid", "print_grid", "terminal_text"]
 
 # each renderer loads on first use (the command line prints through the terminal one only)
-_HOME = {"describe": "._common", "to_html": ".html", "to_latex": ".latex", "to_markdown": ".markdown",
-         "to_csv": ".tabular", "means_table": ".terminal", "tests_table": ".terminal",
-         "print_comparison": ".terminal", "Grid": ".terminal", "print_grid": ".terminal", "terminal_text": ".terminal"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        import importlib
-
-        value = getattr(importlib.import_module(_HOME[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, {
+    "describe": "._common", "to_html": ".html", "to_latex": ".latex", "to_markdown": ".markdown",
+    "to_csv": ".tabular", "means_table": ".terminal", "tests_table": ".terminal", "print_comparison": ".terminal",
+    "Grid": ".terminal", "print_grid": ".terminal", "terminal_text": ".terminal"})
 
 
 def __dir__() -> list[str]:
