@@ -623,7 +623,9 @@ class _ParallelText:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval")
         self.blocks: Iterator[tuple[int, int]] | None = src.query_spans(block_bytes)
         self.pending: deque[Future[Any]] = deque()
-        self.limit = threads + 5
+        # parsed ahead while the judgments load: about 192 MB of text (and at least 5 blocks), so that the
+        # workers are still busy when the engine is ready (a 1M-line judgment file takes ~0.5 s to load)
+        self.limit = threads + max(5, (192 << 20) // max(block_bytes, 1))
         self._fill()
 
     def _fill(self) -> None:
