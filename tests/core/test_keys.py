@@ -94,3 +94,17 @@ def test_ids_sharing_a_signature_are_coded_apart() -> None:
     assert I._codes_by_signature(arr) is None
     codes, vocab = I.encode_unsorted(arr)
     assert vocab.to_pylist() == [a, "c", b] and codes[:4].tolist() == [0, 1, 2, 0]
+
+
+def test_judged_item_signatures_are_those_of_the_ids() -> None:
+    # found while coding a large judgment column, or computed on first use: the same signatures
+    import pyarrow as pa
+
+    from rankmeter import Qrels
+    from rankmeter.data.ids import string_signature
+
+    for n in (10, 70_000):
+        q = Qrels.from_columns([f"q{i % 97}" for i in range(n)], [f"d{i % 5003}" for i in range(n)], [1] * n,
+                               duplicates="first")
+        np.testing.assert_array_equal(q.item_signatures(), string_signature(q.item_ids))
+        assert isinstance(q.item_ids, pa.Array)

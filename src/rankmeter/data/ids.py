@@ -17,6 +17,7 @@ from .. import _compute as C
 __all__ = [
     "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
     "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows", "string_buffers", "distinct",
+    "encode_with_signatures",
 ]
 
 
@@ -233,7 +234,25 @@ def encode_unsorted(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
 _SIGNATURE_CODING = 1 << 16  # rows from which encode_unsorted codes by signature
 
 
-def _codes_by_signature(values: pa.Array, rounds: int = 12) -> tuple[np.ndarray, pa.Array] | None:
+def encode_with_signatures(values: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+    """:func:`encode_unsorted`, and the :func:`string_signature` of every id of the vocabulary (computed
+    on the way when the column is coded by signature).
+
+    >>> codes, vocab, sig = encode_with_signatures(pa.array(["b", "a", "b"]))
+    >>> codes.tolist(), vocab.to_pylist(), bool(sig[0] == string_signature(pa.array(["b"]))[0])
+    ([0, 1, 0], ['b', 'a'], True)
+    """
+    if isinstance(values, pa.Array) and len(values) >= _SIGNATURE_CODING and pa.types.is_string(values.type) \
+            and not values.null_count:
+        got = _codes_by_signature(values, signatures=True)
+        if got is not None:
+            return got  # type: ignore[return-value]
+    codes, vocab = encode_unsorted(values)
+    return codes, vocab, string_signature(vocab)
+
+
+def _codes_by_signature(values: pa.Array, rounds: int = 12,
+                        signatures: bool = False) -> tuple[np.ndarray, ...] | None:
     """:func:`encode_unsorted` through 64-bit signatures, at about half the cost of Arrow's hash table.
 
     Rows are grouped by signature in an open table twice the size of the rows still ungrouped
@@ -273,7 +292,7 @@ def _codes_by_signature(values: pa.Array, rounds: int = 12) -> tuple[np.ndarray,
     later = np.flatnonzero(first != rows)
     if len(later) and not bool(bools(C.equal(C.take(values, ints(later)), C.take(values, ints(first[later])))).all()):
         return None  # two ids share a signature
-    return code[first], C.take(values, ints(head))
+    return (code[first], C.take(values, ints(head))) + ((sig[head],) if signatures else ())
 
 
 def extend_vocab(vocab: pa.Array, other: pa.Array) -> tuple[pa.Array, np.ndarray]:

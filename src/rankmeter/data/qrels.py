@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from .ids import as_string_array, encode, encode_unsorted, ints, to_numpy
+from .ids import as_string_array, encode, encode_with_signatures, ints, string_signature, to_numpy
 from .table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Qrels(Grouped):
         if len(bad):
             raise RowError(int(bad[0]), f"relevance grade is not a finite number ({grades[bad[0]]})")
         qcodes, qvocab = encode(qarr)
-        icodes, ivocab = encode_unsorted(iarr)
+        icodes, ivocab, isig = encode_with_signatures(iarr)
         keys = qcodes * max(len(ivocab), 1) + icodes
         order = np.argsort(keys, kind="stable")
         sk = keys[order]
@@ -87,7 +87,7 @@ class Qrels(Grouped):
             qcodes, icodes, grades = qcodes[keep], icodes[keep], grades[keep]
             order = np.argsort(keys[keep], kind="stable")
         qcodes = qcodes[order]
-        return cls(
+        out = cls(
             query_ids=qvocab,
             item_ids=ivocab,
             offsets=offsets_from_sorted(qcodes, len(qvocab)),
@@ -95,6 +95,8 @@ class Qrels(Grouped):
             grades=np.ascontiguousarray(grades[order], dtype=np.float64),
             dropped=dropped,
         )
+        object.__setattr__(out, "_item_sig", isig)  # (found while coding the ids)
+        return out
 
     @classmethod
     def from_subtopic_columns(cls, query: object, subtopic: object, item: object, grade: object, *,
@@ -104,6 +106,14 @@ class Qrels(Grouped):
         from .subtopics import qrels_from_subtopics
 
         return qrels_from_subtopics(query, subtopic, item, grade, duplicates=duplicates)
+
+    def item_signatures(self) -> np.ndarray:
+        """The 64-bit :func:`~rankmeter.data.ids.string_signature` of every judged item id, computed once."""
+        sig = self.__dict__.get("_item_sig")
+        if sig is None or len(sig) != len(self.item_ids):
+            sig = string_signature(self.item_ids)
+            object.__setattr__(self, "_item_sig", sig)
+        return sig
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {item: grade}}`` (for small data and tests)."""

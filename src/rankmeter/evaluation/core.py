@@ -163,7 +163,6 @@ class Engine:
             for m in self.metrics)
         self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
         self._item_ints: tuple[np.ndarray, np.ndarray] | None = None
-        self._item_sig: np.ndarray | None = None  # judged item ids' signatures (built on first use)
         self._qsig: tuple[Any, Any] | None = None  # judged query ids' signatures, sorted (built on first use)
 
         nq = qrels.n_queries
@@ -454,7 +453,7 @@ class Engine:
             icodes = self.qrels.items[qrow]
             if int_ids is None:
                 sub_items = None  # the judged ids themselves, taken only if needed
-                sub_sig = self._judged_item_signatures()[icodes]
+                sub_sig = self.qrels.item_signatures()[icodes]
             else:
                 # judged ids that are the decimal text of an integer; no other can equal an integer id
                 as_int, ok = self._qrels_item_ints()
@@ -500,12 +499,6 @@ class Engine:
         batch.pos = pos  # type: ignore[misc]  (the cached positions, computed above)
         batch.lengths = lengths  # type: ignore[misc]
         return compute(batch, self.all_metrics, self.depth, self.judged_only)
-
-    def _judged_item_signatures(self) -> np.ndarray:
-        """The 64-bit signature of every judged item id (computed once, read by every chunk)."""
-        if self._item_sig is None:
-            self._item_sig = string_signature(self.qrels.item_ids)
-        return self._item_sig
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
