@@ -128,8 +128,8 @@ def bench_size(n_queries: int, args: argparse.Namespace, env: dict[str, str]) ->
     trec_eval = shutil.which("trec_eval")
     if trec_eval and (n_queries <= 10_000 or args.trec_eval_large):  # its query lookup is quadratic
         jobs["trec_eval (C program)"] = [trec_eval, *TREC_EVAL_MEASURES, str(qpath), str(rpath)]
-    for path in (qpath, rpath):  # into the page cache first: "cold" is about the tools, not the disk
-        with open(path, "rb") as fh:
+    for path in [qpath, rpath] + [Path(a) for cmd in jobs.values() for a in cmd if a.endswith("_7col.txt")]:
+        with open(path, "rb") as fh:  # into the page cache first: "cold" is about the tools, not the disk
             while fh.read(1 << 24):
                 pass
     cold: dict[str, tuple[float, float]] = {}
