@@ -20,7 +20,9 @@ from ..result import Result
 __all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "open_ahead", "run_pieces",
            "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]
 
-FILE_CHUNK_ROWS = 500_000  # rows per chunk of a run file (about 80 MB of work each); never set by the thread count
+# rows per chunk of a run file (about 12 MB of TREC text, 40 MB of work each): smaller chunks keep less memory
+# in flight (10M lines: 540 MB at 250k, 690 MB at 500k) at no cost in time. Never set by the thread count
+FILE_CHUNK_ROWS = 250_000
 
 
 def swapped_hint(qrels_rows: int, run_rows: int) -> list[str]:

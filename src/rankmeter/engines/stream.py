@@ -722,8 +722,8 @@ class FileBlocks:
             # chunks of whole queries, read and cut by the streaming engine's code. With ``ahead`` (the
             # judgments still to load) on a reader thread of their own, a chunk ahead, so the two overlap;
             # without, as they are needed: the streaming engine's route, chunk for chunk. Columnar and CSV
-            # rows are smaller in memory than text: chunks twice as long (the streaming engine's default)
-            self.chunk_rows = 2 * chunk_rows
+            # rows are smaller in memory than text: chunks as long as the streaming engine's
+            self.chunk_rows = DEFAULT_CHUNK_ROWS
             chunks = _grouped_chunks(src.blocks(self.chunk_rows), self.chunk_rows)
             self.chunks = _Prefetch(chunks, depth=1) if ahead else chunks
 
