@@ -21,7 +21,7 @@ from .._errors import InputError, MetricNameError, ParameterError
 from ..result import Result
 from ..stats import resampling as R
 from ..stats.tests import TESTS
-from .comparison import Comparison, PairTest, ProgressFn, Settings
+from .comparison import PairTest, ProgressFn
 
 __all__ = [
     "check_settings", "name_runs", "resolve_metrics", "evaluate_runs", "collect_results", "align",

@@ -219,11 +219,9 @@ def encode_unsorted(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     signatures (:func:`_codes_by_signature`), every id confirmed equal to its group's
     first; Arrow's hash table is the reference and the fallback.
     """
-    if isinstance(values, pa.Array) and len(values) >= _SIGNATURE_CODING and pa.types.is_string(values.type) \
-            and not values.null_count:
-        got = _codes_by_signature(values)
-        if got is not None:
-            return got
+    got = _by_signature(values)
+    if got is not None:
+        return got  # type: ignore[return-value]
     encoded = C.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
@@ -234,6 +232,14 @@ def encode_unsorted(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
 _SIGNATURE_CODING = 1 << 16  # rows from which encode_unsorted codes by signature
 
 
+def _by_signature(values: object, signatures: bool = False) -> tuple[np.ndarray, ...] | None:
+    """:func:`_codes_by_signature` of a large text array without nulls; None for any other column."""
+    if isinstance(values, pa.Array) and len(values) >= _SIGNATURE_CODING and pa.types.is_string(values.type) \
+            and not values.null_count:
+        return _codes_by_signature(values, signatures=signatures)
+    return None
+
+
 def encode_with_signatures(values: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray]:
     """:func:`encode_unsorted`, and the :func:`string_signature` of every id of the vocabulary (computed
     on the way when the column is coded by signature).
@@ -242,11 +248,9 @@ def encode_with_signatures(values: pa.Array) -> tuple[np.ndarray, pa.Array, np.n
     >>> codes.tolist(), vocab.to_pylist(), bool(sig[0] == string_signature(pa.array(["b"]))[0])
     ([0, 1, 0], ['b', 'a'], True)
     """
-    if isinstance(values, pa.Array) and len(values) >= _SIGNATURE_CODING and pa.types.is_string(values.type) \
-            and not values.null_count:
-        got = _codes_by_signature(values, signatures=True)
-        if got is not None:
-            return got  # type: ignore[return-value]
+    got = _by_signature(values, signatures=True)
+    if got is not None:
+        return got  # type: ignore[return-value]
     codes, vocab = encode_unsorted(values)
     return codes, vocab, string_signature(vocab)
 

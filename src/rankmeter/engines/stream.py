@@ -653,11 +653,7 @@ class _ParallelText:
             out = engine.evaluate_table(table, first_row=0)
         except RowError as exc:
             raise parsed.error(exc) from None
-        heads = out.heads  # (the chunk's query ids, found by the engine)
-        if heads is None:
-            q = table.column("query").combine_chunks()
-            heads = C.take(q, ints(query_starts(q)))
-        return out, distinct(_signatures(heads)), parsed.comment_lines
+        return out, distinct(_signatures(out.heads)), parsed.comment_lines  # (the chunk's query ids, from the engine)
 
     def run(self, engine: Engine) -> Any:
         """The accumulator of every block's output, in file order; None when the file is not grouped by query."""
@@ -711,7 +707,6 @@ class FileBlocks:
 
     def __init__(self, src: Any, chunk_rows: int, threads: int, ahead: bool = True) -> None:
         self.src = src
-        self.chunk_rows = chunk_rows
         self.parallel: _ParallelText | None = None
         self.chunks: _Prefetch | None = None
         if src.format == "trec":  # byte ranges cut at query ends, read, parsed and evaluated by the workers
@@ -723,8 +718,7 @@ class FileBlocks:
             # judgments still to load) on a reader thread of their own, a chunk ahead, so the two overlap;
             # without, as they are needed: the streaming engine's route, chunk for chunk. Columnar and CSV
             # rows are smaller in memory than text: chunks as long as the streaming engine's
-            self.chunk_rows = DEFAULT_CHUNK_ROWS
-            chunks = _grouped_chunks(src.blocks(self.chunk_rows), self.chunk_rows)
+            chunks = _grouped_chunks(src.blocks(DEFAULT_CHUNK_ROWS), DEFAULT_CHUNK_ROWS)
             self.chunks = _Prefetch(chunks, depth=1) if ahead else chunks
 
     def close(self) -> None:

@@ -345,7 +345,8 @@ class Engine:
                         run_rows_used=int(lengths[sel].sum()), seen_codes=codes[codes >= 0],
                         without_judgments=len(nojudg), without_judgments_examples=smallest(nojudg),
                         extra_seen=[ids[i] for i in np.flatnonzero(sel & (codes < 0))], path="exact",
-                        dropped=int(getattr(run, "dropped", 0)), other_queries=[ids[i] for i in np.flatnonzero(~sel)])
+                        dropped=int(getattr(run, "dropped", 0)), other_queries=[ids[i] for i in np.flatnonzero(~sel)],
+                        heads=run.query_ids)
 
     def _run(self, table: pa.Table, row_index: np.ndarray) -> Run:
         rank = table.column("rank") if self.order == "rank" else None

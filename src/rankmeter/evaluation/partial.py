@@ -63,7 +63,7 @@ class ChunkOut:
     path: str = "fast"
     dropped: int = 0  # duplicate rows removed by the duplicates policy
     other_queries: list[str] = field(default_factory=list)  # run queries met but not evaluated
-    heads: pa.Array | None = None  # every query id of the chunk, once each (text), when the chunk found them
+    heads: pa.Array | None = None  # every query id of the chunk, once each (set by Engine.evaluate_table)
 
 
 

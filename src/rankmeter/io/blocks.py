@@ -110,8 +110,10 @@ def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: st
 class RunBlocks:
     """A run input read block by block (see the module docstring)."""
 
-    def __init__(self, inp: Input, fmt: str, order: str, given: Mapping[str, str | None], comments: bool) -> None:
+    def __init__(self, inp: Input, fmt: str, order: str, given: Mapping[str, str | None], comments: bool,
+                 keep_ints: bool = False) -> None:
         self.input = inp
+        self.keep_ints = keep_ints  # integer ids of Parquet blocks left as numbers (for the evaluation core)
         self.source = inp.name
         self.format = fmt
         self.order = order
@@ -122,7 +124,6 @@ class RunBlocks:
         self._recent: deque[tuple[int, int, Any]] = deque(maxlen=_KEEP_BLOCKS)
         self._used = False
         self._map: Any = None  # the file's memory map (map_span), unmapped when collected
-        self.keep_ints = False  # integer ids of Parquet blocks left as numbers (for the evaluation core)
         given = dict(given)
         if fmt == "trec":
             self.cols = {"query": "query", "item": "item", "score": "score"}
@@ -353,7 +354,7 @@ class RunBlocks:
         if not self.restartable:
             return None, None
         again = RunBlocks(self.input, self.format, self.order, self.cols if self.format != "trec" else {},
-                          self.comments)
+                          self.comments, self.keep_ints)
         for block in again.blocks(1 << 16):
             n = block.table.num_rows
             if block.first_row <= row < block.first_row + n:
@@ -468,6 +469,5 @@ def open_run_blocks(run: str | os.PathLike[str] | Input, *, format: str = "auto"
     ids stay numbers (:func:`~rankmeter.io.columns.id_column`), for the evaluation core."""
     inp = run if isinstance(run, Input) else open_input(Path(run) if not isinstance(run, str) else run)
     fmt = detect_format(inp) if format == "auto" else format
-    blocks = RunBlocks(inp, fmt, order, {"query": query, "item": item, "score": score, "rank": rank}, comments)
-    blocks.keep_ints = keep_ints
-    return blocks
+    return RunBlocks(inp, fmt, order, {"query": query, "item": item, "score": score, "rank": rank}, comments,
+                     keep_ints)

@@ -203,12 +203,10 @@ def id_column(col: pa.Array | pa.ChunkedArray, role: str, name: str, source: str
     """
     arr = _plain(col)
     t = arr.type
-    if keep_ints and (pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())):
-        if arr.null_count:
-            row = int(np.flatnonzero(np.asarray(arr.is_null().to_numpy(zero_copy_only=False)))[0])
-            raise RowError(row, f"{role} id is missing (column {name!r})")
-        return arr
-    if _is_text(t):
+    as_number = keep_ints and (pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32()))
+    if as_number:
+        out = arr
+    elif _is_text(t):
         out = arr if pa.types.is_string(t) else C.cast(arr, pa.string())
     elif pa.types.is_integer(t):
         out = C.cast(arr, pa.string())
@@ -230,7 +228,7 @@ def id_column(col: pa.Array | pa.ChunkedArray, role: str, name: str, source: str
     if out.null_count:
         row = int(np.flatnonzero(np.asarray(out.is_null().to_numpy(zero_copy_only=False)))[0])
         raise RowError(row, f"{role} id is missing (column {name!r})")
-    if len(out):
+    if len(out) and not as_number:  # (a number is never empty)
         offsets = np.frombuffer(out.buffers()[1], dtype=np.int32, count=len(out) + 1 + out.offset)[out.offset:]
         empty = np.flatnonzero(offsets[1:] == offsets[:-1])
         if len(empty):
