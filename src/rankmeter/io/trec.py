@@ -452,9 +452,11 @@ def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None =
     try:
         table = pacsv.read_csv(
             str(path) if path is not None else pa.BufferReader(data.arrow() if isinstance(data, MappedSpan) else data),
-            # blocks of a few MB: enough of them for both cores, few enough that the columns' chunks stay large
+            # with threads, blocks of a few MB: enough of them for both cores, few enough that the columns' chunks
+            # stay large; without (a worker's range), one block: columns of one chunk, nothing to combine
             read_options=pacsv.ReadOptions(column_names=names, use_threads=threads,
-                                           block_size=min(max(len(data) // 8, 1 << 20), 16 << 20)),
+                                           block_size=min(max(len(data) // 8, 1 << 20), 16 << 20) if threads
+                                           else min(len(data) + 1, 1 << 30)),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
                                              newlines_in_values=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=types, include_columns=read, strings_can_be_null=False,
