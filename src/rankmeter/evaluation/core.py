@@ -27,6 +27,7 @@ same arrays as on the exact path, hence the same values to the last bit
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -171,8 +172,6 @@ class Engine:
         self._grade_desc = np.ascontiguousarray(qrels.grades[self._qorder])
         self.positive = np.zeros(nq, dtype=bool)
         self.positive[rowq[qrels.grades > 0]] = True
-        self.judged_ids: list[str] = qrels.query_ids.to_pylist()
-        self._index = {q: i for i, q in enumerate(self.judged_ids)}
         if self.policy == "judged":
             self.selectable = self.positive
         else:
@@ -181,6 +180,15 @@ class Engine:
             self.selectable = np.array([q in self.wanted for q in self.judged_ids], dtype=bool)
 
     # -- building blocks -------------------------------------------------------------
+    @cached_property
+    def judged_ids(self) -> list[str]:
+        """The judged query ids as Python strings (built on first use: the fast path never needs them)."""
+        return self.qrels.query_ids.to_pylist()  # type: ignore[no-any-return]
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {q: i for i, q in enumerate(self.judged_ids)}
+
     def codes(self, ids: Sequence[str]) -> np.ndarray:
         get = self._index.get
         return np.fromiter((get(q, -1) for q in ids), dtype=np.int64, count=len(ids))

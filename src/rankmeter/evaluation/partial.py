@@ -143,17 +143,16 @@ class Accumulator:
         judged_share = values.pop(e.coverage_metric.text)
 
         # coverage, exactly as align() counts it over the whole run
-        qids = e.judged_ids
         positive = e.positive
         examples: dict[str, list[str]] = {}
 
         def sample(mask: np.ndarray, key: str) -> int:
             idx = np.flatnonzero(mask)
             if len(idx):
-                examples[key] = [qids[i] for i in idx[:3]]
+                examples[key] = C.take(e.qrels.query_ids, ints(idx[:3])).to_pylist()
             return int(len(idx))
 
-        missing = sample(np.isin(np.arange(len(qids)), missing_codes), "missing_from_run")
+        missing = sample(np.isin(np.arange(e.qrels.n_queries), missing_codes), "missing_from_run")
         if self.without_judgments:
             examples["without_judgments"] = list(self.nojudg_examples)
         # as align(): for a list of queries, only the requested ones are counted
