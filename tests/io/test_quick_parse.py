@@ -62,3 +62,13 @@ def test_bytes_that_are_not_utf8_are_never_labelled_text() -> None:
     assert trec._quick(b"q1 Q0 d\xff 1 2.5 t\n", "run", True, False, threads=False) is None
     with pytest.raises(InputError, match="not UTF-8"):
         trec.parse_trec(b"q1 Q0 d\xff 1 2.5 t\n", "run", "t.txt")
+
+
+def test_a_worker_range_is_parsed_into_one_chunk_per_column() -> None:
+    # a range of several MB, parsed without Arrow's threads (as a range worker does): one block,
+    # so the engine finds columns of one chunk and has nothing to copy together
+    data = b"".join(b"q%d Q0 d%d %d %d.5 t\n" % (i // 100, i, i % 100 + 1, 100 - i % 100) for i in range(150_000))
+    assert len(data) > 3 << 20
+    table = trec._quick(data, "run", True, False, threads=False)
+    assert table.num_rows == 150_000
+    assert [table.column(c).num_chunks for c in table.column_names] == [1, 1, 1]
