@@ -424,7 +424,7 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
                        f"{'' if cold <= 3 else ', not from a cold start'}.")
     out += ["", "Notes:", "",
             "- The machine is shared with other developers: timings vary by up to 2-3x between runs; the CPU "
-            "column (user + system of the process tree) is steadier. `--repeat 3` keeps the fastest run.",
+            "column (user + system of the process tree) is steadier. `--repeat 3` runs three rounds across the tools and keeps each tool's fastest run (the median is in the note).",
             "- Peak memory of the streaming engine is the chunk buffers (chunk_rows=1M, 2 worker threads) plus "
             "the judgments and the per-query results, which grow with the number of queries, not with the run.",
             "- pytrec_eval and ranx are run up to 10M rows: at 100M their in-memory dictionaries (pytrec_eval) "
@@ -450,7 +450,8 @@ def main() -> None:
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--timeout", type=int, default=TIMEOUT)
     ap.add_argument("--all-limits", action="store_true", help="run every tool at every size")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per tool and size; the fastest is kept")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per tool and size, in rounds across the tools; "
+                    "the fastest is kept")
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "RUN", "QRELS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -483,17 +484,26 @@ def main() -> None:
         run_path, qrels_path = generate(n)
         print(f"== {label(n)} rows: data ready ({time.perf_counter() - t:.0f} s)", flush=True)
         means: dict[str, dict] = {}
+        active = []
         for tool in tools:
             if not args.all_limits and n > LIMITS.get(tool, 10**12):
                 rows.append({"size": n, "tool": tool, "status": f"skipped: above {label(LIMITS[tool])} rows it "
                              "would exceed the memory or time budget", "run": started})
                 print(f"   {tool:12s} skipped", flush=True)
                 continue
-            runs = [measure(tool, run_path, qrels_path, args.timeout) for _ in range(args.repeat)]
-            good = [x for x in runs if x["status"] == "ok"]
-            r = min(good, key=lambda x: x["wall_s"]) if good else runs[-1]
+            active.append(tool)
+        # the repeats in rounds across the tools, so a change in the machine's speed hits every tool alike
+        runs: dict[str, list[dict]] = {tool: [] for tool in active}
+        for _ in range(args.repeat):
+            for tool in active:
+                runs[tool].append(measure(tool, run_path, qrels_path, args.timeout))
+        for tool in active:
+            good = [x for x in runs[tool] if x["status"] == "ok"]
+            r = min(good, key=lambda x: x["wall_s"]) if good else runs[tool][-1]
             if args.repeat > 1:
-                r["note_repeat"] = f"best of {args.repeat}"
+                walls = sorted(x["wall_s"] for x in good)
+                r["note_repeat"] = (f"best of {args.repeat} (interleaved with the other tools"
+                                    + (f"; median {walls[len(walls) // 2]:.2f} s" if walls else "") + ")")
             r["size"], r["run"] = n, started
             if r["status"] == "ok":
                 r["rows_per_s"] = round(n / r["wall_s"])
