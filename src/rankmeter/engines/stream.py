@@ -708,7 +708,7 @@ class FileBlocks:
     def __init__(self, src: Any, chunk_rows: int, threads: int, ahead: bool = True) -> None:
         self.src = src
         self.parallel: _ParallelText | None = None
-        self.chunks: _Prefetch | None = None
+        self.chunks: Iterable[tuple[pa.Table, Any]] | None = None  # (a _Prefetch while the judgments load)
         if src.format == "trec":  # byte ranges cut at query ends, read, parsed and evaluated by the workers
             # (their size set by the file's, never by the threads: 8 ranges at least, 48 bytes a row at most)
             size = min(max(1 << 16, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))

@@ -217,7 +217,7 @@ class RunBlocks:
 
     def query_spans(self, size: int) -> Iterator[tuple[int, int]]:
         """Byte ranges of a regular TREC text file, each ending where a query ends: ranges that can be read,
-        parsed and evaluated independently (:meth:`read_span`, :meth:`parse_block`).
+        parsed and evaluated independently (:meth:`map_span`, :meth:`parse_block`).
 
         Only the last bytes before a range's nominal end are read here, to find the start of its last
         query's first line; a query longer than the range makes the range longer. (A file not grouped by
