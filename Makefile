@@ -10,7 +10,8 @@ PIP    := $(BIN)/python -m pip
 
 help:
 	@echo "make demo   - install into .venv and run the demo experiment (writes demo-output/)"
-	@echo "make test   - install test extras into .venv and run the whole test suite"
+	@echo "make test   - install test extras into .venv, run make lint, then the whole test suite"
+	@echo "make lint   - ruff's linter and mypy --strict on src/rankmeter (configuration in pyproject.toml)"
 	@echo "make bench  - run the benchmarks (slow; figures in benchmarks/RESULTS-*.md)"
 
 $(BIN)/python:
@@ -33,7 +34,11 @@ $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.demo-installed
 	$(BIN)/rankmeter demo --out demo-output
 
-test: $(VENV)/.test-installed
+lint: $(VENV)/.test-installed
+	$(BIN)/ruff check src/rankmeter
+	$(BIN)/mypy src/rankmeter
+
+test: lint $(VENV)/.test-installed
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 bench: $(VENV)/.bench-installed
