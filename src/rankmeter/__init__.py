@@ -21,11 +21,14 @@ from .io import read_qrels, read_run
 from .metrics.registry import Metric, parse_metric
 from .result import Coverage, Result
 
-# These two modules share their names with their main function; importing them here
-# binds the function for good (a later ``import rankmeter.compare`` does not rebind).
+# These two modules share their names with their main function; importing them here,
+# last, binds the function for good (a later ``import rankmeter.compare`` does not rebind).
 # Both are light: the statistics and the experiment's stages load on first use.
-from .compare import compare  # noqa: E402
-from .experiment import experiment  # noqa: E402
+# isort: off
+from .compare import compare
+from .experiment import experiment
+
+# isort: on
 
 __version__ = "0.1.0"
 

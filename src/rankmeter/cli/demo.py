@@ -79,8 +79,8 @@ def command(interactions: str | None, categories: str | None, out: str, users: i
     """
     from .._errors import ParameterError
     from ..recsys.output import check_output_folder, record_files
-    from .experiment import run
     from ._output import note
+    from .experiment import run
 
     if categories is not None and interactions is None:
         raise ParameterError("--categories goes with --interactions (the generated data has its own genres)")

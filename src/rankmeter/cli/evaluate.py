@@ -176,7 +176,6 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
     import click as _click
 
     from . import _groups
-
     from ._output import is_count, line_safe, note, trec_line, undefined_means, write_csv, write_json, write_table
 
     single = len(results) == 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-
 # library keywords -> this command's options, for messages (see _options.cli_spelling)
 PARAMETER_OPTIONS = {"user": "--user-column", "item": "--item-column", "rating": "--rating-column",
                      "prediction": "--prediction-column", "metrics": "-m/--metric"}

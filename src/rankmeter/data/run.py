@@ -23,11 +23,10 @@ from .ids import (
     ints,
     string_signature,
     take_rows,
-    to_numpy,
 )
-from .table import Grouped, RowError, duplicate_rows, may_repeat
 from .order import rank_order
 from .qrels import _check_no_nulls, _dedupe, _float_column
+from .table import Grouped, RowError, duplicate_rows, may_repeat
 
 __all__ = ["Run"]
 

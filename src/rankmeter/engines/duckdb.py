@@ -35,10 +35,10 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, MissingExtraError, ParameterError
-from .sqlfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
 from ..io import as_qrels
 from ..io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, SUBTOPIC_NAMES, pick_columns
 from ..result import Result
+from .sqlfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
 
 __all__ = ["register", "evaluate", "FUNCTIONS"]
 

@@ -7,15 +7,15 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..data import Qrels, Run
+from ..data.ids import distinct
 from ..evaluation import ChunkOut, Engine, check_options
 from ..evaluation.selection import QueryPolicy, check_queries
 from ..evaluation.threads import resolve_threads
-from .stream import grouped_file, open_file, query_starts
-from ..data import Qrels, Run
-from ..data.ids import distinct
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
+from .stream import grouped_file, open_file, query_starts
 
 __all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "open_ahead", "run_pieces",
            "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]

@@ -44,15 +44,15 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from ..data.ids import bools, distinct, ints, string_signature, to_numpy
-from ..evaluation import Engine, check_options, is_int_id_type
 from .._errors import InputError, ParameterError
 from ..data import Qrels
+from ..data.ids import bools, distinct, ints, string_signature, to_numpy
 from ..data.table import RowError
+from ..evaluation import Engine, check_options, is_int_id_type
 from ..io import as_qrels
 from ..io.columns import id_column
-from ..io.trec import comment_note
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
+from ..io.trec import comment_note
 from ..result import Result
 
 __all__ = ["evaluate_stream", "evaluate_batches", "grouped_file", "open_file", "query_starts", "FileBlocks",
@@ -368,8 +368,14 @@ class _Progress:
         self.bar: Any = None
         if enabled:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                 TextColumn("rows"), TimeElapsedColumn(), TimeRemainingColumn(),

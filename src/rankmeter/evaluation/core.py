@@ -38,9 +38,9 @@ from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
 from ..data.ids import as_string_array, bools, distinct, ints, positions_or_minus1, string_signature, to_numpy
-from ..data.table import RowError, lookup_keys, may_repeat
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
+from ..data.table import RowError, lookup_keys, may_repeat
 from ..metrics.batch import Batch
 from ..metrics.registry import Metric, parse_metric, parse_metrics
 from .compute import check_ranking_metrics, compute

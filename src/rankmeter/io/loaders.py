@@ -34,11 +34,11 @@ import pyarrow as pa
 
 from .._errors import InputError, ParameterError
 from ..data import Qrels, RowError, Run
+from ..data.subtopics import qrels_from_subtopics
 from .columns import ALIASES, LITERAL_GRADE, candidates, id_column, normalise, number_column, resolve
 from .source import Input, base_name, open_input
-from .tables import csv_header, is_frame, parse_csv, read_parquet, to_arrow
-from ..data.subtopics import qrels_from_subtopics
 from .subtopics import read_trec_subtopic_qrels, subtopic_hint, subtopic_qrels_from_dict
+from .tables import csv_header, is_frame, parse_csv, read_parquet, to_arrow
 from .trec import read_trec_qrels, read_trec_run
 
 __all__ = ["read_qrels", "read_run", "as_qrels", "as_run", "detect_format"]

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import numpy as np
 
 from .._errors import MetricNameError, ParameterError
+from ..metrics.rating_costs import CostMatrix
+from ..metrics.rating_scale import Scale
 from ..metrics.registry import Metric, parse_metric
 from ..result import Result
-from ..metrics.rating_costs import CostMatrix
 from ._input import LoadedRatings, load_ratings
-from ..metrics.rating_scale import Scale
 
 if TYPE_CHECKING:
     import pandas as pd

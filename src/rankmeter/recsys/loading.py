@@ -16,8 +16,8 @@ __all__ = ["load_interactions", "read_item_features", "read_categories", "resolv
 
 def load_interactions(interactions: Any, columns: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     """(Interactions, item features, categories) from the input."""
-    from .datasets import SyntheticData
     from ..io.interactions import read_interactions
+    from .datasets import SyntheticData
 
     feats = cats = None
     if isinstance(interactions, SyntheticData):

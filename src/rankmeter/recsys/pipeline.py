@@ -292,15 +292,15 @@ def experiment(
     ``progress``: show a progress bar per stage on stderr.
     """
     # (the stages' modules load here, not with ``import rankmeter``)
-    from .loading import load_interactions, resolve_categories, resolve_features
-    from .result import FULL_RANKING, ExperimentResult
-    from .splitting import canonical_table, split_interactions
-    from .validation import Validation, validate_recommendations
-    from .beyond import context_from_train
     from ..data import Qrels, Run
     from ..evaluate import evaluate
     from ..metrics.registry import parse_metrics
+    from .beyond import context_from_train
+    from .loading import load_interactions, resolve_categories, resolve_features
     from .recommenders import MatrixRecommender, check_k
+    from .result import FULL_RANKING, ExperimentResult
+    from .splitting import canonical_table, split_interactions
+    from .validation import Validation, validate_recommendations
 
     k = check_k(k, "experiment")
     if catalog not in ("train", "all"):

@@ -13,13 +13,13 @@ import numpy as np
 from .validation import Validation
 
 if TYPE_CHECKING:
-    from ..report.terminal import Grid
     import pandas as pd
     from rich.console import Console
     from rich.table import Table
 
     from ..compare import Comparison
     from ..data import Qrels, Run
+    from ..report.terminal import Grid
     from ..result import Result
 
 __all__ = ["ExperimentResult", "FULL_RANKING"]

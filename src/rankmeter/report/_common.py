@@ -75,7 +75,6 @@ def legend(cmp: "Comparison", up: str = UP, down: str = DOWN) -> str:
 
 
 def family_text(cmp: "Comparison") -> str:
-    from ..stats.correction import correction_name
 
     s = cmp.settings
     tukey = "Tukey HSD p-values familywise over all pairs of runs within each metric (not corrected again)"

@@ -27,8 +27,22 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import (DOWN, UP, adjusted_name, describe, family_text, fmt, fmt_p, fmt_signed, legend, marker,
-                      missing_text, no_value_text, show_n, test_label)
+from ._common import (
+    DOWN,
+    UP,
+    adjusted_name,
+    describe,
+    family_text,
+    fmt,
+    fmt_p,
+    fmt_signed,
+    legend,
+    marker,
+    missing_text,
+    no_value_text,
+    show_n,
+    test_label,
+)
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -307,7 +321,7 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
         rows = "".join(f'<tr><td class="l">{_e(g)}</td><td>{first.sizes[g]}</td>'
                        + "".join(f"<td>{fmt(float(views[r].means.loc[g, m]), digits)}</td>" for r in runs)
                        + "</tr>" for g in groups)
-        gaps = "".join(f'<tr><td class="l">gap (max - min)</td><td></td>'
+        gaps = "".join('<tr><td class="l">gap (max - min)</td><td></td>'
                        + "".join(f"<td>{fmt(float(views[r].gap.loc[m, 'max_minus_min']), digits)}</td>"
                                  for r in runs) + "</tr>" for _ in [0])
         table = (f'<div class="scroll"><table><thead><tr><th class="l">group</th><th>size</th>{head}</tr></thead>'

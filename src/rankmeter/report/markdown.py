@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._common import (DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text,
-                      no_value_text, show_n)
+from ._common import (
+    DOWN,
+    UP,
+    adjusted_name,
+    describe,
+    fmt,
+    fmt_p,
+    fmt_signed,
+    legend,
+    marker,
+    missing_text,
+    no_value_text,
+    show_n,
+)
 
 if TYPE_CHECKING:
     from ..compare import Comparison

@@ -20,8 +20,20 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ._common import (DOWN, UP, adjusted_name, describe, fmt, fmt_p, fmt_signed, legend, marker, missing_text,
-                      no_value_text, show_n)
+from ._common import (
+    DOWN,
+    UP,
+    adjusted_name,
+    describe,
+    fmt,
+    fmt_p,
+    fmt_signed,
+    legend,
+    marker,
+    missing_text,
+    no_value_text,
+    show_n,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -27,8 +27,8 @@ from ._common import (
 from .holdout import holdout
 from .kfold import kfold
 from .leave_k_out import leave_k_out
-from .sweep import DEFAULT_FRACTIONS, SweepPoint, SweepResult, fraction_grid, ratio_sweep
 from .strong import StrongSplit, StrongSummary, strong
+from .sweep import DEFAULT_FRACTIONS, SweepPoint, SweepResult, fraction_grid, ratio_sweep
 from .temporal import temporal
 
 __all__ = [

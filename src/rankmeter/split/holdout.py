@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from .._errors import InputError
-from .validation import with_validation
 from ._common import (
     Seed,
     SmallUsersPolicy,
@@ -22,6 +21,7 @@ from ._common import (
     random_per_user,
     round_count,
 )
+from .validation import with_validation
 
 __all__ = ["holdout"]
 

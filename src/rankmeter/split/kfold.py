@@ -7,7 +7,6 @@ from typing import Any, Literal
 import numpy as np
 
 from .._errors import InputError, ParameterError
-from .validation import with_validation
 from ._common import (
     Folds,
     FoldsSummary,
@@ -23,6 +22,7 @@ from ._common import (
     make_rng,
     prepare,
 )
+from .validation import with_validation
 
 __all__ = ["kfold"]
 

@@ -7,7 +7,6 @@ from typing import Any, Literal
 import numpy as np
 
 from .._errors import ParameterError
-from .validation import with_validation
 from ._common import (
     Seed,
     SmallUsersPolicy,
@@ -22,6 +21,7 @@ from ._common import (
     random_per_user,
 )
 from .temporal import last_per_user, time_values_for
+from .validation import with_validation
 
 __all__ = ["leave_k_out"]
 

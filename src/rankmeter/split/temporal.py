@@ -19,7 +19,6 @@ import numpy as np
 
 from .._errors import InputError, ParameterError
 from ..io.interactions import Interactions
-from .validation import with_validation
 from ._common import (
     Prepared,
     SmallUsersPolicy,
@@ -36,6 +35,7 @@ from ._common import (
     round_count,
     segment_mask,
 )
+from .validation import with_validation
 
 __all__ = ["temporal"]
 
@@ -381,7 +381,7 @@ def _to_epoch_ns(value: Any) -> int | None:
     else:
         return None
     if d.tzinfo is not None:
-        d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        d = d.astimezone(_dt.UTC).replace(tzinfo=None)
     delta = d - _dt.datetime(1970, 1, 1)
     return (delta.days * 86_400 + delta.seconds) * 10**9 + delta.microseconds * 1000 + nanos
 

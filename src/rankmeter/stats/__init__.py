@@ -6,9 +6,8 @@ for the resampling engines and :mod:`rankmeter.compare` for comparing whole runs
 
 from . import resampling
 from .anova import AnovaTable, anova_two_way
-from .power import TopicSetSize, paired_t_power, topic_set_size
-from .tukey import TukeyHSD, tukey_hsd
 from .correction import CORRECTIONS, adjust, benjamini_hochberg, bonferroni, canonical_correction, correction_name, holm
+from .power import TopicSetSize, paired_t_power, topic_set_size
 from .tests import (
     TEST_NAMES,
     TESTS,
@@ -20,6 +19,7 @@ from .tests import (
     randomization_test,
     wilcoxon,
 )
+from .tukey import TukeyHSD, tukey_hsd
 
 __all__ = [
     "AnovaTable",

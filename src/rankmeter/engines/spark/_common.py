@@ -14,7 +14,7 @@ from ...io.tables import pick_columns
 def require_pyspark() -> Any:
     try:
         import pyspark
-        import pyspark.sql  # noqa: F401  (the submodule must import)
+        import pyspark.sql  # the submodule must import (it binds pyspark, which is used)
     except ImportError:
         raise MissingExtraError("The Spark backend", "spark", "pyspark") from None
     return pyspark

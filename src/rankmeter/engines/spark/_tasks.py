@@ -12,7 +12,6 @@ from ..._errors import InputError
 from ...data.table import RowError
 from ...result import Result
 
-
 _ENGINES: dict[str, Any] = {}  # per Python worker: engines already built from a broadcast
 
 

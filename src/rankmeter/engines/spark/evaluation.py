@@ -13,10 +13,9 @@ from ..._errors import InputError, ParameterError
 from ...io import as_qrels
 from ...io.tables import GRADE_NAMES, ITEM_NAMES, QUERY_NAMES, SCORE_NAMES, SUBTOPIC_NAMES
 from ...result import Result
-from ._common import collect, id_column, pick, require_pyspark, ship, to_arrow, translate
 from . import _tasks
+from ._common import collect, id_column, pick, require_pyspark, ship, to_arrow, translate
 from ._tasks import assemble, grouping_problem, map_partition, out_schema, read_tasks
-
 
 _ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
 

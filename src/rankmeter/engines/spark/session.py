@@ -31,7 +31,6 @@ from typing import Any, Mapping
 
 from ._common import require_pyspark
 
-
 _QUIET = "-Xlog:cds=off,cds+dynamic=off"  # no CDS warnings on the user's terminal
 _MAGIC = bytes.fromhex("a8ab0bf0")  # a dynamic CDS archive's first bytes (0xf00baba8, little-endian)
 _SETTLED_S = 60.0  # an archive not modified for this long is complete (or abandoned)

@@ -9,7 +9,6 @@ import pyarrow as pa
 from ..sqlfuncs import GRADED_NDCG, SQL_FUNCTIONS, graded_metric, list_metric
 from ._common import require_pyspark
 
-
 FUNCTIONS: dict[str, str] = dict(SQL_FUNCTIONS)
 
 def _relscores(rec: pa.Array) -> pa.Array | None:

@@ -29,7 +29,6 @@ from ._context import HELPER, ContextExample
 from ._state import ItemState, merge_states
 from .coverage import catalog_ids
 
-
 # exposure in the examples: a in 2 lists, b and c in 1, d (catalogue) in none
 _RUN = {"u1": ["a", "b"], "u2": ["a", "c"]}
 _CTX = {"catalog": ["a", "b", "c", "d"]}

@@ -25,7 +25,6 @@ from ..ranking._common import REL, is_rel
 from ..registry import MetricSpec, Param, register
 from ._context import HELPER, ContextExample, batch_vocab, item_table, need, positions, ref_values
 
-
 _CTX = {"popularity": {"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.05, "e": 0.05}}
 
 

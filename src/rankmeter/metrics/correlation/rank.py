@@ -28,16 +28,20 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import rankstats as RS
 from .. import _segments as S
+from .. import rankstats as RS
 from ..batch import Batch
 from ..ranking._common import top
-from ..registry import Example, MetricSpec, Param, register
 from ..ratings.correlation import (
     kendall_distance_reference as _kd_ref,
+)
+from ..ratings.correlation import (
     kendall_reference as _k_ref,
+)
+from ..ratings.correlation import (
     spearman_reference as _s_ref,
 )
+from ..registry import Example, MetricSpec, Param, register
 
 VARIANT = Param("variant", str, "b", "a: no tie correction; b: tie-corrected (scipy's default); c: Stuart's tau-c",
                 choices=("a", "b", "c"))

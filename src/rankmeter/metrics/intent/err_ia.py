@@ -31,8 +31,19 @@ import numpy as np
 
 from ..batch import Batch
 from ..registry import MetricSpec, register
-from ._common import (ALPHA, BINARY, EXAMPLE_JUDGMENTS, EXAMPLE_RANKING, NDEVAL, REL, IntentExample, discounted,
-                      ideal_ideal, ideal_sum, ratio)
+from ._common import (
+    ALPHA,
+    BINARY,
+    EXAMPLE_JUDGMENTS,
+    EXAMPLE_RANKING,
+    NDEVAL,
+    REL,
+    IntentExample,
+    discounted,
+    ideal_ideal,
+    ideal_sum,
+    ratio,
+)
 
 __all__ = ["err_ia_kernel", "nerr_ia_kernel"]
 

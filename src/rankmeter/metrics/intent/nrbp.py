@@ -31,8 +31,20 @@ import numpy as np
 
 from ..batch import Batch
 from ..registry import MetricSpec, register
-from ._common import (ALPHA, BETA, BINARY, EXAMPLE_JUDGMENTS, EXAMPLE_RANKING, NDEVAL, REL, IntentExample, ideal_sum,
-                      ratio, relevant, row_gain)
+from ._common import (
+    ALPHA,
+    BETA,
+    BINARY,
+    EXAMPLE_JUDGMENTS,
+    EXAMPLE_RANKING,
+    NDEVAL,
+    REL,
+    IntentExample,
+    ideal_sum,
+    ratio,
+    relevant,
+    row_gain,
+)
 
 __all__ = ["nrbp_kernel", "nnrbp_kernel"]
 

@@ -31,8 +31,18 @@ import numpy as np
 
 from ..batch import Batch
 from ..registry import MetricSpec, register
-from ._common import (BINARY, EXAMPLE_JUDGMENTS, EXAMPLE_RANKING, NDEVAL, REL, IntentExample, depth_of, matched,
-                      ratio, relevant)
+from ._common import (
+    BINARY,
+    EXAMPLE_JUDGMENTS,
+    EXAMPLE_RANKING,
+    NDEVAL,
+    REL,
+    IntentExample,
+    depth_of,
+    matched,
+    ratio,
+    relevant,
+)
 
 __all__ = ["p_ia_kernel", "ap_ia_kernel", "strec_kernel"]
 

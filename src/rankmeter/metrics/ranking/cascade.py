@@ -6,8 +6,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import _segments as S
 from ..._errors import ParameterError
+from .. import _segments as S
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, register
 from ._common import REL, is_rel, top

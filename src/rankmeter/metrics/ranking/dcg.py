@@ -7,8 +7,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import _segments as S
 from ..._errors import InputError
+from .. import _segments as S
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, TrecName, register
 from ._common import top

@@ -17,8 +17,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..rating_batch import RatingsBatch
 from .. import rankstats as RS
+from ..rating_batch import RatingsBatch
 from ..registry import MetricSpec, Param, register
 from ._common import RatingsExample, per_param
 

@@ -32,10 +32,10 @@ def read_topk_lists(path: str | Path) -> pa.Table:
     Rows are returned as they are in the file (duplicates included), as ``user, item, score``
     with ``score = -rank`` when the file ranks by position.
     """
+    import pyarrow as pa
+
     from ...io.loaders import detect_format
     from ...io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns, read_table_file
-
-    import pyarrow as pa
 
     p = Path(path)
     if not p.exists():
