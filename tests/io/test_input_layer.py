@@ -497,3 +497,13 @@ def test_direct_qrels_read_agrees_with_the_full_parse(tmp_path, text) -> None:
     except InputError as exc:
         got = ("error", str(exc))
     assert got == want
+
+
+def test_cli_reads_a_gzip_run_in_process_and_streaming(tmp_path) -> None:
+    # the in-process route once asserted that the run was a plain file (issue 24, item 5)
+    qrels = write(tmp_path, "qrels.txt", "q 0 b 1\nr 0 a 1\n")
+    (tmp_path / "run.txt.gz").write_bytes(gzip.compress(b"q Q0 a 1 1 s\nq Q0 b 2 2 s\nr Q0 a 1 1 s\n" * 1))
+    for extra in ([], ["--chunk-rows", "1"]):
+        out = _cli("evaluate", str(qrels), str(tmp_path / "run.txt.gz"), "-m", "P@1", "--format", "csv", *extra)
+        assert out.returncode == 0, out.stderr
+        assert b"1.0" in out.stdout

@@ -340,7 +340,7 @@ class _Partitions:
                 if self.on_rows:
                     self.on_rows(n)
         finally:
-            for w, f in zip(writers, files):
+            for w, f in zip(writers, files, strict=True):
                 if w is not None:
                     w.close()
                     f.close()
@@ -715,7 +715,8 @@ class FileBlocks:
         self.src = src
         self.parallel: _ParallelText | None = None
         self.chunks: Iterable[tuple[pa.Table, Any]] | None = None  # (a _Prefetch while the judgments load)
-        if src.format == "trec":  # byte ranges cut at query ends, read, parsed and evaluated by the workers
+        if src.format == "trec" and src.input.plain_file:  # byte ranges cut at query ends, read, parsed and
+            # evaluated by the workers (a compressed file has no byte ranges: it takes the chunks below)
             # (their size set by the file's, never by the threads: 8 ranges at least, 48 bytes a row at most)
             size = min(max(1 << 16, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))
             self.parallel = _ParallelText(src, threads, size)
