@@ -1,0 +1,14 @@
+"""Judgments you cannot fully trust: how far judges agree, and whether the systems' order survives a
+change of judge.
+
+>>> import rankmeter.judges as judges
+>>> judges.agreement({"q": {"a": 1, "b": 0}}, {"q": {"a": 1, "b": 1}}).pairs
+{'both': 2, 'only_a': 0, 'only_b': 0}
+"""
+
+from __future__ import annotations
+
+from .agreement import Agreement, agreement, cohen_kappa, krippendorff_alpha
+from .systems import JudgeComparison, compare_judges
+
+__all__ = ["Agreement", "JudgeComparison", "agreement", "cohen_kappa", "compare_judges", "krippendorff_alpha"]
