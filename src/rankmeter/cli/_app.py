@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate-ratings": ("rankmeter.cli.evaluate_ratings", "Evaluate predicted ratings against true ratings."),
     "compare": ("rankmeter.cli.compare", "Compare runs with significance tests and reports."),
     "overlap": ("rankmeter.cli.overlap", "How similar two runs' rankings are, per query (RBO, tau_AP, Kendall)."),
+    "judges": ("rankmeter.cli.judges", "How far two judges agree, and whether the runs' order survives the change."),
     "split": ("rankmeter.cli.split", "Split interactions into train and test (hold-out, temporal, leave-k-out, k-fold)."),
     "run-experiment": ("rankmeter.cli.experiment", "Run a whole recommender evaluation experiment."),
     "demo": ("rankmeter.cli.demo", "Generate sample data and run the main experiment on it."),
