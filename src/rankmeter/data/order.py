@@ -9,6 +9,22 @@ rule (``form_res_rels.c``). Every reader, engine and recommender orders rows wit
 >>> perm, moved = rank_order(np.array([0, 0, 0]), np.array([1.0, 2.0, 1.0]), pa.array(["a", "b", "c"]))
 >>> perm.tolist()
 [1, 2, 0]
+
+How the rows are sorted (the result is the same permutation in every case)
+-------------------------------------------------------------------------
+- rows already in rank order (a file written best first): one linear check, no sort;
+- rows grouped by query, in any order within the query: a *segmented* sort, each query's
+  scores sorted on their own (queries of one length as the rows of a matrix, one
+  ``np.argsort(axis=1)``; queries of mixed lengths by length class, padded), which costs
+  O(n log L) for queries of L rows instead of a global O(n log n) two-key sort;
+- rows not grouped by query: grouped first by one sort of 64-bit keys (query code, row),
+  then as above;
+- non-finite scores (which the readers refuse): ``np.lexsort`` of (query, -score).
+
+The sorts used are not stable, so rows of equal (query, score) may come out in any order;
+the tie-break then orders them by item id descending and, for equal ids, by their position
+in the input, which is exactly what a stable two-key sort followed by a stable id sort
+gives (tests/core/test_rank_order.py checks this against that slow reference).
 """
 
 from __future__ import annotations
@@ -17,21 +33,26 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from .ids import ints, take_rows, to_numpy
+from .ids import distinct, ints, take_rows, to_numpy
 
-__all__ = ["rank_order"]
+__all__ = ["rank_order", "segment_order"]
+
+# lengths classes of a segmented sort: below this many distinct lengths each length is its own class
+# (no padding); above, lengths are padded up to a power of two (at most 2x the cells, ~log2(max) classes)
+_EXACT_CLASSES = 16
 
 
 def rank_order(qcodes: np.ndarray, value: np.ndarray,
-                items: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray | None, np.ndarray | None]:
+               items: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
 
     Also returns, when the rows were in order but for some ties, the positions of the
     tied rows (the only ones the permutation may move), else None.
 
     Sorting numbers is cheap; comparing ids is not. So rows are ordered by (query,
-    value) with numpy, and only the rows inside groups of equal (query, value), the
-    ties, are ordered by their ids, with pyarrow's string sort.
+    value) with numpy (a per-query sort, :func:`segment_order`), and only the rows
+    inside groups of equal (query, value), the ties, are ordered by their ids, with
+    pyarrow's string sort. Rows equal in all three keep their input order.
     """
     n = len(qcodes)
     if n < 2:
@@ -43,9 +64,7 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray,
         perm = None
         same = same_q & (dv == 0)
     else:
-        perm = np.lexsort((-value, qcodes))
-        q, v = qcodes[perm], value[perm]
-        same = (q[1:] == q[:-1]) & (v[1:] == v[:-1])
+        perm, same = _score_order(qcodes, value, dq)
     starts = np.flatnonzero(same)  # row i + 1 ties with row i
     if not len(starts):
         return perm, None
@@ -57,9 +76,9 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray,
     tied = take_rows(items, src)
     if pa.types.is_integer(tied.type):  # integer ids compare as their decimal text
         tied = C.cast(tied, pa.string())
-    sub = pa.table({"g": ints(group), "item": tied})
-    # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order
-    within = to_numpy(C.sort_indices(sub, [("g", "ascending"), ("item", "descending")]))
+    sub = pa.table({"g": ints(group), "item": tied, "row": ints(src)})
+    # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order; equal ids keep their input order
+    within = to_numpy(C.sort_indices(sub, [("g", "ascending"), ("item", "descending"), ("row", "ascending")]))
     if perm is None:
         if bool((within == np.arange(len(rows))).all()):
             return None, None  # the ties are in order already
@@ -68,3 +87,87 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray,
         return new, rows
     perm[rows] = src[within]
     return perm, None
+
+
+def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A permutation to (query asc, value desc), equal rows in any order, and where row i + 1 ties with row i."""
+    if not bool(np.isfinite(value).all()):  # the readers refuse these; the plain two-key sort keeps them right
+        perm = np.lexsort((-value, qcodes))
+        q, v = qcodes[perm], value[perm]
+        return perm, (q[1:] == q[:-1]) & (v[1:] == v[:-1])
+    grouped = bool((dq >= 0).all())
+    group = None if grouped else _group_rows(qcodes)
+    q = qcodes if group is None else qcodes[group]
+    v = value if group is None else value[group]
+    bounds = np.flatnonzero(q[1:] != q[:-1]) + 1 if group is not None else np.flatnonzero(dq) + 1
+    starts = np.concatenate(([0], bounds)).astype(np.int64)
+    within = segment_order(-v, starts)
+    vs = v[within]
+    same = vs[1:] == vs[:-1]
+    same[bounds - 1] = False  # the last row of a query never ties with the next query's first
+    return (within if group is None else group[within]), same
+
+
+def _group_rows(qcodes: np.ndarray) -> np.ndarray:
+    """The rows in query order, rows of a query in input order (a stable sort by query code).
+
+    Codes and row numbers packed in one 64-bit key are distinct, so the fast unstable sort of
+    the keys gives the stable order; too wide for 64 bits, a stable argsort.
+    """
+    n = len(qcodes)
+    lo, hi = int(qcodes.min()), int(qcodes.max())
+    shift = max(n - 1, 1).bit_length()
+    if (hi - lo).bit_length() + shift <= 63:
+        key = ((qcodes.astype(np.int64) - lo) << shift) | np.arange(n, dtype=np.int64)
+        key.sort()
+        return key & ((1 << shift) - 1)
+    return np.argsort(qcodes, kind="stable")
+
+
+def segment_order(key: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """A permutation sorting ``key`` ascending within each segment (segments start at ``starts``).
+
+    Each segment is sorted on its own: segments of one length as the rows of a matrix
+    (one ``np.argsort(axis=1)``), mixed lengths by length class, each class padded with
+    +inf to its longest segment. Equal keys come out adjacent but in any order. The keys
+    must be finite floats (the padding must sort last).
+
+    >>> segment_order(np.array([3.0, 1.0, 2.0, 5.0, 4.0]), np.array([0, 3])).tolist()
+    [1, 2, 0, 4, 3]
+    """
+    n = len(key)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.diff(np.append(starts, n))
+    if len(starts) == 1:
+        return np.argsort(key).astype(np.int64, copy=False)
+    width = int(lengths[0])
+    if bool((lengths == width).all()):
+        perm = np.argsort(key.reshape(-1, width), axis=1)
+        perm += starts[:, None]
+        return perm.ravel()
+    perm = np.arange(n, dtype=np.int64)
+    sizes = distinct(lengths)
+    if len(sizes) > _EXACT_CLASSES:
+        cls = np.left_shift(1, np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64))
+        classes = distinct(cls)
+    else:
+        cls, classes = lengths, sizes
+    for c in classes.tolist():
+        if c < 2:
+            continue  # segments of one row stay as they are
+        segs = np.flatnonzero(cls == c)
+        lens = lengths[segs]
+        wide = int(lens.max())
+        m = len(segs)
+        total = int(lens.sum())
+        offs = np.cumsum(lens) - lens  # each segment's first cell among the class's rows
+        col = np.arange(total, dtype=np.int64) - np.repeat(offs, lens)
+        rowbase = np.repeat(np.arange(m, dtype=np.int64) * wide, lens)
+        src = np.repeat(starts[segs], lens) + col
+        mat = np.full(m * wide, np.inf, dtype=key.dtype)
+        mat[rowbase + col] = key[src]
+        order = np.argsort(mat.reshape(m, wide), axis=1).ravel()
+        perm[src] = np.repeat(starts[segs], lens) + order[rowbase + col]
+    return perm
