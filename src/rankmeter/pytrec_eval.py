@@ -153,7 +153,7 @@ class RelevanceEvaluator:
             if m.kind == "gm":
                 values[names_[0]] = math.log(max(float(v[0]), MIN_GEO_MEAN))
                 continue
-            for name, x in zip(names_, v):
+            for name, x in zip(names_, v, strict=True):
                 values[name] = float(x)
         return values
 
@@ -204,7 +204,7 @@ class RelevanceEvaluator:
         tc.columns["runid"] = np.zeros(len(tc.queries))
         order = self._order
         rows = np.column_stack([tc.columns[name] for name in order]).tolist()
-        return {q: dict(zip(order, row)) for q, row in zip(tc.queries, rows)}
+        return {q: dict(zip(order, row, strict=True)) for q, row in zip(tc.queries, rows, strict=True)}
 
     def _vector_plan(self) -> list[Any]:
         return [x for x in self._plan if x[0].kind != "string"]
@@ -376,7 +376,7 @@ def trec_plan(qrels: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]]
         if texts is None:
             walk.append((m, p, names))
             continue
-        specs.extend((name, text, how) for name, (text, how) in zip(names, texts))
+        specs.extend((name, text, how) for name, (text, how) in zip(names, texts, strict=True))
         if m.name in SUMMED:
             summed.extend(names)
     wanted = sorted({t for _, t, how in specs if how not in CONSTANT} | {"num_ret"})
@@ -456,7 +456,7 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
                 v = m.compute(rr, opts, p)
                 if m.kind == "gm":
                     v = [math.log(max(float(v[0]), MIN_GEO_MEAN))]
-                for name, x in zip(names, v):
+                for name, x in zip(names, v, strict=True):
                     cols.setdefault(name, np.zeros(n))[i] = float(x)
     for name, length in relstring:
         cols[name] = _relstrings(qrels, table, queries, codes, length, opts) if strings else [""] * n
@@ -492,7 +492,7 @@ def _query_lists(table: Any, queries: Sequence[str]) -> dict[str, tuple[list[str
     out: dict[str, tuple[list[str], list[float]]] = {}
     want = set(queries)
     for q, d, s in zip(sub.column("query").to_pylist(), sub.column("item").to_pylist(),
-                       sub.column("score").to_pylist()):
+                       sub.column("score").to_pylist(), strict=True):
         if q in want:
             docs, sims = out.setdefault(q, ([], []))
             docs.append(d)
@@ -507,7 +507,7 @@ def _judgments_of(qrels: Any, code: int) -> dict[str, int]:
 
     a, b = int(qrels.offsets[code]), int(qrels.offsets[code + 1])
     items = C.take(qrels.item_ids, ints(qrels.items[a:b])).to_pylist()
-    return dict(zip(items, (int(g) for g in qrels.grades[a:b].tolist())))
+    return dict(zip(items, (int(g) for g in qrels.grades[a:b].tolist()), strict=True))
 
 
 def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: int, opts: Options) -> list[str]:
@@ -531,7 +531,7 @@ def _relstrings(qrels: Any, table: Any, queries: list[str], codes: Any, length: 
     if opts.judged_only:
         lists = _query_lists(table, queries)
         return [trec_relstring(form_res_rels(*lists.get(q, ([], [])), _judgments_of(qrels, int(c)), opts), length)
-                for q, c in zip(queries, codes.tolist())]
+                for q, c in zip(queries, codes.tolist(), strict=True)]
     qcol = as_string_array(table.column("query"))
     items = as_string_array(table.column("item"))
     enc = C.dictionary_encode(qcol)

@@ -179,7 +179,7 @@ class Result:
         if per_query:
             names = list(self.values)
             cols = [np.asarray(self.values[m]).tolist() for m in names]
-            out["per_query"] = {q: {m: c[i] for m, c in zip(names, cols)} for i, q in enumerate(self.queries)}
+            out["per_query"] = {q: {m: c[i] for m, c in zip(names, cols, strict=True)} for i, q in enumerate(self.queries)}
         if self.coverage is not None:
             out["coverage"] = self.coverage.to_dict()
         return out

@@ -222,7 +222,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
                 cols = [res.values[m] for m in res.values]
                 for i, qid in enumerate(res.queries):
                     out += [trec_line(trec_names.get(m, m), qid, c[i], is_count(specs.get(m, m)))
-                            for m, c in zip(res.values, cols)]
+                            for m, c in zip(res.values, cols, strict=True)]
             # like trec_eval, the "all" line of a count (num_ret, num_rel, ...) is the total
             out += [trec_line(trec_names.get(m, m), "all", float(res.values[m].sum())
                               if (is_count(specs.get(m, m)) and m in res.values) else res.mean[m],

@@ -54,7 +54,7 @@ def command(run_a: str, run_b: str, measures: tuple[str, ...], per_query: bool, 
         names = (f"{names[0]} (A)", f"{names[1]} (B)")
     runs = [read_run(p, order=order, duplicates=duplicates, query=query_column, item=item_column,
                      score=score_column, rank=rank_column) for p in (run_a, run_b)]
-    for name, r in zip(names, runs):
+    for name, r in zip(names, runs, strict=True):
         for line in r.notes:
             note(f"{name}: {line}")
     res = overlap_runs(runs[0], runs[1], parsed, names=names)

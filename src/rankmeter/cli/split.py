@@ -358,7 +358,7 @@ def _write_rows(table: Any, mask: Any, path: Path, ext: str) -> None:
             if part.num_rows:
                 if ext == "csv" and part.schema != schema:
                     part = pa.RecordBatch.from_arrays(
-                        [c.cast(f.type) for c, f in zip(part.columns, schema)], schema=schema
+                        [c.cast(f.type) for c, f in zip(part.columns, schema, strict=True)], schema=schema
                     )
                 writer.write_batch(part)
         if ext == "parquet" and start == 0:

@@ -227,19 +227,19 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             if m.kind in ("runid", "num_q", "gm"):
                 continue
             if m.kind == "string":
-                per.append([f"{names[0]:<22}\t{qid}\t'{s}'\n" for qid, s in zip(qids, cols[names[0]])])
+                per.append([f"{names[0]:<22}\t{qid}\t'{s}'\n" for qid, s in zip(qids, cols[names[0]], strict=True)])
             elif m.kind == "long":
                 head = f"{names[0]:<22}\t"
-                per.append([f"{head}{qid}\t{int(x)}\n" for qid, x in zip(qids, cols[names[0]].tolist())])
+                per.append([f"{head}{qid}\t{int(x)}\n" for qid, x in zip(qids, cols[names[0]].tolist(), strict=True)])
             else:
                 for name in names:
                     head = f"{name:<22}\t"
                     col = cols[name]
                     if bool(np.isnan(col).any()):
-                        per.append([f"{head}{qid}\t{_fmt(x)}\n" for qid, x in zip(qids, col.tolist())])
+                        per.append([f"{head}{qid}\t{_fmt(x)}\n" for qid, x in zip(qids, col.tolist(), strict=True)])
                     else:
-                        per.append([f"{head}{qid}\t{x:6.4f}\n" for qid, x in zip(qids, col.tolist())])
-        lines = [line for row in zip(*per) for line in row] if per else []
+                        per.append([f"{head}{qid}\t{x:6.4f}\n" for qid, x in zip(qids, col.tolist(), strict=True)])
+        lines = [line for row in zip(*per, strict=True) for line in row] if per else []
     if summary:
         means: list[float] = []
         n_eval = len(qids)
@@ -502,7 +502,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
                     converted.append((m, names, v))
                     continue
                 cv = []
-                for name, x in zip(names, v):
+                for name, x in zip(names, v, strict=True):
                     ms = zscores.get((qid, name))
                     if ms is None:
                         cv.append(-1000000.0)
@@ -526,7 +526,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
             elif m.kind == "long" and not z:
                 lines.append(f"{names[0]:<22}\t{qid}\t{int(v[0])}\n")
             else:
-                for name, x in zip(names, v):
+                for name, x in zip(names, v, strict=True):
                     lines.append(f"{zp}{name:<22}\t{qid}\t{_fmt(float(x))}\n")
         n_eval += 1
     if n_eval == 0:
@@ -553,7 +553,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
                 s += (n_q - n_eval) * math.log(MIN_GEO_MEAN)
             lines.append(f"{zp}{names[0]:<22}\tall\t{_fmt(math.exp(s / n_q))}\n")
         else:
-            for name, x in zip(names, acc):
+            for name, x in zip(names, acc, strict=True):
                 lines.append(f"{zp}{name:<22}\tall\t{_fmt(x / n_q)}\n")
     return lines
 

@@ -121,7 +121,7 @@ class Qrels(Grouped):
         out: dict[str, dict[str, float]] = {}
         for q in range(self.n_queries):
             a, b = self.offsets[q], self.offsets[q + 1]
-            out[qids[q]] = {iids[i]: float(g) for i, g in zip(self.items[a:b], self.grades[a:b])}
+            out[qids[q]] = {iids[i]: float(g) for i, g in zip(self.items[a:b], self.grades[a:b], strict=True)}
         return out
 
     def to_arrow(self) -> pa.Table:

@@ -198,7 +198,7 @@ class Run(Grouped):
         out: dict[str, dict[str, float]] = {}
         for q in range(self.n_queries):
             a, b = self.offsets[q], self.offsets[q + 1]
-            out[qids[q]] = {i: float(s) for i, s in zip(items[a:b], self.scores[a:b])}
+            out[qids[q]] = {i: float(s) for i, s in zip(items[a:b], self.scores[a:b], strict=True)}
         return out
 
     def to_arrow(self) -> pa.Table:

@@ -273,7 +273,7 @@ def evaluate(
             q_roles["subtopic"] = SUBTOPIC_NAMES
         qc = _pick(q_rel, q_roles, {"query": query, "item": item, "grade": grade, "subtopic": subtopic}, "qrels",
                    optional=("grade",))
-        qtypes = dict(zip(q_rel.columns, [str(t) for t in q_rel.types]))
+        qtypes = dict(zip(q_rel.columns, [str(t) for t in q_rel.types], strict=True))
         for role in (("query", "item", "subtopic") if by_subtopic else ("query", "item")):
             _check_id_type(qtypes[qc[role]], role, qc[role], "qrels")
         if "grade" in qc:
@@ -290,7 +290,7 @@ def evaluate(
     if not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise ParameterError(f"The 'chunk_rows' parameter of rankmeter.duckdb.evaluate must be an int >= 1. "
                              f"Got {chunk_rows!r} instead.")
-    types = dict(zip(run_rel.columns, [str(t) for t in run_rel.types]))
+    types = dict(zip(run_rel.columns, [str(t) for t in run_rel.types], strict=True))
     for role in ("query", "item"):
         _check_id_type(types[rc[role]], role, rc[role], "run")
     _check_number_type(types[rc["score"]], "score", rc["score"], "run")

@@ -152,7 +152,7 @@ def run_pieces(run: Run, rows: int) -> list[Run]:
         return [run]
     qcuts = whole_query_cuts(run.offsets, rows)
     pieces = []
-    for a, b in zip(qcuts[:-1], qcuts[1:]):
+    for a, b in zip(qcuts[:-1], qcuts[1:], strict=True):
         lo, hi = int(run.offsets[a]), int(run.offsets[b])
         items = run.item_input.slice(lo, hi - lo) if run.row_order is None else \
             run.items_at(np.arange(lo, hi, dtype=np.int64))
@@ -207,7 +207,7 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
         return engine.evaluate_table(table)
     bounds = np.append(starts, n)
     cuts = bounds[whole_query_cuts(bounds, rows)].tolist()
-    pieces = [(a, table.slice(a, b - a)) for a, b in zip(cuts[:-1], cuts[1:])]
+    pieces = [(a, table.slice(a, b - a)) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     outs = in_order(lambda p: engine.evaluate_table(p[1], first_row=p[0]), pieces, resolve_threads(threads))
     ids = [o.queries if isinstance(o.queries, pa.Array) else pa.array(list(o.queries), pa.string()) for o in outs]
     return ChunkOut(

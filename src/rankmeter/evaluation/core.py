@@ -545,7 +545,7 @@ class Engine:
         keys = np.unique(ks[eq][same_q])
         for kv in keys:
             rows = order[np.searchsorted(ks, kv, "left"):np.searchsorted(ks, kv, "right")]
-            pairs = list(zip(qi[rows].tolist(), C.take(items, at(rows)).to_pylist()))
+            pairs = list(zip(qi[rows].tolist(), C.take(items, at(rows)).to_pylist(), strict=True))
             if len(set(pairs)) != len(pairs):
                 return True
         return False

@@ -104,7 +104,7 @@ def align(
     else:
         wanted = as_string_array(queries if isinstance(queries, pa.Array) else list(map(str, queries)))
         pos = recode(wanted, qvocab)
-        unknown = [str(w) for w, p in zip(wanted.to_pylist(), pos) if p < 0]
+        unknown = [str(w) for w, p in zip(wanted.to_pylist(), pos, strict=True) if p < 0]
         if unknown:
             raise InputError(f"{len(unknown)} requested queries are in neither input, e.g. {unknown[:3]}",
                              source="queries")

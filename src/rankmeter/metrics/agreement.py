@@ -403,7 +403,7 @@ def kendall_tau_rankings(a: Sequence[Any], b: Sequence[Any], variant: str = "b")
     _same_items(fa, fb, ("a", "b"), "kendall_tau_rankings")
     if len(fa) < 2:
         raise InputError(f"kendall_tau_rankings: the rankings must hold at least 2 items, got {len(fa)}")
-    rb = {x: int(t) for x, t in zip(fb.ids, fb.top)}
+    rb = {x: int(t) for x, t in zip(fb.ids, fb.top, strict=True)}
     x = np.asarray(fa.top, dtype=np.float64)
     y = np.array([rb[i] for i in fa.ids], dtype=np.float64)
     return kendall_tau(x, y, variant=variant)

@@ -245,7 +245,7 @@ class Batch:
         code = {v: n for n, v in enumerate(vocab)}
         offsets = np.concatenate(([0], np.cumsum([len(r) for r in rankings]))).astype(np.int64)
         grade, judged, items, sc = [], [], [], []
-        for qi, (r, j) in enumerate(zip(rankings, judgments)):
+        for qi, (r, j) in enumerate(zip(rankings, judgments, strict=True)):
             for n, i in enumerate(r):
                 g = j.get(i)
                 judged.append(g is not None and g >= 0)

@@ -417,7 +417,7 @@ def _code_ids(arrays: Sequence[pa.Array]) -> tuple[list[np.ndarray], pa.Array]:
     union = pc.unique(pa.concat_arrays(dicts)) if dicts else pa.array([], type=pa.string())
     vocab = union.take(pc.sort_indices(union))
     out = []
-    for idx, d in zip(encoded, dicts):
+    for idx, d in zip(encoded, dicts, strict=True):
         mapping = pc.index_in(d, value_set=vocab).to_numpy(zero_copy_only=False).astype(np.int64)
         out.append(mapping[idx] if len(idx) else np.zeros(0, dtype=np.int64))
     return out, vocab

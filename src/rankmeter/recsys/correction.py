@@ -42,7 +42,7 @@ def sampled_ranks(full_table: pa.Table, users: Sequence[str], relevant: Mapping[
     t = full_table.take(pc.sort_indices(full_table, sort_keys=[("user", "ascending"), ("score", "descending"),
                                                                ("item", "descending")]))
     lists: dict[str, list[str]] = {}
-    for u, i in zip(t.column("user").to_pylist(), t.column("item").to_pylist()):
+    for u, i in zip(t.column("user").to_pylist(), t.column("item").to_pylist(), strict=True):
         lists.setdefault(u, []).append(i)
     cpos = {u: n for n, u in enumerate(candidates.users.to_pylist())}
     ranks, above, n_items, n_neg = [], [], [], []
@@ -83,11 +83,11 @@ def correct_result(result: Any, full_table: pa.Table, qrels: Any, candidates: Ca
     qu = qrels.query_ids.take(pa.array(qrels.row_queries()[pos])).to_pylist()
     qi = qrels.item_ids.take(pa.array(qrels.items[pos])).to_pylist()
     relevant: dict[str, set[str]] = {}
-    for u, i in zip(qu, qi):
+    for u, i in zip(qu, qi, strict=True):
         relevant.setdefault(u, set()).add(i)
     known: dict[str, set[str]] = {}
     for tab in (train, test):
-        for u, i in zip(tab.column("user").to_pylist(), tab.column("item").to_pylist()):
+        for u, i in zip(tab.column("user").to_pylist(), tab.column("item").to_pylist(), strict=True):
             known.setdefault(u, set()).add(i)
     cat = set(catalog.to_pylist())
     ranks, above, n_items, n_neg, unranked = sampled_ranks(full_table, users, relevant, candidates, known, cat)

@@ -83,7 +83,7 @@ class SyntheticData:
         ids, mat = self.item_features
         with open(paths["item_features"], "w", encoding="utf-8") as fh:
             fh.write("item\t" + "\t".join(f"f{j}" for j in range(mat.shape[1])) + "\n")
-            for i, row in zip(ids.to_pylist(), mat):
+            for i, row in zip(ids.to_pylist(), mat, strict=True):
                 fh.write(i + "\t" + "\t".join(f"{v:.6g}" for v in row) + "\n")
         with open(paths["categories"], "w", encoding="utf-8") as fh:
             fh.write("item\tgenres\n")
@@ -311,7 +311,7 @@ def read_movielens_genres(path: str | Path, *, genres: Any = None,
             raise InputError(f"genre flags must be 0 or 1; found {bad[0]!r}", source=str(path), line=n, text=line)
         if item in out:
             raise InputError(f"movie id {item!r} appears twice", source=str(path), line=n, text=line)
-        out[item] = frozenset(g for g, f in zip(names, flags) if f == "1")
+        out[item] = frozenset(g for g, f in zip(names, flags, strict=True) if f == "1")
     if not out:
         raise InputError("the file has no movie line", source=str(path))
     return out
@@ -449,6 +449,6 @@ def biased_feedback(n_users: int = 500, n_items: int = 1000, *, seed: int = 0, r
     ids = [str(i + 1) for i in range(n_items)]
     return BiasedFeedback(
         relevant=table(np.ones(len(items), dtype=bool)), train=table(tr), test=table(te), truth=table(~tr),
-        propensity=dict(zip(ids, prop.tolist())), observation=dict(zip(ids, obs.tolist())),
+        propensity=dict(zip(ids, prop.tolist(), strict=True)), observation=dict(zip(ids, obs.tolist(), strict=True)),
         params={"n_users": n_users, "n_items": n_items, "seed": seed, "relevant_per_user": relevant_per_user,
                 "alpha": alpha, "exponent": exponent, "min_observation": min_observation, "test_share": test_share})

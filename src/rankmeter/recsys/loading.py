@@ -60,7 +60,7 @@ def read_categories(path: str | Path, sep: str = "|") -> dict[str, frozenset[str
     out: dict[str, set[str]] = {}
     items = as_string_array(table.column(cols["item"])).to_pylist()
     labels = table.column(cols["labels"]).to_pylist()
-    for it, lab in zip(items, labels):
+    for it, lab in zip(items, labels, strict=True):
         s = out.setdefault(it, set())
         if lab is not None and str(lab) != "":
             s.update(x for x in str(lab).split(sep) if x)

@@ -442,7 +442,7 @@ def correct(ranks: Any, n_items: Any, n_sampled: Any, metric: str = "ndcg@10", m
         above_lists = [np.zeros(len(r)) for r in rank_lists]
     else:
         _k2, above_lists = _as_lists(above, "above")
-        if len(above_lists) != nu or any(len(a) != len(r) for a, r in zip(above_lists, rank_lists)):
+        if len(above_lists) != nu or any(len(a) != len(r) for a, r in zip(above_lists, rank_lists, strict=True)):
             raise ParameterError("The 'above' parameter of correct must have one count per rank of 'ranks'")
     n_full = _per_user(n_items, nu, "n_items", 1)
     n_neg = _per_user(n_sampled, nu, "n_sampled", 0)

@@ -277,7 +277,7 @@ def strong(
     keep = present[codes]
     codes, first = codes[keep], first[keep]
     ids = uid.take(pa.array(first)).to_pylist()
-    user_group = {str(u): names[int(g)] for u, g in zip(ids, group[codes])}
+    user_group = {str(u): names[int(g)] for u, g in zip(ids, group[codes], strict=True)}
     summary = StrongSummary(
         method=func, params={**params, **prep.filter_params, "small_users": small_users},
         input=prep.input, filtered=prep.filtered,

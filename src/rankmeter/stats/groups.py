@@ -50,15 +50,15 @@ def read_groups(groups: Any, *, option: str = "groups") -> tuple[dict[str, str],
             if len(groups.columns) != 2:
                 raise ParameterError(f"The {option!r} table must have two columns (query, group). "
                                      f"Got {len(groups.columns)} columns instead.")
-            pairs = zip(groups.iloc[:, 0].tolist(), groups.iloc[:, 1].tolist())
+            pairs = zip(groups.iloc[:, 0].tolist(), groups.iloc[:, 1].tolist(), strict=True)
         else:
-            pairs = zip(groups.index.tolist(), groups.tolist())
+            pairs = zip(groups.index.tolist(), groups.tolist(), strict=True)
         return _pairs(pairs, option), notes
     if mod.startswith("polars"):
         if len(groups.columns) != 2:
             raise ParameterError(f"The {option!r} table must have two columns (query, group). "
                                  f"Got {len(groups.columns)} columns instead.")
-        return _pairs(zip(groups[:, 0].to_list(), groups[:, 1].to_list()), option), notes
+        return _pairs(zip(groups[:, 0].to_list(), groups[:, 1].to_list(), strict=True), option), notes
     raise ParameterError(f"The {option!r} parameter must be a mapping query -> group, a pandas or polars table of "
                          f"two columns, or a file path. Got {type(groups).__name__} instead.")
 
@@ -242,7 +242,7 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
     labels = [mapping.get(q) for q in queries]
     grouped = np.array([g is not None for g in labels], dtype=bool)
     names = tuple(sorted({g for g in labels if g is not None}, key=lambda s: s.encode("utf-8")))
-    ungrouped_ids = tuple(q for q, ok in zip(queries, grouped) if not ok)
+    ungrouped_ids = tuple(q for q, ok in zip(queries, grouped, strict=True) if not ok)
     units = "queries" if unit == "query" else unit + "s"
     if ungrouped_ids:
         one = len(ungrouped_ids) == 1
@@ -390,13 +390,13 @@ def activity_groups(train: Any, n_groups: int = 3, labels: Sequence[str] | None 
     who, _ = train_items(train, user=user, item=item)
     ids, counts = np.unique(np.asarray(who.to_pylist(), dtype=object), return_counts=True)
     if users is not None:
-        have = dict(zip((str(u) for u in ids), (int(c) for c in counts)))
+        have = dict(zip((str(u) for u in ids), (int(c) for c in counts), strict=True))
         wanted = list(dict.fromkeys(str(u) for u in users))
         ids = np.asarray(wanted, dtype=object)
         counts = np.asarray([have.get(u, 0) for u in wanted], dtype=np.int64)
     order = sorted(range(len(ids)), key=lambda j: (int(counts[j]), str(ids[j]).encode("utf-8")))
     out: dict[str, str] = {}
-    for lab, part in zip(labels, np.array_split(np.asarray(order, dtype=np.int64), n_groups)):
+    for lab, part in zip(labels, np.array_split(np.asarray(order, dtype=np.int64), n_groups), strict=True):
         for j in part:
             out[str(ids[j])] = str(lab)
     return out

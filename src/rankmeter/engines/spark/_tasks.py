@@ -202,7 +202,7 @@ def assemble(engine: Any, names: list[str], got: pa.Table, notes: list[str]) -> 
         seen_codes=codes[codes >= 0],
         without_judgments=int(pa.compute.sum(pick(_NOJUDG).column("n1")).as_py() or 0),
         without_judgments_examples=sorted(pick(_EXAMPLE).column("query").to_pylist(), key=lambda s: s.encode())[:3],
-        extra_seen=[q for q, c in zip(qids, codes) if c < 0],
+        extra_seen=[q for q, c in zip(qids, codes, strict=True) if c < 0],
         dropped=int(pa.compute.sum(pick(_NOJUDG).column("n2")).as_py() or 0),
     ))
     left = pick(_LEFTOVER)

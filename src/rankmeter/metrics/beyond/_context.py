@@ -172,7 +172,7 @@ def ref_values(context: Mapping[str, Any] | None, key: str, metric: str) -> dict
     if isinstance(value, tuple) and len(value) == 2:
         ids, vals = value
         ids = ids.to_pylist() if isinstance(ids, (pa.Array, pa.ChunkedArray)) else list(ids)
-        return {str(i): v for i, v in zip(ids, list(vals))}
+        return {str(i): v for i, v in zip(ids, list(vals), strict=True)}
     if isinstance(value, Mapping):
         return {str(i): v for i, v in value.items()}
     return {str(i): v for i, v in value.items()}

@@ -234,7 +234,7 @@ def _ref_features(context: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
     if isinstance(value, tuple):
         ids, mat = value
         ids = ids.to_pylist() if isinstance(ids, pa.Array) else list(ids)
-        return {str(i): np.asarray(v, dtype=float) for i, v in zip(ids, mat)}
+        return {str(i): np.asarray(v, dtype=float) for i, v in zip(ids, mat, strict=True)}
     return {str(i): np.asarray(v, dtype=float) for i, v in value.items()}
 
 

@@ -203,4 +203,4 @@ def ref_user_items(context: Mapping[str, Any] | None, key: str, user: str, metri
     users, items = value
     users = users.to_pylist() if hasattr(users, "to_pylist") else list(users)
     items = items.to_pylist() if hasattr(items, "to_pylist") else list(items)
-    return {str(i) for u, i in zip(users, items) if str(u) == user}
+    return {str(i) for u, i in zip(users, items, strict=True) if str(u) == user}

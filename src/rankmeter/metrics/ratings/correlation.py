@@ -86,7 +86,7 @@ def spearman_reference(true: Sequence[float], pred: Sequence[float], context: Ma
         return math.nan
     rx, ry = _avg_ranks(true), _avg_ranks(pred)
     mx, my = sum(rx) / n, sum(ry) / n
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
     sxx = sum((a - mx) ** 2 for a in rx)
     syy = sum((b - my) ** 2 for b in ry)
     return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan

@@ -57,7 +57,7 @@ def cost_reference(true: Sequence[float], pred: Sequence[float], context: Mappin
         return best
 
     total = 0.0
-    for t, p in zip(true, pred):
+    for t, p in zip(true, pred, strict=True):
         total += float(cm.matrix[index(p, snap == "nearest"), index(t, False)])
     return total / len(true) if len(true) else math.nan
 

@@ -65,12 +65,12 @@ def _range(true: Sequence[float], context: Mapping[str, Any] | None) -> float:
 
 def mae_reference(true: Sequence[float], pred: Sequence[float], context: Mapping[str, Any] | None = None,
                   per: str = "pair") -> float:
-    return sum(abs(p - t) for t, p in zip(true, pred)) / len(true) if len(true) else math.nan
+    return sum(abs(p - t) for t, p in zip(true, pred, strict=True)) / len(true) if len(true) else math.nan
 
 
 def mse_reference(true: Sequence[float], pred: Sequence[float], context: Mapping[str, Any] | None = None,
                   per: str = "pair") -> float:
-    return sum((p - t) ** 2 for t, p in zip(true, pred)) / len(true) if len(true) else math.nan
+    return sum((p - t) ** 2 for t, p in zip(true, pred, strict=True)) / len(true) if len(true) else math.nan
 
 
 def rmse_reference(true: Sequence[float], pred: Sequence[float], context: Mapping[str, Any] | None = None,

@@ -32,8 +32,8 @@ def roc_auc_kernel(b: RatingsBatch, per: str = "user", rel: float = 1.0) -> np.n
 
 def roc_auc_reference(true: Sequence[float], pred: Sequence[float], context: Mapping[str, Any] | None = None,
                       per: str = "user", rel: float = 1.0) -> float:
-    pos = [p for t, p in zip(true, pred) if t >= rel]
-    neg = [p for t, p in zip(true, pred) if t < rel]
+    pos = [p for t, p in zip(true, pred, strict=True) if t >= rel]
+    neg = [p for t, p in zip(true, pred, strict=True) if t < rel]
     if not pos or not neg:
         return math.nan
     wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in pos for b in neg)

@@ -198,7 +198,7 @@ class _Gains:
     def gain_of(self, rel: np.ndarray) -> np.ndarray:
         out = np.zeros(len(rel), dtype=np.float64)
         done = np.zeros(len(rel), dtype=bool)
-        for lv, g in zip(self.levels, self.gains):
+        for lv, g in zip(self.levels, self.gains, strict=True):
             hit = (rel == lv) & ~done
             out[hit] = g
             done |= hit

@@ -212,7 +212,7 @@ def _missing(metric: str, key: str, b: Batch, codes: np.ndarray,
 def _missing_pairs(metric: str, b: Batch, query: np.ndarray, codes: np.ndarray, what: str) -> InputError:
     vocab = as_string_array(b.context["item_ids"])
     qids = as_string_array(b.context["query_ids"])
-    ex = [(qids[int(q)].as_py(), vocab[int(c)].as_py()) for q, c in list(zip(query, codes))[:3]]
+    ex = [(qids[int(q)].as_py(), vocab[int(c)].as_py()) for q, c in list(zip(query, codes, strict=True))[:3]]
     return InputError(f"{metric}: {len(codes)} {what} have no (query, item) entry in context['propensity'], "
                       f"e.g. {ex}; give every judged (query, item) pair a propensity", source="context")
 
@@ -282,13 +282,13 @@ def ref_propensity(context: Mapping[str, Any] | None, item: str, propensity: str
     table = _need(context, _KEY[propensity], metric)
     pairs = pair_table(table, metric) if propensity == "given" else None
     if pairs is not None:
-        got = [float(p) for q, i, p in zip(pairs[0].to_pylist(), pairs[1].to_pylist(), pairs[2].tolist())
+        got = [float(p) for q, i, p in zip(pairs[0].to_pylist(), pairs[1].to_pylist(), pairs[2].tolist(), strict=True)
                if q == query and i == item]
         if len(got) != 1:
             raise InputError(f"{metric}: ({query!r}, {item!r}) has {len(got)} propensities")
         table = {item: got[0]}
     if isinstance(table, tuple):
-        table = dict(zip([str(i) for i in table[0]], table[1]))
+        table = dict(zip([str(i) for i in table[0]], table[1], strict=True))
     v = float(table[item])
     if propensity == "popularity":
         v = v ** exponent

@@ -420,7 +420,7 @@ def corpus_reference(measure: str, rankings: Mapping[str, Sequence[str]], qrels:
     if measure != "ndcg":
         return sum(values) / len(values) / s
     out = []
-    for v, c in zip(values, counts):
+    for v, c in zip(values, counts, strict=True):
         ideal = _ideal(c * s, k)
         out.append(v / ideal if ideal else 0.0)
     return sum(out) / len(out)
