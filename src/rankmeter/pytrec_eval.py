@@ -28,7 +28,15 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from ._errors import InputError, ParameterError
-from .metrics.trec.engine import MEASURES, MIN_GEO_MEAN, NICKNAMES, Options, form_res_rels, trec_relstring
+from .metrics.trec.engine import (
+    MEASURES,
+    MIN_GEO_MEAN,
+    NICKNAMES,
+    Options,
+    form_res_rels,
+    stored_scores,
+    trec_relstring,
+)
 
 __all__ = [
     "RelevanceEvaluator",
@@ -175,6 +183,7 @@ class RelevanceEvaluator:
             values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64, count=n)
         except (TypeError, ValueError):
             raise InputError("scores must be numbers (as pytrec_eval)") from None
+        values = stored_scores(values, _VERSION)  # a C float, as in trec_eval 9.0.8: ties beyond its precision
         codes = np.repeat(np.arange(len(queries), dtype=np.int32), lens)
         # rows by query, then score descending: two cheap sorts (a radix sort of the query codes), so that
         # the evaluation core only orders the ties (by item id, its tie rule)

@@ -117,3 +117,83 @@ def test_the_vectorised_path_is_taken() -> None:
     walked = [] if "num_nonrel_judged_ret" in {s.name for s in all_specs()} else ["num_nonrel_judged_ret"]
     assert ev._texts is not None and [m.name for m, _, _ in ev._walk] == walked
     assert got == {"q": {"map": 0.5, "P_5": 0.2, "ndcg_cut_10": 1 / math.log2(3), "num_nonrel_judged_ret": 1.0}}
+
+
+# --- scores are single precision in pytrec_eval and trec_eval 9.0.8 (issue 24, item 1) ---------------------------
+
+# values that differ only beyond float32's precision (1.00000001 and 1.00000002 are both 1.0f), and some that
+# differ within it (1.0000002 is not 1.0f), so that ties appear and disappear with the rounding
+NEAR = st.sampled_from([1.0, 1.00000001, 1.00000002, 0.99999999, 1.0000002, 2.0, 2.00000001, 1e-3, 1.000000001e-3,
+                        -1.0, -1.00000001, 0.5, 0.50000001])
+
+
+@st.composite
+def near_ties(draw: Any) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    qs = draw(st.lists(st.sampled_from(QUERIES), min_size=1, max_size=4, unique=True))
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in qs:
+        judged = draw(st.dictionaries(st.sampled_from(ITEMS), st.integers(0, 3), min_size=1, max_size=12))
+        qrels[q] = judged
+        run[q] = draw(st.dictionaries(st.sampled_from(ITEMS), NEAR, min_size=1, max_size=16))
+    return qrels, run
+
+
+def test_scores_are_float32_as_in_pytrec_eval() -> None:
+    # the issue's example: a and b tie in single precision, and b wins the tie by docno (descending)
+    qrels, run = {"1": {"a": 1, "b": 0}}, {"1": {"a": 1.00000002, "b": 1.00000001}}
+    assert real.RelevanceEvaluator(qrels, {"P.1"}).evaluate(run) == {"1": {"P_1": 0.0}}
+    _compare(qrels, run, {"P.1", "map", "ndcg", "recip_rank"})
+
+
+@settings(max_examples=60)
+@given(near_ties(), st.integers(min_value=1, max_value=2))
+def test_float32_ties_match_pytrec_eval_on_every_measure(data: tuple, level: int) -> None:
+    qrels, run = data
+    _compare(qrels, run, real.supported_measures, relevance_level=level)
+
+
+def _write_trec(tmp: Any, qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> None:
+    (tmp / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    (tmp / "run").write_text("".join(f"{q} Q0 {d} 0 {s!r} tag\n" for q, docs in run.items() for d, s in docs.items()))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("path", ["auto", "walk"])
+def test_cli_compat_908_matches_pytrec_eval_per_query(tmp_path: Any, seed: int, path: str) -> None:
+    # `rankmeter trec_eval --compat 9.0.8 -q` prints, for every query and measure, pytrec_eval's value to 4 decimals
+    import random
+    import subprocess
+    import sys
+
+    rnd = random.Random(seed)
+    base = [1.0, 2.0, 0.5, -1.0, 1e-3, 7.25]
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(40):
+        docs = [f"d{i}" for i in range(25)]
+        qrels[f"q{q}"] = {d: rnd.randint(0, 3) for d in rnd.sample(docs, 12)}
+        run[f"q{q}"] = {d: rnd.choice(base) * (1 + rnd.choice([0, 1, 2, -1, 30]) * 1e-9) for d in rnd.sample(docs, 20)}
+    _write_trec(tmp_path, qrels, run)
+    proc = subprocess.run([sys.executable, "-m", "rankmeter", "trec_eval", "--compat", "9.0.8", "--path", path, "-q",
+                           "-m", "all_trec", "qrels", "run"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    printed = {(f[0].strip(), f[1]): f[2] for f in (line.split("\t") for line in proc.stdout.splitlines())}
+    want = real.RelevanceEvaluator(qrels, real.supported_measures).evaluate(run)
+    differ = 0
+    for q, values in want.items():
+        for name, v in values.items():
+            if name in ("runid", "num_q", "relstring", "gm_map", "gm_bpref"):
+                continue  # not printed per query by trec_eval
+            got = printed[(name, q)]
+            expect = str(int(v)) if name.startswith("num_") else f"{v:6.4f}"
+            differ += got != expect
+            assert got == expect, (name, q)
+    assert differ == 0
+    # the ties beyond float32 change values here: the double-precision order (10.0) gives other numbers
+    ten = subprocess.run([sys.executable, "-m", "rankmeter", "trec_eval", "-q", "-m", "P.1,5", "qrels", "run"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout
+    assert ten != subprocess.run([sys.executable, "-m", "rankmeter", "trec_eval", "--compat", "9.0.8", "-q", "-m",
+                                  "P.1,5", "qrels", "run"], cwd=tmp_path, capture_output=True, text=True,
+                                 timeout=120).stdout

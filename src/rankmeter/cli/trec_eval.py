@@ -162,7 +162,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     from ..data import Qrels
     from ..data.ids import as_string_array, to_numpy
     from ..io.trec import parse_trec, read_trec_text
-    from ..metrics.trec.engine import MIN_GEO_MEAN
+    from ..metrics.trec.engine import FLOAT_SCORES, MIN_GEO_MEAN, stored_scores
     from ..metrics.trec.vector import SUMMED
     from ..pytrec_eval import near_rounding, trec_columns
 
@@ -192,6 +192,9 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                 raise InputError("a query judged only with negative grades")
         rtext, rraw = texts["run"]
         table = rtext.table.select(["query", "item", "score"])
+        if opts.compat in FLOAT_SCORES:  # 9.0.8 holds a score in a C float: ties beyond its precision
+            table = table.set_column(2, "score", pa.array(stored_scores(to_numpy(table.column("score")),
+                                                                        opts.compat)))
         run_ids = as_string_array(C.unique(table.column("query")))
         judged = q.query_ids.to_pylist()
         in_run = set(run_ids.to_pylist())
@@ -439,7 +442,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
     ``grouped``: judgments are ``{qid: {group: {docno: grade}}}`` (-R qrels_jg).
     """
     from .._errors import InputError
-    from ..metrics.trec.engine import MIN_GEO_MEAN, form_res_rels
+    from ..metrics.trec.engine import MIN_GEO_MEAN, form_res_rels, stored_scores
 
     # measure parameters and value names, once
     plan = []
@@ -473,7 +476,8 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
             if prefs:
                 from ..metrics.trec.prefs import form_prefs_counts
 
-                rr = form_prefs_counts(docnos, sims, judgments[qid], opts.max_docs)
+                rr = form_prefs_counts(docnos, stored_scores(sims, opts.compat).tolist(), judgments[qid],
+                                       opts.max_docs)
             elif grouped:
                 groups = judgments[qid]
                 rr: Any = [form_res_rels(docnos, sims, groups[g], opts) for g in sorted(groups, key=str.encode)]
@@ -493,6 +497,8 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
                     v = [0.0 if isinstance(x, float) else 0 for x in v]
                 elif m.name == "relstring":
                     v = [""]
+            if m.kind == "gm":  # a query's gm_map / gm_bpref value is log(max(value, 1e-5)), as in m_gm_map.c
+                v = [math.log(max(float(v[0]), MIN_GEO_MEAN))]
             values.append((m, names, v))
         if z:
             assert zscores is not None
@@ -514,9 +520,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
             values = converted
         for m, names, v in values:
             acc = accum[m.name]
-            if m.kind == "gm":
-                acc[0] += math.log(max(float(v[0]), MIN_GEO_MEAN))
-            elif m.kind not in ("runid", "string"):
+            if m.kind not in ("runid", "string"):  # (-Z: the z-score of gm's log, averaged as gm: exp of the mean)
                 for i, x in enumerate(v):
                     acc[i] += float(x)
             if not query_flag or m.kind in ("runid", "num_q", "gm"):

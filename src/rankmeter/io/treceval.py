@@ -14,13 +14,11 @@ decompressed. Each file is returned grouped by query, in file order.
 
 from __future__ import annotations
 
-import gzip
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
+from .source import open_input
 
 __all__ = [
     "TrecEvalQrels",
@@ -52,21 +50,13 @@ class TrecEvalResults:
 
 
 def read_text(path: str) -> tuple[str, str]:
-    """The text of a file (``-``: stdin; ``.gz``: decompressed) and its name for messages."""
-    if path == "-":
-        return sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape"), "<stdin>"
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", source=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", source=path) from None
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    return raw.decode("utf-8", errors="surrogateescape"), path
+    """The text of a file (``-``: stdin; compressed: decompressed) and its name for messages.
 
-
+    Read through :func:`rankmeter.io.source.open_input`: archives, binary data and UTF-16/32
+    are refused by name, a truncated compressed file and a line over the limit are errors.
+    """
+    inp = open_input(path)
+    return inp.read_all().decode("utf-8", errors="surrogateescape"), inp.name
 
 
 def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True,
@@ -155,10 +145,22 @@ def parse_results_text(text: str, source: str = "<run>", comments: bool = True) 
 
 
 def parse_zscores_text(text: str, source: str = "<zscores>") -> dict[tuple[str, str], tuple[float, float]]:
-    """Means and standard deviations per (query, measure) from a trec_eval ``-Z`` file."""
+    """Means and standard deviations per (query, measure) from a trec_eval ``-Z`` file.
+
+    A (query, measure) given on two lines is an error naming both (trec_eval 10.0 takes
+    one of them without a word: a deliberate difference, see docs/trec_eval.md).
+
+    >>> parse_zscores_text("1 map 0.2 0.1\\n1 P_5 0.4 0.2\\n")
+    {('1', 'map'): (0.2, 0.1), ('1', 'P_5'): (0.4, 0.2)}
+    >>> parse_zscores_text("1 map 0.2 0.1\\n1 map 0.3 0.1\\n", "z.txt")
+    Traceback (most recent call last):
+    ...
+    rankmeter._errors.InputError: z.txt:2: query 1, measure map given twice (first on line 1): '1 map 0.3 0.1'
+    """
     from .cnumbers import atof
 
     out: dict[tuple[str, str], tuple[float, float]] = {}
+    first: dict[tuple[str, str], int] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
         f = raw.split()
         if not f:
@@ -166,5 +168,10 @@ def parse_zscores_text(text: str, source: str = "<zscores>") -> dict[tuple[str, 
         if len(f) != 4:
             raise InputError(f"expected 4 columns (qid measure mean stddev), found {len(f)}", source=source,
                              line=n, text=raw)
-        out[(f[0], f[1])] = (atof(f[2]), atof(f[3]))
+        key = (f[0], f[1])
+        if key in first:
+            raise InputError(f"query {f[0]}, measure {f[1]} given twice (first on line {first[key]})",
+                             source=source, line=n, text=raw)
+        first[key] = n
+        out[key] = (atof(f[2]), atof(f[3]))
     return out

@@ -37,6 +37,8 @@ __all__ = [
     "Options",
     "ResRels",
     "form_res_rels",
+    "FLOAT_SCORES",
+    "stored_scores",
     "TrecMeasure",
     "MEASURES",
     "NICKNAMES",
@@ -75,6 +77,31 @@ class Options:
     judged_only: bool = False
     max_docs: int | None = None
     compat: str = "10.0"
+
+
+#: The trec_eval versions that store a score as a C ``float`` (``form_res_rels.c``'s ``float sim``, 9.0.4-9.0.8,
+#: and so pytrec_eval); 10.0 keeps the ``double``.
+FLOAT_SCORES = frozenset({"9.0.8"})
+
+
+def stored_scores(sims: Any, compat: str) -> np.ndarray:
+    """Scores as trec_eval ``compat`` holds them: float64, or rounded to float32 for 9.0.8.
+
+    trec_eval 9.0.8 (and pytrec_eval, which bundles it) reads a score with ``atof`` into
+    a ``float``: scores that differ only beyond single precision become equal, and their
+    tie is then broken by docno. A value beyond float32's range becomes +-inf, as C's
+    conversion gives on x86-64; nan stays nan.
+
+    >>> stored_scores([1.00000002, 1.00000001, 0.5], "9.0.8").tolist()
+    [1.0, 1.0, 0.5]
+    >>> stored_scores([1.00000002, 1.00000001], "10.0").tolist()
+    [1.00000002, 1.00000001]
+    """
+    values = np.asarray(sims, dtype=np.float64)
+    if compat not in FLOAT_SCORES:
+        return values
+    with np.errstate(over="ignore"):
+        return values.astype(np.float32).astype(np.float64)
 
 
 @dataclass
@@ -121,16 +148,17 @@ def form_res_rels(
 ) -> ResRels:
     """Rank one query's results and join them with its judgments, as trec_eval does.
 
-    Order: score descending, ties by docno descending (byte order); ``max_docs`` cuts
-    after the sort; ``judged_only`` then keeps the items judged with a grade >= 0.
-    A docno listed twice is an error, as in trec_eval.
+    Order: score descending (scores as ``opts.compat`` stores them: :func:`stored_scores`),
+    ties by docno descending (byte order); ``max_docs`` cuts after the sort;
+    ``judged_only`` then keeps the items judged with a grade >= 0. A docno listed twice
+    is an error, as in trec_eval.
     """
     opts = opts or Options()
     lvl = opts.level if level is None else level
     n = len(docnos)
     if n:
         # score descending, then docno descending: numpy compares str by code point (= UTF-8 byte order)
-        order = np.lexsort((np.asarray(docnos, dtype=str), np.asarray(sims, dtype=np.float64)))[::-1]
+        order = np.lexsort((np.asarray(docnos, dtype=str), stored_scores(sims, opts.compat)))[::-1]
         if opts.max_docs is not None and n > opts.max_docs:
             order = order[: max(opts.max_docs, 0)]
         ranked = [docnos[i] for i in order.tolist()]
@@ -640,6 +668,8 @@ class TrecMeasure:
             return tuple(vals)
         if self.param_style == "double_cut":
             fvals = sorted(atof(p) for p in parts)
+            if not all(math.isfinite(x) for x in fvals):  # trec_eval's (int) of them is undefined
+                raise ParameterError(f"-m {self.name}.{text}: cutoffs must be finite numbers")
             if len(set(fvals)) != len(fvals):
                 raise ParameterError(f"-m {self.name}.{text}: duplicate cutoffs")
             return tuple(fvals)
@@ -652,6 +682,8 @@ class TrecMeasure:
                     raise ParameterError(f"-m {self.name}.{text}: parameters must be name=value pairs")
                 k, v = p.split("=")
                 pairs.append((k, atof(v)))
+                if not math.isfinite(pairs[-1][1]):  # trec_eval's int(gain difference) is undefined there
+                    raise ParameterError(f"-m {self.name}.{text}: the value of {k} must be a finite number, got {v}")
                 if self.name in ("rbp", "rbp_resid") and k == "p" and not 0.0 < pairs[-1][1] < 1.0:
                     raise ParameterError(f"-m {self.name}.{text}: the persistence p must be in (0, 1), got {v}")
             return tuple(pairs)
