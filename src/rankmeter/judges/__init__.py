@@ -9,6 +9,10 @@ change of judge.
 from __future__ import annotations
 
 from .agreement import Agreement, agreement, cohen_kappa, krippendorff_alpha
+from .pool import Pool, PoolBias, pool, pool_bias
 from .systems import JudgeComparison, compare_judges
 
-__all__ = ["Agreement", "JudgeComparison", "agreement", "cohen_kappa", "compare_judges", "krippendorff_alpha"]
+__all__ = [
+    "Agreement", "JudgeComparison", "Pool", "PoolBias", "agreement", "cohen_kappa", "compare_judges",
+    "krippendorff_alpha", "pool", "pool_bias",
+]
