@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("rankmeter.cli.compare", "Compare runs with significance tests and reports."),
     "overlap": ("rankmeter.cli.overlap", "How similar two runs' rankings are, per query (RBO, tau_AP, Kendall)."),
     "judges": ("rankmeter.cli.judges", "How far two judges agree, and whether the runs' order survives the change."),
+    "pool": ("rankmeter.cli.pool", "The pool of runs to judge (depth-k union)."),
+    "pool-bias": ("rankmeter.cli.pool_bias", "Leave one run out: how much a pool favours the runs that built it."),
     "split": ("rankmeter.cli.split", "Split interactions into train and test (hold-out, temporal, leave-k-out, k-fold)."),
     "run-experiment": ("rankmeter.cli.experiment", "Run a whole recommender evaluation experiment."),
     "demo": ("rankmeter.cli.demo", "Generate sample data and run the main experiment on it."),
@@ -43,6 +45,15 @@ class LazyGroup(click.Group):
         command: click.Command = module.command
         _running(command)
         return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except EOFError as exc:  # click would take it for Ctrl-D ("Aborted.", 130): an input that ended early
+            from .._errors import InputError
+
+            raise InputError(f"an input ended before its end ({exc}): a truncated or corrupt compressed file?") \
+                from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
@@ -132,8 +143,12 @@ def main(argv: list[str] | None = None) -> Any:
 
 
 def _main(argv: list[str] | None) -> Any:
+    from . import _streams
+
     try:
-        return group.main(args=argv, prog_name="rankmeter", standalone_mode=False)
+        out = group.main(args=argv, prog_name="rankmeter", standalone_mode=False)
+        _streams.flush()  # a full disk behind stdout is said here, like any other error
+        return out
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
@@ -145,7 +160,7 @@ def _main(argv: list[str] | None) -> Any:
     except RankmeterError as exc:
         click.echo(f"rankmeter: error: {_error_text(exc)}", err=True)
         sys.exit(2)
-    except BrokenPipeError:
+    except BrokenPipeError:  # in the executable a closed pipe never gets here (rankmeter.cli._streams)
         sys.exit(0)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
@@ -194,6 +209,11 @@ def _lean_memory() -> None:
 def console_main() -> None:
     """The ``rankmeter`` executable: :func:`main`, then a hard exit.
 
+    First its output streams and signals are set up (:mod:`rankmeter.cli._streams`): a full
+    disk is one message and exit status 2, a closed pipe ends the process quietly (SIGPIPE),
+    an encoding that cannot show a character gets it escaped, and SIGTERM or SIGINT remove
+    the temporary files being written and exit with 143 or 130.
+
     Output is flushed and the process ends without running interpreter
     finalisation, where native thread pools (Arrow's) have been seen to abort
     ("terminate called without an active exception") on a loaded machine, turning
@@ -201,6 +221,9 @@ def console_main() -> None:
     """
     import os
 
+    from . import _streams
+
+    _streams.install()
     _lean_memory()
     code = 0
     try:
@@ -209,13 +232,15 @@ def console_main() -> None:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if exc.code is not None and not isinstance(exc.code, int):
             print(exc.code, file=sys.stderr)
-    finally:
+    try:
+        _streams.flush()
+    except RankmeterError as exc:
         try:
-            sys.stdout.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-        try:
+            click.echo(f"rankmeter: error: {_error_text(exc)}", err=True)
             sys.stderr.flush()
-        except (BrokenPipeError, ValueError):
+        except (OSError, ValueError, RankmeterError):
             pass
+        code = code or 2
+    if code == 0 and _streams.stderr_failed():
+        code = 2
     os._exit(code)
