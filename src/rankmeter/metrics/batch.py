@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
+from .._errors import ParameterError
 from . import _segments as S
 
 if TYPE_CHECKING:
@@ -241,6 +242,17 @@ class Batch:
 
         For single lists and tests; the evaluator builds batches from columnar data.
         """
+        if len(judgments) != len(rankings):
+            raise ParameterError(f"Batch.from_lists needs one judgment mapping per ranking. Got {len(rankings)} "
+                                 f"rankings and {len(judgments)} judgment mappings instead.")
+        if scores is not None:
+            if len(scores) != len(rankings):
+                raise ParameterError(f"Batch.from_lists needs one score list per ranking. Got {len(rankings)} "
+                                     f"rankings and {len(scores)} score lists instead.")
+            for q, (r, s) in enumerate(zip(rankings, scores, strict=True)):
+                if len(s) != len(r):
+                    raise ParameterError(f"Batch.from_lists needs one score per ranked item. Ranking {q} has "
+                                         f"{len(r)} items and {len(s)} scores.")
         vocab = sorted({i for r in rankings for i in r} | {i for j in judgments for i in j})
         code = {v: n for n, v in enumerate(vocab)}
         offsets = np.concatenate(([0], np.cumsum([len(r) for r in rankings]))).astype(np.int64)
