@@ -12,7 +12,7 @@ The core (evaluate, the data model, the readers) loads eagerly; everything else
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import InputError, MetricNameError, MissingExtraError, ParameterError, RankmeterError
 from .data import Qrels, Run
@@ -29,6 +29,15 @@ from .compare import compare
 from .experiment import experiment
 
 # isort: on
+
+if TYPE_CHECKING:  # the names loaded on first use (_LAZY), as type checkers and IDEs should see them
+    from . import datasets, metrics, recommenders, split, stats
+    from .beyond import context_from_train
+    from .compare.comparison import Comparison
+    from .engines.stream import evaluate_stream
+    from .io.interactions import Interactions, read_interactions
+    from .ratings import evaluate_ratings
+    from .recsys.result import ExperimentResult
 
 __version__ = "0.1.0"
 

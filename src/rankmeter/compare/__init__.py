@@ -38,8 +38,14 @@ is a :class:`~rankmeter.compare.comparison.Comparison`, rendered by
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_names
 from .api import compare
+
+if TYPE_CHECKING:  # the names loaded on first use, as type checkers see them
+    from ..stats.tests import TEST_NAMES, TESTS
+    from .comparison import Comparison, PairTest, Settings
 
 __all__ = ["compare", "Comparison", "PairTest", "Settings", "TESTS", "TEST_NAMES"]
 

@@ -9,7 +9,17 @@ and the one function that makes data-derived text safe for a terminal
 (:func:`~rankmeter.report.terminal.terminal_text`).
 """
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_names
+
+if TYPE_CHECKING:  # the renderers loaded on first use, as type checkers see them
+    from ._common import describe
+    from .html import to_html
+    from .latex import to_latex
+    from .markdown import to_markdown
+    from .tabular import to_csv
+    from .terminal import Grid, means_table, print_comparison, print_grid, terminal_text, tests_table
 
 __all__ = ["describe", "to_html", "to_latex", "to_markdown", "to_csv", "means_table", "tests_table",
            "print_comparison", "Grid", "print_grid", "terminal_text"]
