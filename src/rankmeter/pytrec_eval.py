@@ -472,7 +472,7 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     if zero_on:
         zero = [i for i, q in enumerate(queries) if q in set(zero_on)]
         if zero:
-            for m, p, names in plan:
+            for m, _p, names in plan:
                 if m.name in ("num_ret", "utility", "rbp_resid", "unj"):
                     for name in names:
                         cols[name][zero] = 0.0

@@ -74,7 +74,6 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
         needs = {"qrels": "qrels", "jg": "qrels_jg", "prefs": "prefs or -R qrels_prefs"}[wrong[0].rel_format]
         raise ParameterError(f"measure {wrong[0].name} cannot be computed from -R {rel_format} judgments"
                              f" (it needs -R {needs})")
-    comments = compat == "10.0"
     opts = Options(level=level, num_docs_in_coll=num_docs, judged_only=judged_only, max_docs=max_docs,
                    compat=compat)
     stdin = None
@@ -226,7 +225,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     lines: list[str] = []
     if query_flag:
         per: list[list[str]] = []
-        for m, p, names in plan:
+        for m, _p, names in plan:
             if m.kind in ("runid", "num_q", "gm"):
                 continue
             if m.kind == "string":
@@ -252,7 +251,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             # a -c stand-in query carries the run id of the run's first query (byte order), as in trec_eval
             last = qids[-1] if qids[-1] not in set(dummies) else min(in_run, key=lambda x: x.encode())
             runid = _runid(run_path, rraw, last)
-        for m, p, names in plan:
+        for m, _p, names in plan:
             if m.kind == "runid":
                 lines.append(f"{'runid':<22}\tall\t{runid}\n")
             elif m.kind == "num_q":
@@ -538,7 +537,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
     if not summary:
         return lines
     n_q = len(qrels_qids) if complete else n_eval
-    for m, p, names in plan:
+    for m, _p, names in plan:
         acc = accum[m.name]
         if m.kind == "runid":
             lines.append(f"{'runid':<22}\tall\t{runid}\n")

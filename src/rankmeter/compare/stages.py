@@ -134,9 +134,9 @@ def _find_metric(result: Result, text: str) -> str | None:
             try:
                 if parse_metric(key).canonical == want:
                     return key
-            except Exception:
+            except Exception:  # noqa: BLE001  (a value's name that does not parse matches by its text only)
                 continue
-    except Exception:
+    except Exception:  # noqa: BLE001  (a name that does not parse matches by its text only, tried above)
         return None
     return None
 
@@ -150,7 +150,7 @@ def _higher_is_better(text: str, results: Sequence[Result]) -> bool:
         from ..metrics.registry import parse_metric
 
         return bool(parse_metric(text).spec.higher_is_better)
-    except Exception:
+    except Exception:  # noqa: BLE001  (a precomputed value's name that is no metric: higher is better)
         return True
 
 
@@ -256,7 +256,7 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
         master = _judged_queries(q, "qrels" if queries == "qrels" else "judged")
         if queries == "common":
             before = len(master)
-            for n, run in loaded.items():
+            for run in loaded.values():
                 have = set(run.query_ids.to_pylist())
                 master = [x for x in master if x in have]
             if before - len(master):

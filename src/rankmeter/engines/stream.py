@@ -583,7 +583,7 @@ class _Prefetch:
                     except queue.Full:
                         continue
             self._queue.put((1, None))
-        except BaseException as exc:  # raised again by the consumer
+        except BaseException as exc:  # noqa: BLE001  (raised again by the consumer)
             self._queue.put((2, exc))
 
     def __iter__(self) -> Iterator[Any]:

@@ -159,7 +159,7 @@ class Interactions:
         if self.pandas_index is not None:
             try:
                 where += f" (index {self.pandas_index[row]!r})"
-            except Exception:  # pragma: no cover - exotic index
+            except Exception:  # noqa: BLE001  # pragma: no cover - exotic index (the message goes without it)
                 pass
         if self.source is not None:
             return InputError(f"{where}: {message}", source=self.source)

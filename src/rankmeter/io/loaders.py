@@ -398,10 +398,14 @@ def as_qrels(obj: Any, *, source: str = "qrels", **options: Any) -> Qrels:
             qk = _key(qid, "query", where)
             if isinstance(judged, dict):
                 for item, grade in judged.items():
-                    q.append(qk); d.append(_key(item, "item", where)); g.append(grade)
+                    q.append(qk)
+                    d.append(_key(item, "item", where))
+                    g.append(grade)
             elif isinstance(judged, (list, tuple, set, frozenset, np.ndarray)):
                 for item in judged:
-                    q.append(qk); d.append(_key(item, "item", where)); g.append(1.0)
+                    q.append(qk)
+                    d.append(_key(item, "item", where))
+                    g.append(1.0)
             else:
                 raise InputError(f"judgments of query {qid!r} must be a dict item -> grade or a list of items, "
                                  f"got {type(judged).__name__}", source=where)
@@ -434,7 +438,9 @@ def as_run(obj: Any, *, source: str = "run", **options: Any) -> Run:
             for qid, scored in obj.items():
                 qk = _key(qid, "query", where)
                 for item, score in scored.items():
-                    q.append(qk); d.append(_key(item, "item", where)); s.append(score)
+                    q.append(qk)
+                    d.append(_key(item, "item", where))
+                    s.append(score)
             scores = _numbers(s, "score", q, d, where)
             try:
                 return Run.from_columns(q, d, scores, **options)
@@ -445,7 +451,8 @@ def as_run(obj: Any, *, source: str = "run", **options: Any) -> Run:
             for qid, items in obj.items():
                 qk = _key(qid, "query", where)
                 for item in items:
-                    q.append(qk); d.append(_key(item, "item", where))
+                    q.append(qk)
+                    d.append(_key(item, "item", where))
             try:
                 return Run.from_columns(q, d, order="given", **options)
             except RowError as exc:

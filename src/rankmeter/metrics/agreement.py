@@ -228,7 +228,7 @@ def rbo(a: Sequence[Any], b: Sequence[Any], p: float = 0.9, *, ties: str | None 
                              "w: ties mean equality). Got None instead.")
     variant = ties if tied else "w"  # without ties the variants coincide; 'w' is the cheapest
     S, L = (fa, fb) if len(fa) <= len(fb) else (fb, fa)
-    s, l = len(S), len(L)
+    s, l = len(S), len(L)  # noqa: E741  (the paper's s and l, as in the formula above)
     depths = np.arange(1, l + 1, dtype=np.float64)
     posL = {x: i for i, x in enumerate(L.ids)}
     common_s = np.array([i for i, x in enumerate(S.ids) if x in posL], dtype=np.int64)

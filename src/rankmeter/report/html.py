@@ -263,7 +263,7 @@ def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> s
     colors = _colors(len(cmp.runs))
     fig = Figure(figsize=(max(5.0, 1.1 * len(cmp.runs) + 2), 3.8), layout="constrained")
     ax = fig.add_subplot()
-    for i, (r, v) in enumerate(zip(cmp.runs, vals, strict=True)):
+    for i, (_run, v) in enumerate(zip(cmp.runs, vals, strict=True)):
         counts, _ = np.histogram(v, bins=edges)
         w = 0.42 * counts / max(counts.max(), 1)
         ax.stairs(i + w, edges, baseline=i - w, orientation="horizontal", fill=True, color=colors[i], alpha=0.75)

@@ -347,7 +347,7 @@ def _delta_gap(means: Any) -> Any:
     for m in means.columns:
         try:
             pm = parse_metric(m)
-        except Exception:  # a column that is not a metric string (precomputed results)
+        except Exception:  # noqa: BLE001  (a column that is not a metric string: precomputed results)
             continue
         if pm.spec.name == "profile_popularity":
             profile = m

@@ -165,8 +165,7 @@ def read_tasks(token: str, payload: Any, chunk_rows: int, cols: Mapping[str, str
                 f = parquet_file(path, pre_buffer=False)
                 for b in f.iter_batches(batch_size=1 << 17, row_groups=groups,
                                         columns=list(dict.fromkeys(cols.values())), use_threads=False):
-                    for rb in _standard(pa.Table.from_batches([b]), cols).to_batches():
-                        yield rb
+                    yield from _standard(pa.Table.from_batches([b]), cols).to_batches()
 
     out = list(map_partition(token, payload, chunk_rows, True, batches()))
     sink = pa.BufferOutputStream()

@@ -590,7 +590,6 @@ def trec_11pt_avg(rr: ResRels, levels: Sequence[float], compat: str = "10.0") ->
 
 def trec_rprec_mult(rr: ResRels, mults: Sequence[float]) -> list[float]:
     """Precision at multiples of R: cutoff (long)(x * R + 0.9) (trec_eval's Rprec_mult)."""
-    isrel = rr.isrel
     cum = rr.cum
     n = len(rr.rel)
     out = []

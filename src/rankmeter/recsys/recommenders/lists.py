@@ -102,11 +102,15 @@ def as_recommendation_table(obj: Any, *, user: str | None = None, item: str | No
         for key, val in obj.items():
             if isinstance(val, dict):
                 for i, s in val.items():
-                    u.append(str(key)); it.append(str(i)); sc.append(float(s))
+                    u.append(str(key))
+                    it.append(str(i))
+                    sc.append(float(s))
             elif isinstance(val, (list, tuple, np.ndarray, pa.Array)):
                 vals = list(val)
                 for n, i in enumerate(vals):
-                    u.append(str(key)); it.append(str(i)); sc.append(float(-(n + 1)))
+                    u.append(str(key))
+                    it.append(str(i))
+                    sc.append(float(-(n + 1)))
             else:
                 raise InputError(f"the list of user {key!r} must be [items best first] or {{item: score}}. "
                                  f"Got {type(val).__name__} instead.", source=source)
