@@ -1,19 +1,32 @@
 """Whole-job benchmark of `rankmeter evaluate` against pytrec_eval and ranx users' jobs.
 
 Generates 10,000 (and 100,000) queries x 100 ranked items with ~10 judged items each as TREC
-files, then measures, in the same run, each tool's whole process: start the
-interpreter, import, read both files, evaluate ndcg@10, ap@100, rr@100, p@10 and
-r@100, print the means. Each job runs in a fresh process; wall time and peak RSS
-are measured from outside. "cold" is the first run (for ranx with an empty numba
-cache, so its JIT compilation counts), once both files are in the OS's page cache
-(whichever tool ran first would otherwise pay for the disk); "warm" is the median of the next runs, which
-are interleaved across the tools. rankmeter's bytecode is compiled first, as pip does
-when it installs a package.
+files, in every *shape* asked for (``--shapes``) and both *orders within query* (``--orders``):
 
-At 10M lines (100,000 queries) the warm runs are fewer (``--repeat-large``) and the
-trec_eval program, if on PATH, is left out unless asked (its query lookup is quadratic).
+- shapes: ``doc`` (``q123`` / ``doc4567``, scores with 3 decimals: the README's first figures),
+  ``QD`` (``Q123`` / ``D4567``, 4 decimals), ``num`` (ids as decimal text, ``123`` / ``4567``, 4 decimals);
+  scores are rounded, so some items of a query tie;
+- orders: ``score`` (each query's lines best first, rank column 1..100) and ``any`` (the same lines
+  in an arbitrary order within their query, rank column 0: a scorer that writes as it scores, a
+  re-ranker that keeps the candidate order).
 
-    python benchmarks/bench_evaluate.py [--queries 10000,100000] [--depth 100] [--repeat 15]
+Then it measures, in the same run, each tool's whole process: start the interpreter, import,
+read both files, evaluate ndcg@10, ap@100, rr@100, p@10 and r@100, print the means. Each job runs
+in a fresh process; wall time, CPU time (user + system) and peak RSS are measured from outside.
+"cold" is the first run (for ranx with an empty numba cache, so its JIT compilation counts),
+once both files are in the OS's page cache (whichever tool ran first would otherwise pay for the
+disk); "warm" is the median of the next runs, which are interleaved across the tools. rankmeter's
+bytecode is compiled first, as pip does when it installs a package. Every ratio to every other
+tool is printed, then one summary table of all files.
+
+At 10M lines (100,000 queries) the warm runs are fewer (``--repeat-large``), ranx is left out
+unless asked, and so is the trec_eval program, if on PATH (its query lookup is quadratic).
+
+    python benchmarks/bench_evaluate.py [--queries 10000,100000] [--shapes QD,num] [--orders score,any]
+                                        [--repeat 15] [--repeat-large 3] [--no-ranx]
+    python benchmarks/bench_evaluate.py --queries 10000 --repeat 3 --no-ranx     # a quick look
+
+Generated files are kept under benchmarks/_data (ignored by git) and reused.
 """
 
 from __future__ import annotations
@@ -23,14 +36,15 @@ import compileall
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -64,110 +78,199 @@ run = Run.from_file(sys.argv[2], kind="trec")
 print(evaluate(qrels, run, ["ndcg@10", "map@100", "mrr@100", "precision@10", "recall@100"]))
 """
 
+# id shape -> (query prefix, item prefix, decimals of the scores)
+SHAPES = {"doc": ("q", "doc", 3), "QD": ("Q", "D", 4), "num": ("", "", 4)}
+ORDERS = ("score", "any")
+METRICS = ["-m", "ndcg@10", "-m", "ap@100", "-m", "rr@100", "-m", "p@10", "-m", "r@100"]
 
-def generate(n_queries: int, depth: int, judged: int, seed: int = 0) -> tuple[Path, Path]:
+
+def _text(values: np.ndarray, prefix: str = "", suffix: str = "") -> Any:
+    """Integers as decimal text, with a prefix and a suffix."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out = pc.cast(pa.array(values), pa.string())
+    return pc.binary_join_element_wise(pa.scalar(prefix), out, pa.scalar(suffix), "") if prefix or suffix else out
+
+
+def _decimal_text(values: np.ndarray, decimals: int) -> Any:
+    """Non-negative integers as decimal text with ``decimals`` digits after the point (123456 -> 12.3456)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    whole, frac = np.divmod(values, 10**decimals)
+    return pc.binary_join_element_wise(pc.cast(pa.array(whole), pa.string()),
+                                       pc.utf8_lpad(pc.cast(pa.array(frac), pa.string()), decimals, "0"), ".")
+
+
+def _write_lines(fh: Any, *columns: Any) -> None:
+    """Write rows of text columns as lines of space-separated fields (the last column ends each line)."""
+    import pyarrow.compute as pc
+
+    lines = pc.binary_join_element_wise(*columns, " ")
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
+    fh.write(memoryview(lines.buffers()[2])[offsets[lines.offset]:offsets[lines.offset + len(lines)]])
+
+
+def generate(n_queries: int, depth: int = 100, judged: int = 10, shape: str = "QD", order: str = "score",
+             seed: int = 0) -> tuple[Path, Path]:
+    """The judgments and the run of one shape and order (the ``any`` run holds the ``score`` run's lines,
+    each query's in an arbitrary order). Files are reused when present."""
+    import pyarrow as pa
+
     DATA.mkdir(exist_ok=True)
-    qpath, rpath = DATA / f"qrels_{n_queries}.txt", DATA / f"run_{n_queries}x{depth}.txt"
+    qpath = DATA / f"qrels_{shape}_{n_queries}.txt"
+    rpath = DATA / f"run_{shape}_{order}_{n_queries}x{depth}.txt"
     if qpath.exists() and rpath.exists():
         return qpath, rpath
+    qp, ip, decimals = SHAPES[shape]
     rng = np.random.default_rng(seed)
-    n_docs = 1_000_000
-    with open(rpath, "w") as rf, open(qpath, "w") as qf:
-        for q in range(n_queries):
-            docs = rng.choice(n_docs, depth + judged, replace=False)
-            ranked = docs[:depth]
-            scores = np.round(np.sort(rng.random(depth))[::-1] * 100, 3)  # 3 decimals: some ties
-            rf.write("".join(f"q{q} Q0 doc{d} {i + 1} {s} bench\n" for i, (d, s) in enumerate(zip(ranked, scores))))
+    shuffle = np.random.default_rng(seed + 1)
+    catalogue, block = 1_000_000, 20_000
+    tmp_r, tmp_q = rpath.with_suffix(".tmp"), qpath.with_suffix(".tmp")
+    with open(tmp_r, "wb") as rf, (nullcontext(None) if qpath.exists() else open(tmp_q, "wb")) as qf:
+        for q0 in range(0, n_queries, block):
+            m = min(block, n_queries - q0)
+            base = rng.integers(0, catalogue, m)
+            step = rng.integers(1, 5000, m)  # (depth + judged) * 5000 < catalogue: distinct items per query
+            cols = np.argsort(rng.random((m, depth + judged)), axis=1)  # arbitrary item order
+            docs = (base[:, None] + step[:, None] * cols) % catalogue
+            ranked = docs[:, :depth]
+            scores = -np.sort(-rng.integers(0, 100 * 10**decimals, (m, depth)), axis=1)  # best first; ties
+            ranks = np.broadcast_to(np.arange(1, depth + 1), (m, depth))
             # ~10 judged: half from the ranking (biased to the top), half unretrieved
-            top = rng.choice(ranked[: depth // 2], judged // 2, replace=False)
-            for d in np.concatenate([top, docs[depth:depth + judged - judged // 2]]):
-                qf.write(f"q{q} 0 doc{d} {int(rng.integers(0, 3))}\n")
+            top = np.argsort(rng.random((m, depth // 2)), axis=1)[:, : judged // 2]
+            unretrieved = docs[:, depth:depth + judged - judged // 2]
+            jdocs = np.concatenate((np.take_along_axis(ranked, top, axis=1), unretrieved), axis=1)
+            grades = rng.integers(0, 3, jdocs.shape)
+            if order == "any":
+                p = np.argsort(shuffle.random((m, depth)), axis=1)
+                ranked, scores = np.take_along_axis(ranked, p, axis=1), np.take_along_axis(scores, p, axis=1)
+                ranks = np.zeros((m, depth), dtype=np.int64)
+            qids = np.arange(q0, q0 + m)
+            _write_lines(rf, _text(np.repeat(qids, depth), qp), pa.scalar("Q0"), _text(ranked.ravel(), ip),
+                         _text(ranks.ravel()), _decimal_text(scores.ravel(), decimals), pa.scalar("bench\n"))
+            if qf is not None:
+                _write_lines(qf, _text(np.repeat(qids, jdocs.shape[1]), qp), pa.scalar("0"), _text(jdocs.ravel(), ip),
+                             _text(grades.ravel(), suffix="\n"))
+    tmp_r.rename(rpath)
+    if qf is not None:
+        tmp_q.rename(qpath)
     return qpath, rpath
 
 
-def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MB, stdout of one fresh process."""
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One fresh process: wall seconds, CPU seconds (user + system), peak RSS in MB, its stdout."""
     wrapper = (
         "import resource, subprocess, sys, time, json;"
         "t=time.perf_counter(); p=subprocess.run(sys.argv[1:], capture_output=True, text=True);"
         "dt=time.perf_counter()-t; ru=resource.getrusage(resource.RUSAGE_CHILDREN);"
-        "print(json.dumps({'rc': p.returncode, 'sec': dt, 'rss': ru.ru_maxrss/1024, 'out': p.stdout[-400:], 'err': p.stderr[-800:]}))"
+        "print(json.dumps({'rc': p.returncode, 'sec': dt, 'cpu': ru.ru_utime + ru.ru_stime, 'rss': ru.ru_maxrss/1024,"
+        " 'out': p.stdout[-400:], 'err': p.stderr[-800:]}))"
     )
     out = subprocess.run([PY, "-c", wrapper, *cmd], capture_output=True, text=True, env=env)
     info = json.loads(out.stdout)
     if info["rc"] != 0:
         raise RuntimeError(f"{cmd[:3]} failed: {info['err']}")
-    return info["sec"], info["rss"], info["out"]
+    return info  # type: ignore[no-any-return]
 
 
 TREC_EVAL_MEASURES = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "P.10", "-m", "recall.100"]
+OURS = "rankmeter evaluate (CLI)"
 
 
-def bench_size(n_queries: int, args: argparse.Namespace, env: dict[str, str]) -> dict[str, tuple[float, float, float]]:
-    qpath, rpath = generate(n_queries, args.depth, args.judged)
-    repeat = args.repeat if n_queries <= 10_000 else args.repeat_large
-    print(f"\ndata: {n_queries} queries x {args.depth} items = {n_queries * args.depth / 1e6:g}M run lines "
+def rankmeter_cmd(qpath: Path, rpath: Path, *extra: str) -> list[str]:
+    return [str(BIN / "rankmeter"), "evaluate", str(qpath), str(rpath), *METRICS, "--format", "json", *extra]
+
+
+def warm_cache(paths: list[Path]) -> None:
+    for path in paths:
+        with open(path, "rb") as fh:  # into the page cache first: "cold" is about the tools, not the disk
+            while fh.read(1 << 24):
+                pass
+
+
+def run_jobs(jobs: dict[str, list[str]], repeat: int, env: dict[str, str] | None,
+             verbose: bool = True) -> dict[str, dict[str, Any]]:
+    """Each job once cold, then ``repeat`` warm rounds interleaved across the jobs; per job: cold, the warm
+    median (wall and CPU), every warm wall time and the peak RSS. A job that fails is reported and left out."""
+    cold: dict[str, dict[str, Any]] = {}
+    for name, cmd in jobs.items():
+        try:
+            info = measure(cmd, env)
+        except (RuntimeError, FileNotFoundError) as exc:
+            print(f"  {name}: skipped ({str(exc)[:200]})")
+            continue
+        cold[name] = info
+        if verbose:
+            print(f"  {name}: {info['out'].strip()[:160]}")
+    # warm runs interleaved, so a change in the machine's load hits every tool alike
+    warm: dict[str, list[dict[str, Any]]] = {name: [] for name in cold}
+    for _ in range(repeat):
+        for name in cold:
+            warm[name].append(measure(jobs[name], env))
+    out = {}
+    for name in cold:
+        runs = warm[name] or [cold[name]]
+        out[name] = {"cold": cold[name]["sec"], "warm": statistics.median(w["sec"] for w in runs),
+                     "cpu": statistics.median(w["cpu"] for w in runs), "walls": [w["sec"] for w in runs],
+                     "rss": max([cold[name]["rss"]] + [w["rss"] for w in runs])}
+    return out
+
+
+def bench_file(n_queries: int, shape: str, order: str, args: argparse.Namespace,
+               env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    qpath, rpath = generate(n_queries, args.depth, args.judged, shape, order)
+    large = n_queries > 10_000
+    repeat = args.repeat_large if large else args.repeat
+    print(f"\ndata: {n_queries} queries x {args.depth} items = {n_queries * args.depth / 1e6:g}M run lines, "
+          f"ids {shape} ({'/'.join(p + '123' for p in SHAPES[shape][:2])}), order within query: {order} "
           f"({rpath.stat().st_size / 1e6:.1f} MB run file), ~{args.judged} judged per query; {repeat} warm runs")
-    metrics = ["-m", "ndcg@10", "-m", "ap@100", "-m", "rr@100", "-m", "p@10", "-m", "r@100"]
     jobs = {
-        "rankmeter evaluate (CLI)": [str(BIN / "rankmeter"), "evaluate", str(qpath), str(rpath), *metrics,
-                                     "--format", "json"],
+        OURS: rankmeter_cmd(qpath, rpath),
         "pytrec_eval (read dicts + evaluate)": [PY, "-c", PYTREC_JOB, str(qpath), str(rpath)],
     }
-    if n_queries <= 10_000:
+    extra = [qpath, rpath]
+    if args.seven and not large and order == "score":
         # the same run with a 7th column (a run id written twice, as some tools do): must be as fast
         r7 = rpath.with_name(rpath.stem + "_7col.txt")
         if not r7.exists():
             with open(rpath) as src, open(r7, "w") as dst:
                 for line in src:
                     dst.write(line.rstrip("\n") + " extra\n")
-        jobs["rankmeter evaluate (CLI), 7-column run"] = [str(BIN / "rankmeter"), "evaluate", str(qpath), str(r7),
-                                                          *metrics, "--format", "json"]
-    if not args.no_ranx and (n_queries <= 10_000 or args.ranx_large):
+        jobs["rankmeter evaluate (CLI), 7-column run"] = rankmeter_cmd(qpath, r7)
+        extra.append(r7)
+    if not args.no_ranx and (not large or args.ranx_large):
         jobs["ranx (from_file + evaluate)"] = [PY, "-c", RANX_JOB, str(qpath), str(rpath)]
     trec_eval = shutil.which("trec_eval")
-    if trec_eval and (n_queries <= 10_000 or args.trec_eval_large):  # its query lookup is quadratic
+    if trec_eval and (not large or args.trec_eval_large):  # its query lookup is quadratic
         jobs["trec_eval (C program)"] = [trec_eval, *TREC_EVAL_MEASURES, str(qpath), str(rpath)]
-    for path in [qpath, rpath] + [Path(a) for cmd in jobs.values() for a in cmd if a.endswith("_7col.txt")]:
-        with open(path, "rb") as fh:  # into the page cache first: "cold" is about the tools, not the disk
-            while fh.read(1 << 24):
-                pass
-    cold: dict[str, tuple[float, float]] = {}
-    for name, cmd in jobs.items():
-        try:
-            sec, rss, out = measure(cmd, env)
-        except (RuntimeError, FileNotFoundError) as exc:
-            print(f"{name}: skipped ({str(exc)[:200]})")
-            continue
-        cold[name] = (sec, rss)
-        print(f"  {name}: {out.strip()[:160]}")
-    # warm runs interleaved, so a change in the machine's load hits every tool alike
-    warm: dict[str, list[tuple[float, float]]] = {name: [] for name in cold}
-    for _ in range(repeat):
-        for name in cold:
-            sec, rss, _out = measure(jobs[name], env)
-            warm[name].append((sec, rss))
-    results = {name: (cold[name][0], statistics.median(w[0] for w in warm[name]),
-                      max([cold[name][1]] + [w[1] for w in warm[name]])) for name in cold}
-    for name in cold:
-        print(f"  {name}: warm runs {', '.join(f'{w[0]:.2f}' for w in warm[name])} s")
-    print(f"{'tool':42s} {'cold s':>8s} {'warm s':>8s} {'peak MB':>8s} {'cold/warm':>9s}")
-    for name, (c, w, rss) in results.items():
-        print(f"{name:42s} {c:8.2f} {w:8.2f} {rss:8.0f} {c / w:9.2f}")
-    ours = results.get("rankmeter evaluate (CLI)")
+    warm_cache(extra)
+    results = run_jobs(jobs, repeat, env)
+    for name, r in results.items():
+        print(f"  {name}: warm runs {', '.join(f'{w:.2f}' for w in r['walls'])} s")
+    print(f"{'tool':42s} {'cold s':>8s} {'warm s':>8s} {'CPU s':>8s} {'peak MB':>8s} {'cold/warm':>9s}")
+    for name, r in results.items():
+        print(f"{name:42s} {r['cold']:8.2f} {r['warm']:8.2f} {r['cpu']:8.2f} {r['rss']:8.0f} "
+              f"{r['cold'] / r['warm']:9.2f}")
+    ours = results.get(OURS)
     if ours:
-        for name, (c, w, rss) in results.items():
+        for name, r in results.items():
             if name.startswith("rankmeter"):
                 continue
-            print(f"rankmeter / {name}: {ours[1] / w:.3f} of its warm time ({w / ours[1]:.1f}x faster), "
-                  f"{ours[0] / c:.3f} cold, peak memory {ours[2] / rss:.2f}x theirs")
+            print(f"rankmeter / {name}: {ours['warm'] / r['warm']:.3f} of its warm time "
+                  f"({r['warm'] / ours['warm']:.1f}x faster), {ours['cold'] / r['cold']:.3f} cold, "
+                  f"CPU {ours['cpu'] / r['cpu']:.3f}, "
+                  f"peak memory {ours['rss'] / r['rss']:.2f}x theirs")
     return results
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", default="10000,100000",
                     help="comma-separated numbers of queries (x --depth run lines each)")
+    ap.add_argument("--shapes", default="QD,num", help=f"comma-separated id shapes, of {', '.join(SHAPES)}")
+    ap.add_argument("--orders", default="score,any", help="comma-separated orders within query: score, any")
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--judged", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=15, help="warm runs at 1M lines and below")
@@ -176,7 +279,16 @@ def main() -> None:
     ap.add_argument("--ranx-large", action="store_true", help="run ranx above 1M lines too (minutes)")
     ap.add_argument("--trec-eval-large", action="store_true", help="run the trec_eval program above 1M lines too "
                     "(minutes: its query lookup is quadratic)")
+    ap.add_argument("--seven", action="store_true", help="also the score-ordered 1M run with a 7th column")
     args = ap.parse_args()
+    shapes = [x.strip() for x in args.shapes.split(",")]
+    orders = [x.strip() for x in args.orders.split(",")]
+    for x in shapes:
+        if x not in SHAPES:
+            raise SystemExit(f"--shapes: unknown shape {x!r} (expected {', '.join(SHAPES)})")
+    for x in orders:
+        if x not in ORDERS:
+            raise SystemExit(f"--orders: unknown order {x!r} (expected {', '.join(ORDERS)})")
     numba_cache = tempfile.mkdtemp(prefix="numba-cache-")
     env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache)
     # an installed package has its bytecode compiled by pip; an editable install under
@@ -186,11 +298,26 @@ def main() -> None:
     compileall.compile_dir(str(Path(rankmeter.__file__).parent), quiet=1)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.2f}")
+    summary = []
     try:
         for n in (int(x) for x in args.queries.split(",")):
-            bench_size(n, args, env)
+            for shape in shapes:
+                for order in orders:
+                    summary.append((n, shape, order, bench_file(n, shape, order, args, env)))
     finally:
         shutil.rmtree(numba_cache, ignore_errors=True)
+    print("\nsummary: rankmeter's warm wall time as a ratio of each tool's (medians), and its peak memory")
+    others = sorted({name for *_, res in summary for name in res if not name.startswith("rankmeter")})
+    print(f"{'lines':>6s} {'ids':>4s} {'order':>6s} {'rankmeter s':>11s} {'CPU s':>6s} {'peak MB':>7s} "
+          + " ".join(f"{name.split()[0]:>12s}" for name in others))
+    for n, shape, order, res in summary:
+        ours = res.get(OURS)
+        if not ours:
+            continue
+        ratios = " ".join(f"{ours['warm'] / res[name]['warm']:12.3f}" if name in res else f"{'-':>12s}"
+                          for name in others)
+        print(f"{n * args.depth / 1e6:5g}M {shape:>4s} {order:>6s} {ours['warm']:11.2f} {ours['cpu']:6.2f} "
+              f"{ours['rss']:7.0f} {ratios}")
 
 
 if __name__ == "__main__":
