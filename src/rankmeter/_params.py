@@ -108,7 +108,26 @@ def _num(v: float) -> str:
 
 def _fail(name: str, func: str | None, expected: str, got: Any) -> ParameterError:
     owner = f" of {func}" if func else ""
-    return ParameterError(f"The {name!r} parameter{owner} must be {expected}. Got {got!r} instead.")
+    return ParameterError(f"The {name!r} parameter{owner} must be {expected}. Got {_shown(got)} instead.")
+
+
+_SHOWN_CHARS = 60
+
+
+def _shown(got: Any) -> str:
+    """``repr(got)``, shortened when long: a 5000-digit int or text is named by its size, not printed.
+
+    (Python refuses ``str()`` of an int over 4300 digits, so a huge int is never printed whole.)
+
+    >>> _shown(10**5000), _shown("9" * 5000)
+    ('an int of 5001 digits', "'99999999999999999999999999999... (5002 characters)")
+    """
+    if isinstance(got, int) and not isinstance(got, bool) and got.bit_length() > 200:
+        return f"an int of {math.floor(math.log10(abs(got))) + 1} digits"
+    text = repr(got)
+    if len(text) > _SHOWN_CHARS:
+        return f"{text[:_SHOWN_CHARS // 2]}... ({len(text)} characters)"
+    return text
 
 
 def _expected(kind: str, rng: Range | None, *, allow_none: bool = False) -> str:
@@ -226,6 +245,9 @@ def parse_int(name: str, text: str, *, func: str | None = None, low: int | None 
     t = text.strip()
     if not _INT_TEXT.fullmatch(t):
         raise _fail(name, func, _expected("an int", rng), text)
+    if len(t.lstrip("+-").lstrip("0")) > 19:  # beyond 64 bits; int() of over 4300 digits would fail
+        limit = f"at most {INT64_MAX}" if not t.startswith("-") else f"at least {INT64_MIN}"
+        raise _fail(name, func, f"{_expected('an int', rng)} ({limit}, 64 bits)", text)
     return int(_check_int(name, int(t), func=func, rng=rng))
 
 
@@ -241,7 +263,9 @@ def parse_number(name: str, text: str, *, func: str | None = None, rng: Range | 
     t = text.strip()
     if not _NUMBER_TEXT.fullmatch(t):
         raise _fail(name, func, _expected("a finite number", rng), text)
-    return float(_check_number(name, float(t), func=func, rng=rng, shown=text if "e" in t.lower() else None))
+    v = float(t)
+    shown = text if "e" in t.lower() or not math.isfinite(v) else None  # 400 digits overflow: quote them
+    return float(_check_number(name, v, func=func, rng=rng, shown=shown))
 
 
 def parse_bool(name: str, text: str, *, func: str | None = None) -> bool:

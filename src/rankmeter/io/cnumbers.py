@@ -6,6 +6,8 @@ import re
 
 __all__ = ["atol", "atof"]
 
+_LONG_MAX = 2**63 - 1
+_LONG_MIN = -(2**63)
 _INT = re.compile(r"\s*([+-]?\d+)")
 _FLOAT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf(?:inity)?|nan))", re.I)
 
@@ -13,11 +15,18 @@ _FLOAT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf(
 def atol(text: str) -> int:
     """C's ``atol``: the leading integer of the text, 0 when there is none.
 
-    >>> atol("23.4"), atol("x"), atol(" -7")
-    (23, 0, -7)
+    An integer beyond 64 bits saturates, as glibc's ``atol`` (``strtol``) does.
+
+    >>> atol("23.4"), atol("x"), atol(" -7"), atol("9" * 5000)
+    (23, 0, -7, 9223372036854775807)
     """
     m = _INT.match(text)
-    return int(m.group(1)) if m else 0
+    if not m:
+        return 0
+    digits = m.group(1)
+    if len(digits.lstrip("+-").lstrip("0")) > 19:  # C's strtol saturates (and int() refuses 4300+ digits)
+        return _LONG_MIN if digits.startswith("-") else _LONG_MAX
+    return min(max(int(digits), _LONG_MIN), _LONG_MAX)
 
 
 def atof(text: str) -> float:

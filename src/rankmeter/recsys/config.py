@@ -253,6 +253,9 @@ def read_config(path: str | Path) -> dict[str, Any]:
         cfg = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", source=str(path)) from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
+        raise InputError("not a TOML configuration this reader can take: arrays or inline tables nested too "
+                         "deeply (an experiment configuration nests at most a few levels)", source=str(path)) from None
     cfg["_base"] = str(p.resolve().parent)
     cfg["_source"] = str(path)
     cfg["_text"] = text
