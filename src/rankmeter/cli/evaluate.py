@@ -38,8 +38,8 @@ def _metric_help() -> str:
 @click.option("--per-query", "-q", is_flag=True, help="Also print each query's values.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "trec", "markdown", "latex", "html"]),
               default="table", show_default=True,
-              help="Output format (with --group-by, csv prints the means per group); trec prints trec_eval's three-column lines; markdown, latex and html print "
-                   "the table a paper needs (one row per run).")
+              help="Output format (with --group-by, csv prints the means per group); trec prints trec_eval's "
+                   "three-column lines; markdown, latex and html print the table a paper needs (one row per run).")
 @click.option("--queries", type=click.Choice(["judged", "run", "qrels"]), default="judged", show_default=True,
               help="Which queries count: judged queries with a relevant item (a query missing from the run "
                    "scores 0), queries in both inputs (trec_eval's default), or every judged query (trec_eval -c).")

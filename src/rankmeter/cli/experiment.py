@@ -133,13 +133,15 @@ def _group_by(value: str | None) -> str | None:
 @click.option("--interactions", "-i", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Interaction file (CSV/TSV with header, Parquet, MovieLens u.data or ratings.dat).")
 @click.option("--split", "split", default=None,
-              type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong"]),
+              type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out",
+                                 "strong"]),
               help="Split protocol [default: temporal, per user].")
 @click.option("--test-fraction", type=float, default=None, help="Share of each user's interactions held out.")
 @click.option("--recommender", "-r", multiple=True,
               help="Repeatable: random, popular, itemknn[:neighbors=50], NAME=FILE (top-k lists) or "
                    "NAME=module:function. Default: random, popular, itemknn.")
-@click.option("--metric", "-m", "metrics", multiple=True, help="Metric, repeatable (default: accuracy + beyond-accuracy).")
+@click.option("--metric", "-m", "metrics", multiple=True,
+              help="Metric, repeatable (default: accuracy + beyond-accuracy).")
 @click.option("-k", "k", type=click.IntRange(min=1), default=None, help="List length / cut-off [default: 10].")
 @click.option("--relevance", type=float, default=None, help="Test ratings >= this are relevant (default: all).")
 @click.option("--min-user-interactions", type=click.IntRange(min=1), default=None)

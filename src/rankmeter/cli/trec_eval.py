@@ -181,7 +181,8 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         qtext, qraw = texts["qrels"]
         qt = qtext.table
         grades = np.asarray(to_numpy(qt.column("grade")), dtype=np.float64)
-        if _grades_not_plain(qrels_path, qraw, comments) or (len(grades) and not bool(np.all(grades == np.trunc(grades)))):
+        fractional = len(grades) and not bool(np.all(grades == np.trunc(grades)))
+        if _grades_not_plain(qrels_path, qraw, comments) or fractional:
             raise InputError("a grade trec_eval's atol reads otherwise")
         q = Qrels.from_columns(qt.column("query"), qt.column("item"), grades)
         if bug_compatible and len(grades):
@@ -281,7 +282,8 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             return None  # a mean at a rounding boundary: every query's sum in trec_eval's order (the walk)
     from types import SimpleNamespace
 
-    notes = coverage_notes(qrels_path, SimpleNamespace(judgments=dict.fromkeys(judged), comment_lines=qtext.comment_lines),
+    notes = coverage_notes(qrels_path,
+                           SimpleNamespace(judgments=dict.fromkeys(judged), comment_lines=qtext.comment_lines),
                            run_path, SimpleNamespace(docnos=dict.fromkeys(in_run), comment_lines=rtext.comment_lines),
                            complete=complete, compat=opts.compat)
     return lines, notes

@@ -13,7 +13,8 @@ from ..stats.groups import GroupResult, activity_groups, by_group, read_groups
 __all__ = ["GroupResult", "activity_groups", "by_group", "compare_by_group", "read_groups"]
 
 
-def compare_by_group(cmp: Any, groups: Any, *, test: str | None = None, option: str = "groups") -> dict[str, GroupResult]:
+def compare_by_group(cmp: Any, groups: Any, *, test: str | None = None,
+                     option: str = "groups") -> dict[str, GroupResult]:
     """Per run of a :class:`~rankmeter.compare.comparison.Comparison`: its :class:`GroupResult`, with the
     comparison's first paired test (or ``test``) of the run against the baseline within each group.
 

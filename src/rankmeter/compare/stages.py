@@ -70,7 +70,8 @@ def check_settings(test: Any, correction: str, alpha: float, confidence: float, 
     R.check_confidence(confidence, "compare")
     R.check_interval_method(interval, "compare")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ParameterError(f"The 'n_resamples' parameter of compare must be an int >= 1. Got {n_resamples!r} instead.")
+        raise ParameterError(f"The 'n_resamples' parameter of compare must be an int >= 1. Got {n_resamples!r} "
+                             "instead.")
     if pairs not in ("baseline", "all"):
         raise ParameterError(f"The 'pairs' parameter of compare must be 'baseline' or 'all'. Got {pairs!r} instead.")
     if family not in ("metric", "all"):
@@ -87,7 +88,8 @@ def _normalise_tests(test: str | Sequence[str]) -> tuple[str, ...]:
     for t in items:
         key = _TEST_ALIASES.get(str(t).lower())
         if key is None:
-            raise ParameterError(f"The 'test' parameter of compare must be one of {', '.join(TESTS)}. Got {t!r} instead.")
+            raise ParameterError(f"The 'test' parameter of compare must be one of {', '.join(TESTS)}. Got {t!r} "
+                                 "instead.")
         if key not in out:
             out.append(key)
     return tuple(out)

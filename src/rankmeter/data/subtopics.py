@@ -104,8 +104,9 @@ def qrels_from_subtopics(query: object, subtopic: object, item: object, grade: o
     >>> q = qrels_from_subtopics(["q1"] * 4, ["1", "2", "1", "3"], ["a", "a", "b", "c"], [1, 2, 0, 0])
     >>> q.to_dict(), len(q.subtopics)
     ({'q1': {'a': 2.0, 'b': 0.0, 'c': 0.0}}, 4)
-    >>> print(q.notes[0])
-    judgments by subtopic: 4 rows, 3 (query, item) pairs, 3 (query, subtopic) pairs; metrics that are not intent-aware see each item's highest grade over its subtopics (1 item judged under several subtopics)
+    >>> print(q.notes[0])  # doctest: +NORMALIZE_WHITESPACE
+    judgments by subtopic: 4 rows, 3 (query, item) pairs, 3 (query, subtopic) pairs; metrics that are not intent-aware
+    see each item's highest grade over its subtopics (1 item judged under several subtopics)
     """
     from .qrels import Qrels, _check_no_nulls, _dedupe, _float_column
 

@@ -70,7 +70,8 @@ def may_repeat(offsets: np.ndarray, key: np.ndarray) -> bool:
 
 
 def lookup_keys(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Rows of ``keys`` found in ``table_keys``, and where: ``(rows, table_rows)``; None when ``table_keys`` repeats a key.
+    """Rows of ``keys`` found in ``table_keys``, and where: ``(rows, table_rows)``; None when ``table_keys``
+    repeats a key.
 
     A join of 64-bit keys through an open table four times the size of
     ``table_keys``: each key probes one slot. The few table keys that lost their

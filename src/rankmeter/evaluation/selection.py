@@ -24,10 +24,11 @@ def check_queries(queries: Any) -> None:
     """Refuse anything but a policy name or a list of query ids.
 
     >>> check_queries("qrels")
-    >>> check_queries(5)
+    >>> check_queries(5)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    rankmeter._errors.ParameterError: The 'queries' parameter of evaluate must be 'judged', 'run', 'qrels' or a list of query ids. Got 5 instead.
+    rankmeter._errors.ParameterError: The 'queries' parameter of evaluate must be 'judged', 'run', 'qrels' or a list
+    of query ids. Got 5 instead.
     """
     if isinstance(queries, str):
         if queries in POLICIES:

@@ -134,10 +134,12 @@ def resolve(
     that is not found is left out of the result. ``aliases`` overrides the alias lists
     of some roles; ``hint`` overrides how an error says to name a role's column.
 
-    >>> resolve(["query", "Query", "doc"], {"query": None, "item": None}, source="r.csv")
+    >>> resolve(["query", "Query", "doc"], {"query": None, "item": None},
+    ...         source="r.csv")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    rankmeter._errors.InputError: r.csv: columns 'query', 'Query' could each be the query column; name one with query=... (CLI: --query-column)
+    rankmeter._errors.InputError: r.csv: columns 'query', 'Query' could each be the query column; name one with
+    query=... (CLI: --query-column)
     """
     cols = [str(c) for c in columns]
     check_unique_names(cols, source)
@@ -196,10 +198,11 @@ def id_column(col: pa.Array | pa.ChunkedArray, role: str, name: str, source: str
 
     >>> id_column(pa.array(["007", "x"]), "item", "doc", "<t>").to_pylist()
     ['007', 'x']
-    >>> id_column(pa.array([1.0]), "item", "doc", "r.parquet")
+    >>> id_column(pa.array([1.0]), "item", "doc", "r.parquet")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    rankmeter._errors.InputError: r.parquet: the item column 'doc' holds floating-point numbers (double); ids must be text or integers (a float id has no single text form: convert the column to integers or text first)
+    rankmeter._errors.InputError: r.parquet: the item column 'doc' holds floating-point numbers (double); ids must be
+    text or integers (a float id has no single text form: convert the column to integers or text first)
     """
     arr = _plain(col)
     t = arr.type

@@ -5,7 +5,8 @@ splitters, the rating metrics and the recommender pipeline all start from it.
 It accepts
 
 * a path (``-`` is standard input; pipes, FIFOs and gzip data under any name are
-  read whole through :func:`rankmeter.io.source.open_input`): CSV (``.csv``) or TSV (``.tsv``, ``.tab``) with a header line,
+  read whole through :func:`rankmeter.io.source.open_input`): CSV (``.csv``) or TSV (``.tsv``, ``.tab``)
+  with a header line,
   Parquet (``.parquet``, ``.pq``, or any file starting with the Parquet magic),
   Arrow IPC/Feather (``.arrow``, ``.feather``), MovieLens ``u.data``-style
   headerless tab-separated ``user item rating timestamp`` files, and
@@ -565,7 +566,8 @@ def _read_stream(name: str, *, sep: str | None, header: bool | None,
     return table, first_line, raw, inp.name
 
 
-def _read_path(path: Path, *, sep: str | None, header: bool | None, explicit: dict[str, Any]) -> tuple[pa.Table, int | None]:
+def _read_path(path: Path, *, sep: str | None, header: bool | None,
+               explicit: dict[str, Any]) -> tuple[pa.Table, int | None]:
     source = str(path)
     if not path.exists():
         raise InputError("no such file", source=source)

@@ -31,8 +31,9 @@ __all__ = ["read_trec_subtopic_qrels", "subtopic_qrels_from_dict", "subtopic_hin
 def subtopic_hint(column: str | None = None) -> str:
     """Said when judgments repeat a (query, item) and may be judgments by subtopic.
 
-    >>> subtopic_hint("aspect")
-    "; if these are judgments by subtopic (column 'aspect'; query subtopic item grade, as ndeval reads them), read them with subtopics=True (CLI: --subtopics)"
+    >>> subtopic_hint("aspect")  # doctest: +NORMALIZE_WHITESPACE
+    "; if these are judgments by subtopic (column 'aspect'; query subtopic item grade, as ndeval reads them), read
+    them with subtopics=True (CLI: --subtopics)"
     """
     where = f"column {column!r}; " if column else ""
     return (f"; if these are judgments by subtopic ({where}query subtopic item grade, as ndeval reads them), read them "

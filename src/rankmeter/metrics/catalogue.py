@@ -69,7 +69,8 @@ def render_markdown() -> str:
     for s in specs:
         aliases = ", ".join(f"`{a}`" for a in s.aliases) or ""
         lines.append(f"| [`{s.name}`](#{s.name}) | {s.family} | {s.input} | {s.level} | "
-                     f"{'yes' if s.cutoff else 'no'} | {'yes' if s.higher_is_better else 'no'} | {aliases} | {s.summary} |")
+                     f"{'yes' if s.cutoff else 'no'} | {'yes' if s.higher_is_better else 'no'} | {aliases} | "
+                     f"{s.summary} |")
     for s in specs:
         lines += ["", f"## {s.name}", "", s.summary, "", f"- formula: `{s.formula}`"]
         if s.convention:

@@ -179,7 +179,8 @@ class CostMatrix:
         out = self.matrix[pi, ti]
         missing = np.isnan(out)
         if missing.any():
-            pairs = sorted({(self.levels[a], self.levels[b]) for a, b in zip(pi[missing][:1000], ti[missing][:1000], strict=True)})
+            shown_p, shown_t = pi[missing][:1000], ti[missing][:1000]
+            pairs = sorted({(self.levels[a], self.levels[b]) for a, b in zip(shown_p, shown_t, strict=True)})
             shown = ", ".join(f"d({_fmt(p)},{_fmt(t)})" for p, t in pairs[:4])
             raise InputError(f"{int(missing.sum())} pairs have no cost in the cost matrix: {shown} "
                              "(d(predicted, true) must be given for every pair met)")

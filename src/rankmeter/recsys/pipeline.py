@@ -304,9 +304,11 @@ def experiment(
 
     k = check_k(k, "experiment")
     if catalog not in ("train", "all"):
-        raise ParameterError(f"The 'catalog' parameter of experiment must be 'train' or 'all'. Got {catalog!r} instead.")
+        raise ParameterError(f"The 'catalog' parameter of experiment must be 'train' or 'all'. Got {catalog!r} "
+                             "instead.")
     if sampled is not None and (isinstance(sampled, bool) or not isinstance(sampled, (int, np.integer)) or sampled < 1):
-        raise ParameterError(f"The 'sampled' parameter of experiment must be an int >= 1 or None. Got {sampled!r} instead.")
+        raise ParameterError(f"The 'sampled' parameter of experiment must be an int >= 1 or None. Got {sampled!r} "
+                             "instead.")
     from .sampled import CORRECTIONS
 
     if sampled_correction not in CORRECTIONS:
@@ -619,7 +621,8 @@ def _group_results(groups: Any, results: Mapping[str, Any], comparison: Any, tra
     # are the groups served equally? Welch's t-test between every two groups, per recommender and metric
     between = {n: by_group(r, mapping, test="welch", correction=correction).tests for n, r in results.items()}
     info = {"description": how, "order": order, "sizes": {g: first.sizes[g] for g in order},
-            "ungrouped": first.ungrouped, "test": test, "between": between, "correction": correction, "baseline": comparison.baseline if comparison is not None else None}
+            "ungrouped": first.ungrouped, "test": test, "between": between, "correction": correction,
+            "baseline": comparison.baseline if comparison is not None else None}
     return views, info
 
 

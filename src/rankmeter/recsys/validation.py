@@ -57,7 +57,8 @@ class Validation:
             return f" (e.g. {', '.join(map(str, ids[:3]))})" if ids else ""
 
         if self.duplicates:
-            out.append(f"{self.duplicates} duplicate recommendations removed (first in rank order kept){ex('duplicates')}")
+            out.append(f"{self.duplicates} duplicate recommendations removed (first in rank order "
+                       f"kept){ex('duplicates')}")
         if self.unknown_items:
             out.append(f"{self.unknown_items} recommendations of items outside the catalogue removed"
                        f"{ex('unknown_items')}")

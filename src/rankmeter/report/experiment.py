@@ -303,6 +303,10 @@ def curves(res: ExperimentResult, k_max: int) -> dict[str, dict[str, np.ndarray]
     k = 1 says little, are left out), evaluated on each recommender's cleaned lists
     with the experiment's judgments and context. Empty when the result carries no
     judgments (an :class:`ExperimentResult` built by hand).
+
+    The work is bounded by the data: the curves stop at the longest list of the data
+    (a recommender's list or a user's judgments), past which a larger k adds no item;
+    the arrays are then shorter than ``k_max`` (the report's caption says so).
     """
     import dataclasses
 
@@ -311,6 +315,7 @@ def curves(res: ExperimentResult, k_max: int) -> dict[str, dict[str, np.ndarray]
 
     if res.qrels is None or not res.runs:
         return {}
+    k_max = min(k_max, _longest_list(res.qrels, res.runs.values()))
     wanted: list[tuple[str, int, Any]] = []
     seen: set[str] = set()
     for m in parse_metrics(list(res.metrics)):
@@ -333,6 +338,16 @@ def curves(res: ExperimentResult, k_max: int) -> dict[str, dict[str, np.ndarray]
     return out
 
 
+def _longest_list(qrels: Any, runs: Any) -> int:
+    """The most rows any one user has, in the judgments or in any recommender's lists (at least 1)."""
+    longest = 1
+    for table in (qrels, *runs):
+        lengths = np.diff(getattr(table, "offsets", np.zeros(1, dtype=np.int64)))
+        if len(lengths):
+            longest = max(longest, int(lengths.max()))
+    return longest
+
+
 def _curves(res: ExperimentResult, k_max: int, Figure: Any, Canvas: Any) -> str:
     data = curves(res, k_max)
     if not data:
@@ -341,6 +356,9 @@ def _curves(res: ExperimentResult, k_max: int, Figure: Any, Canvas: Any) -> str:
         return f'<h2>Metric@k curves</h2><p class="caption">No metric@k curves: {_e(why)}.</p>'
     names = list(res.results)
     colors = _colors(len(names))
+    asked = k_max
+    k_max = len(next(iter(next(iter(data.values())).values())))
+    capped = (f" (not {asked} as asked: no list of the data is longer than {k_max})" if k_max < asked else "")
     ks = np.arange(1, k_max + 1)
     n_users = next(iter(res.results.values())).n_queries
     out = []
@@ -358,8 +376,8 @@ def _curves(res: ExperimentResult, k_max: int, Figure: Any, Canvas: Any) -> str:
         ax.legend(fontsize=8, frameon=False, ncols=2 if len(names) > 6 else 1)
         ax.set_title(f"{label}, k = 1..{k_max} (mean over {n_users} users)", fontsize=10)
         base = f"; dashed: the baseline {_e(res.baseline)}" if res.baseline else ""
-        out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}, "
-                   f"from each recommender's top-{res.k} lists{base}.</figcaption></figure>")
+        out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}"
+                   f"{_e(capped)}, from each recommender's top-{res.k} lists{base}.</figcaption></figure>")
     return '<h2>Metric@k curves</h2><div class="figs">' + "".join(out) + "</div>"
 
 

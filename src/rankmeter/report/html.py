@@ -185,6 +185,7 @@ def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: An
         return f'<p class="caption">No metric@k curves: {_e(why)}.</p>'
     colors = _colors(len(cmp.runs))
     out = []
+    k_max = len(next(iter(next(iter(curves.values())).values())))  # bounded by the data (see Comparison.curves)
     ks = np.arange(1, k_max + 1)
     for label, per_run in curves.items():
         fig = Figure(figsize=(6.4, 3.8), layout="constrained")

@@ -30,12 +30,14 @@ def fraction_grid(start: float = 0.2, stop: float = 0.95, step: float = 0.05) ->
     """
     for name, value in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-            raise ParameterError(f"The {name!r} parameter of fraction_grid must be a finite number. Got {value!r} instead.")
+            raise ParameterError(f"The {name!r} parameter of fraction_grid must be a finite number. Got {value!r} "
+                                 "instead.")
     a, b, s = (Decimal(repr(float(v))) for v in (start, stop, step))
     if s <= 0:
         raise ParameterError(f"The 'step' parameter of fraction_grid must be > 0. Got {step!r} instead.")
     if b < a:
-        raise ParameterError(f"The 'stop' parameter of fraction_grid must be >= start ({start!r}). Got {stop!r} instead.")
+        raise ParameterError(f"The 'stop' parameter of fraction_grid must be >= start ({start!r}). Got {stop!r} "
+                             "instead.")
     count = int((b - a) / s) + 1
     values = tuple(float(a + s * i) for i in range(count))
     for v in values:
@@ -187,7 +189,8 @@ def ratio_sweep(
     if evaluate is None:
         evaluate = _default_evaluate()
         if metrics is None:
-            raise ParameterError(f"The 'metrics' parameter of {func} is needed with the default evaluate (e.g. 'ndcg@10').")
+            raise ParameterError(f"The 'metrics' parameter of {func} is needed with the default evaluate (e.g. "
+                                 "'ndcg@10').")
     if isinstance(seed, np.random.Generator):
         seeds = [int(s) for s in seed.integers(0, 2**32, size=len(fractions) * repeats)]
     else:

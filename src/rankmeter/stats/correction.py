@@ -15,7 +15,8 @@ import numpy as np
 
 from .._errors import ParameterError
 
-__all__ = ["CORRECTIONS", "adjust", "canonical_correction", "holm", "bonferroni", "benjamini_hochberg", "correction_name"]
+__all__ = ["CORRECTIONS", "adjust", "canonical_correction", "holm", "bonferroni", "benjamini_hochberg",
+           "correction_name"]
 
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
@@ -42,7 +43,8 @@ def canonical_correction(method: str) -> str:
     aliases = {"fdr-bh": "bh", "benjamini-hochberg": "bh", "fdr": "bh", "holm-bonferroni": "holm"}
     m = aliases.get(m, m)
     if m not in CORRECTIONS:
-        raise ParameterError(f"The 'correction' parameter must be one of {', '.join(CORRECTIONS)}. Got {method!r} instead.")
+        raise ParameterError(f"The 'correction' parameter must be one of {', '.join(CORRECTIONS)}. Got {method!r} "
+                             "instead.")
     return m
 
 

@@ -106,7 +106,8 @@ def check_confidence(confidence: float, name: str) -> None:
 
 def check_interval_method(method: str, name: str) -> None:
     if method not in ("bca", "percentile"):
-        raise ParameterError(f"The 'interval' parameter of {name} must be 'bca' or 'percentile'. Got {method!r} instead.")
+        raise ParameterError(f"The 'interval' parameter of {name} must be 'bca' or 'percentile'. Got {method!r} "
+                             "instead.")
 
 
 def quantise(X: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -398,10 +399,12 @@ def check_memory(n_resamples: int, n_columns: int, n_pairs: int = 0, *, name: st
     ``available`` defaults to the machine's physical memory (:func:`physical_memory`);
     the limit is what the machine holds, so a request that passes may still be slow.
 
-    >>> check_memory(10**12, 4, 3, available=2**34)
+    >>> check_memory(10**12, 4, 3, available=2**34)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    rankmeter._errors.ParameterError: The 'n_resamples' parameter of compare asks for 1000000000000 resamples, which need 109.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 143165576 resamples.
+    rankmeter._errors.ParameterError: The 'n_resamples' parameter of compare asks for 1000000000000 resamples, which
+    need 109.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 143165576
+    resamples.
     """
     limit = physical_memory() if available is None else int(available)
     if limit is None:

@@ -88,7 +88,8 @@ def _as_diffs(x: Any, y: Any | None, name: str) -> tuple[np.ndarray, bool]:
     else:
         d = xa
     if d.ndim not in (1, 2):
-        raise ParameterError(f"The 'x' parameter of {name} must be a 1-D or 2-D array. Got {d.ndim} dimensions instead.")
+        raise ParameterError(f"The 'x' parameter of {name} must be a 1-D or 2-D array. Got {d.ndim} dimensions "
+                             "instead.")
     if d.shape[-1] == 0:
         raise ParameterError(f"The 'x' parameter of {name} must hold at least one query. Got an empty array instead.")
     if not np.all(np.isfinite(d)):
@@ -385,7 +386,8 @@ def bootstrap_interval(
         raise ParameterError(f"The 'x' parameter of bootstrap_interval must be a non-empty 1-D or 2-D array. "
                              f"Got shape {xa.shape} instead.")
     if not np.all(np.isfinite(X)):
-        raise ParameterError("The values given to bootstrap_interval must be finite numbers. Got NaN or infinity instead.")
+        raise ParameterError("The values given to bootstrap_interval must be finite numbers. Got NaN or infinity "
+                             "instead.")
     _check_resamples(n_resamples, "bootstrap_interval")
     R.check_confidence(confidence, "bootstrap_interval")
     R.check_interval_method(method, "bootstrap_interval")

@@ -82,7 +82,8 @@ def evaluate(
     spark = run_df.sparkSession
     rc = pick(run_df.columns, {"query": QUERY_NAMES, "item": ITEM_NAMES, "score": SCORE_NAMES},
               {"query": query_col, "item": item_col, "score": score_col}, "run_df")
-    qrels = _judgments(qrels_df, query_col, item_col, grade_col, duplicates, read_files, subtopics=subtopics, subtopic_col=subtopic_col)
+    qrels = _judgments(qrels_df, query_col, item_col, grade_col, duplicates, read_files, subtopics=subtopics,
+                       subtopic_col=subtopic_col)
     files = _parquet_scan(run_df) if read_files else None
     listing = _row_groups(files, rc, strict=False) if files else None
     if listing is not None:

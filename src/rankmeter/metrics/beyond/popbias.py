@@ -346,7 +346,8 @@ register(
     MetricSpec(
         name="pop_rsp",
         family="beyond",
-        summary="Popularity ranking-based statistical parity: spread of the recommendation rate of head and tail items.",
+        summary=("Popularity ranking-based statistical parity: spread of the recommendation rate of head and tail "
+                 "items."),
         formula=r"PopRSP@k = \frac{\mathrm{std}(P_H, P_T)}{\mathrm{mean}(P_H, P_T)},\quad P_g = "
                 r"\frac{\sum_u |L_u^k \cap g|}{\sum_u |g \setminus train(u)|}",
         citation=_ZHU,

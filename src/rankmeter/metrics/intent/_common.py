@@ -23,7 +23,8 @@ from ..batch import Batch
 from ..registry import Param
 from ..subtopic_batch import BatchSubtopics
 
-__all__ = ["ALPHA", "BETA", "REL", "EXAMPLE_JUDGMENTS", "EXAMPLE_RANKING", "BINARY", "NDEVAL", "IntentExample", "intent_batch", "Relevant", "relevant", "Matched", "matched",
+__all__ = ["ALPHA", "BETA", "REL", "EXAMPLE_JUDGMENTS", "EXAMPLE_RANKING", "BINARY", "NDEVAL", "IntentExample",
+           "intent_batch", "Relevant", "relevant", "Matched", "matched",
            "row_gain", "ideal_gains", "ideal_ideal", "ideal_sum", "discounted", "depth_of", "ratio", "weights"]
 
 REL = Param("rel", float, 1.0, doc="minimum grade for an item to count as relevant to a subtopic")

@@ -23,7 +23,8 @@ c = {C}; the ranking A, D, E, B gains 1, 1, 0, 1/2; the greedy ideal D, C, A, B 
 >>> ideal = 1 + 1 / np.log2(3) + 1 / np.log2(4) + 0.5 / np.log2(5)
 >>> bool(np.isclose(alpha_ndcg_kernel(b.cut(5), rel=1.0, alpha=0.5)[0], dcg / ideal))
 True
->>> round(float(alpha_ndcg_kernel(b.cut(5), rel=1.0, alpha=0.5)[0]), 4), round(float(alpha_dcg_kernel(b.cut(5), rel=1.0, alpha=0.5)[0]), 4)
+>>> (round(float(alpha_ndcg_kernel(b.cut(5), rel=1.0, alpha=0.5)[0]), 4),
+...  round(float(alpha_dcg_kernel(b.cut(5), rel=1.0, alpha=0.5)[0]), 4))
 (0.7869, 0.4053)
 """
 
@@ -72,7 +73,8 @@ register(
         family="intent",
         bounds=(0.0, math.inf),  # ndeval's greedy ideal is not always the best ranking: a run can beat it
         summary="alpha-nDCG: DCG whose subtopic gains decay by 1 - alpha at each repeat, over the ideal ranking's.",
-        formula=(r"\alpha\text{-}nDCG@k = \frac{\sum_{r \le k} G(r) / \log_2(r+1)}{\sum_{r \le k} G^*(r) / \log_2(r+1)},"
+        formula=(r"\alpha\text{-}nDCG@k = \frac{\sum_{r \le k} G(r) / \log_2(r+1)}{\sum_{r \le k} G^*(r) / "
+                 r"\log_2(r+1)},"
                  r"\ G(r) = \sum_{s \in S} J(d_r, s) (1-\alpha)^{c_s(r-1)}"),
         citation=_CITATION,
         convention=(_GRADES + "The ideal ranking G* is ndeval's greedy one over the judged items: at each rank the "
@@ -94,7 +96,8 @@ register(
     MetricSpec(
         name="alpha_dcg",
         family="intent",
-        summary="alpha-DCG with ndeval's collection-independent normalisation (as if every item covered every subtopic).",
+        summary=("alpha-DCG with ndeval's collection-independent normalisation (as if every item covered every "
+                 "subtopic)."),
         formula=(r"\alpha\text{-}DCG@k = \frac{\sum_{r \le k} G(r) / \log_2(r+1)}"
                  r"{|S| \sum_{r \le k} (1-\alpha)^{r-1} / \log_2(r+1)}"),
         citation=_CITATION,

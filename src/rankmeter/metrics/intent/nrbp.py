@@ -98,7 +98,8 @@ register(
                     "actual subtopic gets 0 (ndeval divides 0 by 0 there and prints nan)."),
         kernel=nnrbp_kernel,
         params=(REL, ALPHA, BETA),
-        examples=(IntentExample("nNRBP", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, (1 + 0.5 + 0.5 * 0.125) / (1 + 0.5 + 0.25 + 0.5 * 0.125),
+        examples=(IntentExample("nNRBP", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS,
+                                (1 + 0.5 + 0.5 * 0.125) / (1 + 0.5 + 0.25 + 0.5 * 0.125),
                                 note="ndeval's example: ideal D, C, A, B"),),
         properties=frozenset({"ranking", "subtopics"}),
     )

@@ -125,7 +125,8 @@ register(
         kernel=strec_kernel,
         params=(REL,),
         aliases={"strecall": {}, "st_recall": {}, "s-recall": {}, "subtopic_recall": {}},
-        examples=(IntentExample("strec@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, 2 / 3, note="ndeval's example: a and b of 3"),),
+        examples=(IntentExample("strec@5", EXAMPLE_RANKING, EXAMPLE_JUDGMENTS, 2 / 3,
+                                note="ndeval's example: a and b of 3"),),
         properties=frozenset({"ranking", "subtopics", "monotone_k"}),
     )
 )

@@ -146,7 +146,8 @@ register(MetricSpec(
     name="rating_spearman",
     family="ratings",
     summary="Spearman's rho between each user's predicted and true ratings.",
-    formula=r"\rho = \frac{\sum_i (R_i - \bar R)(\hat R_i - \bar{\hat R})}{\sqrt{\sum_i (R_i - \bar R)^2 \sum_i (\hat R_i - \bar{\hat R})^2}}",
+    formula=(r"\rho = \frac{\sum_i (R_i - \bar R)(\hat R_i - \bar{\hat R})}"
+             r"{\sqrt{\sum_i (R_i - \bar R)^2 \sum_i (\hat R_i - \bar{\hat R})^2}}"),
     citation=_CITE_S,
     convention=(
         "Pearson's correlation of the average ranks (ties get the mean of their ranks), as scipy.stats.spearmanr "

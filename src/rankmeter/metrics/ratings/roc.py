@@ -44,7 +44,8 @@ register(MetricSpec(
     name="roc_auc",
     family="ratings",
     summary="Area under the ROC curve of the predictions against binary relevance (true rating >= rel).",
-    formula=r"AUC = \frac{1}{P N} \sum_{i \in pos} \sum_{j \in neg} \left([\hat r_i > \hat r_j] + \tfrac12 [\hat r_i = \hat r_j]\right)",
+    formula=(r"AUC = \frac{1}{P N} \sum_{i \in pos} \sum_{j \in neg} "
+             r"\left([\hat r_i > \hat r_j] + \tfrac12 [\hat r_i = \hat r_j]\right)"),
     citation="Hanley & McNeil, Radiology 143(1) 1982, doi:10.1148/radiology.143.1.7063747; Herlocker et al. "
              "TOIS 2004; evaluation notes.",
     convention=(

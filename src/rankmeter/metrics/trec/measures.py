@@ -349,7 +349,8 @@ register(MetricSpec(
     name="infap", family="trec", reads_items=False, cutoff=False,
     summary="Inferred AP: AP estimated from a random sample of the judgment pool.",
     formula=(r"infAP = \frac{1}{R} \sum_{relevant\ i} \left(\frac{1}{i} + \frac{i-1}{i} \cdot "
-             r"\frac{|d_{<i} \in pool|}{i-1} \cdot \frac{rel_{<i} + \epsilon}{rel_{<i} + nonrel_{<i} + 2\epsilon}\right)"),
+             r"\frac{|d_{<i} \in pool|}{i-1} \cdot "
+             r"\frac{rel_{<i} + \epsilon}{rel_{<i} + nonrel_{<i} + 2\epsilon}\right)"),
     citation="Yilmaz & Aslam, 'Estimating average precision with incomplete and imperfect judgments', "
              "CIKM 2006, doi:10.1145/1183614.1183633; trec_eval infAP.",
     convention=(

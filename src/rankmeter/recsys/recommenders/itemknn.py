@@ -39,7 +39,8 @@ class ItemKNN(MatrixRecommender):
     def __init__(self, neighbors: int = 50) -> None:
         super().__init__()
         if isinstance(neighbors, bool) or not isinstance(neighbors, (int, np.integer)) or neighbors < 1:
-            raise ParameterError(f"The 'neighbors' parameter of ItemKNN must be an int >= 1. Got {neighbors!r} instead.")
+            raise ParameterError(f"The 'neighbors' parameter of ItemKNN must be an int >= 1. Got {neighbors!r} "
+                                 "instead.")
         self.neighbors = int(neighbors)
         self.weights = None
 
