@@ -354,6 +354,11 @@ class Comparison:
         One curve per metric (with its parameters) that takes a cutoff; available
         for runs given as rankings (not for precomputed results, which are skipped).
         Evaluated on the comparison's query list.
+
+        The work is bounded by the data: past the longest list of the data (a query's
+        ranking in any run, or its judgments), a larger k adds no item, so the curves
+        stop there (each metric is constant beyond it, or falls as 1/k for precision) and
+        a note says so. The arrays are then shorter than ``k_max``.
         """
         if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
             raise ParameterError(f"The 'k_max' parameter of curves must be an int >= 1. Got {k_max!r} instead.")
@@ -364,6 +369,13 @@ class Comparison:
         if not src.get("runs"):
             self._curves[k_max] = out
             return out
+        asked = k_max
+        k_max = min(k_max, _longest_list(src["qrels"], src["runs"].values()))
+        if k_max < asked:
+            note = (f"metric@k curves stop at k = {k_max}, the longest list of the data (a ranking or a query's "
+                    f"judgments), not at the {asked} asked for: a larger k adds no item")
+            if note not in self.notes:
+                self.notes.append(note)
         from ..evaluate import evaluate
 
         bases: dict[str, Any] = {}
@@ -376,7 +388,7 @@ class Comparison:
                 label = re.sub(r"(@\s*\d+|[._]\d+)\s*$", "", m.text.strip()) + "@k"
                 bases[label if label not in bases else key + "@k"] = m
         if not bases:
-            self._curves[k_max] = out
+            self._curves[asked] = out
             return out
         wanted = []
         for label, m in bases.items():
@@ -390,7 +402,7 @@ class Comparison:
                 out.setdefault(label, {}).setdefault(name, np.zeros(k_max))[k - 1] = means[m.text]
             if progress is not None:
                 progress("metric@k curves", i + 1, len(names))
-        self._curves[k_max] = out
+        self._curves[asked] = out
         return out
 
     def __repr__(self) -> str:
@@ -398,3 +410,12 @@ class Comparison:
         return (f"Comparison({len(self.runs)} runs x {self.n_queries} queries: {head}; "
                 f"{len(self.tests)} tests, baseline {self.baseline!r})")
 
+
+def _longest_list(qrels: Any, runs: Any) -> int:
+    """The most rows any one query has, in the judgments or in any run (at least 1)."""
+    longest = 1
+    for table in (qrels, *runs):
+        lengths = np.diff(getattr(table, "offsets", np.zeros(1, dtype=np.int64)))
+        if len(lengths):
+            longest = max(longest, int(lengths.max()))
+    return longest
