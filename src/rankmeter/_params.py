@@ -142,10 +142,11 @@ def check_int(name: str, value: Any, *, func: str | None = None, low: int | None
     bool is refused (``True`` is not a cutoff); an integral numpy integer is accepted.
     ``shown`` is what the message quotes (the user's own text), default ``value``.
 
-    >>> check_int("k", 2**70, func="ndcg", low=1)
+    >>> check_int("k", 2**70, func="ndcg", low=1)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    rankmeter._errors.ParameterError: The 'k' parameter of ndcg must be an int >= 1 (at most 9223372036854775807, 64 bits). Got 1180591620717411303424 instead.
+    rankmeter._errors.ParameterError: The 'k' parameter of ndcg must be an int >= 1 (at most 9223372036854775807, 64
+    bits). Got 1180591620717411303424 instead.
     """
     return _check_int(name, value, func=func, rng=rng or Range(low, high), allow_none=allow_none, shown=shown)
 

@@ -35,7 +35,8 @@ class Coverage:
     judged: float | None = None  # mean share of the top judged_k that has a judgment (judged@k)
     depth: int | None = None  # rankings cut to their first `depth` items (trec_eval -M)
     judged_only: bool = False  # unjudged items removed from every ranking (trec_eval -J)
-    comment_lines: Mapping[str, int] = field(default_factory=dict)  # skipped by the readers, per input (their notes say so)
+    # skipped by the readers, per input (their notes say so)
+    comment_lines: Mapping[str, int] = field(default_factory=dict)
 
     def notes(self) -> list[str]:
         """Human-readable lines for whatever was not plainly evaluated."""
@@ -179,7 +180,8 @@ class Result:
         if per_query:
             names = list(self.values)
             cols = [np.asarray(self.values[m]).tolist() for m in names]
-            out["per_query"] = {q: {m: c[i] for m, c in zip(names, cols, strict=True)} for i, q in enumerate(self.queries)}
+            out["per_query"] = {q: {m: c[i] for m, c in zip(names, cols, strict=True)}
+                                for i, q in enumerate(self.queries)}
         if self.coverage is not None:
             out["coverage"] = self.coverage.to_dict()
         return out

@@ -57,15 +57,18 @@ _APPLIES = {
               help="Test fraction in (0, 1) (holdout default 0.2; temporal: latest fraction).")
 @click.option("--per-user", is_flag=True, default=None,
               help="Within each user (holdout, temporal) / user-stratified folds (kfold).")
-@click.option("--k", "k", type=int, default=None, help="Test interactions per user (leave-k-out default 1; temporal --per-user: latest k).")
+@click.option("--k", "k", type=int, default=None,
+              help="Test interactions per user (leave-k-out default 1; temporal --per-user: latest k).")
 @click.option("--folds", type=int, default=None, help="Number of folds (kfold, default 5).")
-@click.option("--by", type=click.Choice(["time", "random"]), default=None, help="leave-k-out: latest (default) or random.")
+@click.option("--by", type=click.Choice(["time", "random"]), default=None,
+              help="leave-k-out: latest (default) or random.")
 @click.option("--seed", type=int, default=None, help="Random seed (default 0).")
 @click.option("--cutoff", default=None, help="temporal: test = timestamp >= CUTOFF (number or ISO date/time).")
 @click.option("--test-span", type=float, default=None, help="temporal: test the last fraction of the time span.")
 @click.option("--time-unit", type=click.Choice(["s", "ms", "us", "ns"]), default=None,
               help="What numeric timestamps count, for a date --cutoff.")
-@click.option("--unit", type=click.Choice(["interactions", "users"]), default=None, help="kfold: deal interactions (default) or users into folds.")
+@click.option("--unit", type=click.Choice(["interactions", "users"]), default=None,
+              help="kfold: deal interactions (default) or users into folds.")
 @click.option("--validation-fraction", type=float, default=None,
               help="Also carve this share of the training rows into validation.{parquet,csv}, by the method's own "
                    "rule (latest for temporal / leave-k-out by time, else random).")
@@ -73,10 +76,13 @@ _APPLIES = {
 @click.option("--validation-users", type=float, default=None, help="strong: share of validation users (default 0).")
 @click.option("--heldout", type=click.Choice(["fraction", "last", "time"]), default=None,
               help="strong: how each evaluated user's history is held out (default fraction; time uses --cutoff).")
-@click.option("--heldout-fraction", type=float, default=None, help="strong --heldout fraction: share held out (default 0.2).")
+@click.option("--heldout-fraction", type=float, default=None,
+              help="strong --heldout fraction: share held out (default 0.2).")
 @click.option("--heldout-n", type=int, default=None, help="strong --heldout last: latest rows held out (default 1).")
-@click.option("--min-user-interactions", type=int, default=1, show_default=True, help="Filter users with fewer rows first.")
-@click.option("--min-item-interactions", type=int, default=1, show_default=True, help="Filter items with fewer rows first.")
+@click.option("--min-user-interactions", type=int, default=1, show_default=True,
+              help="Filter users with fewer rows first.")
+@click.option("--min-item-interactions", type=int, default=1, show_default=True,
+              help="Filter items with fewer rows first.")
 @click.option("--iterate-filters", is_flag=True, help="Repeat the filters until they hold (k-core).")
 @click.option("--small-users", type=click.Choice(["train", "drop", "error"]), default="train", show_default=True,
               help="Users too small for the protocol: keep in train, drop, or fail.")

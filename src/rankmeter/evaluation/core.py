@@ -97,7 +97,8 @@ def check_options(*, order: Any = "score", duplicates: Any = "error", depth: Any
     rankmeter._errors.ParameterError: The 'depth' parameter of evaluate must be an int >= 1 or None. Got 0 instead.
     """
     if order not in _ORDERS:
-        raise ParameterError(f"The 'order' parameter of {func} must be 'score', 'rank' or 'given'. Got {order!r} instead.")
+        raise ParameterError(f"The 'order' parameter of {func} must be 'score', 'rank' or 'given'. Got {order!r} "
+                             "instead.")
     if duplicates not in _DUPLICATES:
         raise ParameterError(f"The 'duplicates' parameter of {func} must be 'error', 'max', 'first' or 'last'. "
                              f"Got {duplicates!r} instead.")
@@ -374,8 +375,8 @@ class Engine:
         values, states, qids = self._compute_run(self.sub_qrels(judged), run, sel_ids)
         return values, states, qids
 
-    def _compute_run(self, sub: Qrels, run: Run, sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any],
-                                                                              pa.Array]:
+    def _compute_run(self, sub: Qrels, run: Run,
+                     sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any], pa.Array]:
         """Join a built run with the judgments of its selected queries, then run the kernels."""
         batch, qids, _ = align(sub, run, sel_ids, self.context, items=self.reads_items)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
@@ -393,7 +394,8 @@ class Engine:
         nojudg = [ids[i] for i in np.flatnonzero((codes < 0) & ~sel)]
         if sel.any():  # the selected ids as an Arrow array (pa.array of a list would import pandas)
             # the whole judgments: align keeps only the selected queries (a compact copy costs a unique of the items)
-            values, states, queries = self._compute_run(self.qrels, run, C.take(run.query_ids, ints(np.flatnonzero(sel))))
+            selected = C.take(run.query_ids, ints(np.flatnonzero(sel)))
+            values, states, queries = self._compute_run(self.qrels, run, selected)
         else:
             values, states, queries = self._no_values(), {}, []
         return ChunkOut(queries=queries, values=values, states=states, run_rows=len(run),
@@ -554,7 +556,8 @@ class Engine:
     def accumulator(self) -> "Accumulator":
         return Accumulator(self)
 
-    def missing_batch(self, codes: np.ndarray, extra_ids: Sequence[str] = ()) -> tuple[pa.Array, dict[str, np.ndarray], dict[str, Any]]:
+    def missing_batch(self, codes: np.ndarray,
+                      extra_ids: Sequence[str] = ()) -> tuple[pa.Array, dict[str, np.ndarray], dict[str, Any]]:
         """Evaluate judged queries that never appeared in the run, as empty rankings."""
         codes = np.sort(np.asarray(codes, dtype=np.int64))
         sub = self.sub_qrels(codes)

@@ -47,7 +47,8 @@ from .columns import number_column
 from .source import Input, MappedSpan, open_input
 
 __all__ = [
-    "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes", "parse_trec_qrels_bytes",
+    "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes",
+    "parse_trec_qrels_bytes",
     "comment_note", "locate", "read_trec_text",
 ]
 

@@ -72,10 +72,12 @@ class Param:
 
     >>> Param("p", float, 0.8, low=0, high=1, low_open=True, high_open=True).expected
     'a finite number in the range (0, 1)'
-    >>> Param("p", float, 0.8, low=0, high=1, low_open=True, high_open=True).coerce("1.5", "rbp")
+    >>> Param("p", float, 0.8, low=0, high=1, low_open=True,
+    ...       high_open=True).coerce("1.5", "rbp")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    rankmeter._errors.ParameterError: The 'p' parameter of rbp must be a finite number in the range (0, 1). Got 1.5 instead.
+    rankmeter._errors.ParameterError: The 'p' parameter of rbp must be a finite number in the range (0, 1).
+    Got 1.5 instead.
     """
 
     name: str

@@ -9,10 +9,12 @@ Nothing is coerced: ``users = "abc"`` is refused, not read as a number.
 >>> cfg = {"evaluation": {"k": 5, "exclude_seen": False}, "_source": "x.toml"}
 >>> config_to_arguments(cfg)[1]
 {'k': 5, 'exclude_seen': False}
->>> config_to_arguments({"evaluation": {"exclude_seen": "false"}, "_source": "x.toml"})
+>>> config_to_arguments({"evaluation": {"exclude_seen": "false"},
+...                      "_source": "x.toml"})  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-rankmeter._errors.InputError: x.toml: [evaluation] exclude_seen must be a boolean (true or false). Got the string 'false' instead.
+rankmeter._errors.InputError: x.toml: [evaluation] exclude_seen must be a boolean (true or false). Got the string
+'false' instead.
 
 A config is code: a ``callable`` recommender or a ``.py`` file runs Python, and paths
 can point anywhere; run only configs you trust (see docs/recsys.md).

@@ -126,7 +126,8 @@ def dcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | N
     return _ref_dcg([qrels.get(d, 0.0) for d in top(ranking, k)], gain, discount)
 
 
-def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, gain: str, discount: str) -> float:
+def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, gain: str,
+                   discount: str) -> float:
     ideal = _ref_dcg(top(sorted(qrels.values(), reverse=True), k), gain, discount)  # type: ignore[arg-type]
     return dcg_reference(ranking, qrels, k, gain, discount) / ideal if ideal > 0 else 0.0
 
