@@ -137,7 +137,7 @@ class RunBlocks:
             import pyarrow.parquet as pq
 
             try:
-                target = str(inp.path) if inp.plain_file else pa.BufferReader(inp.read_all())
+                target = str(inp.path) if inp.plain_file else pa.BufferReader(inp.read_all(text=False))
                 self.file = pq.ParquetFile(target, pre_buffer=False)
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
@@ -182,6 +182,7 @@ class RunBlocks:
         function giving it, since counting lines costs more than parsing them and is only needed for a message)."""
         size = block_bytes or max(1 << 16, min(rows * 48, 1 << 28))
         if self.input.plain_file:
+            self.input.check_lines()
             yield from self._file_chunks(size)
             return
         line = 1
@@ -224,6 +225,7 @@ class RunBlocks:
         query still gives every row once.)
         """
         assert self.format == "trec" and self.input.plain_file
+        self.input.check_lines()
         return self._spans(size, by_query=True)
 
     def _spans(self, size: int, by_query: bool) -> Iterator[tuple[int, int]]:

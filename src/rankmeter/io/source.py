@@ -1,14 +1,23 @@
-"""Opening an input: a file, ``-`` (standard input), a FIFO or ``/dev/stdin``, gzip-compressed or not.
+"""Opening an input: a file, ``-`` (standard input), a FIFO or ``/dev/stdin``, compressed or not.
 
 :func:`open_input` is the one way every reader opens what it reads:
 
 - ``-`` is standard input; ``/dev/stdin``, ``<(zcat run.gz)`` and named pipes are
   read as streams (their size on disk says nothing: emptiness is decided by reading);
-- gzip is recognised by its magic bytes (``1f 8b``), whatever the name, and
-  decompressed on the fly (``run.txt.gz``, ``r.csv.gz``, a gzip stream on stdin);
+- the kind of content is decided by its first bytes, whatever the name:
+  gzip (``1f 8b``), bz2 (``BZh``), xz (``fd 37 7a 58 5a 00``) and zstd
+  (``28 b5 2f fd``) are decompressed on the fly (``run.txt.gz``, ``r.csv.bz2``, a
+  compressed stream on stdin); archives (ZIP, tar, 7-Zip, RAR), other binary files
+  and text in UTF-16 or UTF-32 are refused with their kind named (:func:`refusal`);
 - the first bytes (decompressed) are read ahead once, for format detection
   (:attr:`Input.head`), and given back by :meth:`Input.read_all` and
-  :meth:`Input.open`, so a stream is never read twice.
+  :meth:`Input.open`, so a stream is never read twice;
+- text is read with a limit on the length of a line (:func:`max_line_bytes`, 1 MiB
+  unless ``RANKMETER_MAX_LINE_BYTES`` says otherwise): a longer line is an error
+  naming the file and the line, found after reading at most the limit past the
+  line's start (``/dev/zero`` as a run ends at once, not after filling the memory);
+- a truncated or corrupt compressed input is an :class:`~rankmeter.InputError`
+  naming the file and quoting the codec's words.
 
 A regular file can be opened again (:attr:`Input.restartable`); a stream only once.
 
@@ -16,8 +25,14 @@ A regular file can be opened again (:attr:`Input.restartable`); a stream only on
 >>> d = tempfile.mkdtemp(); p = os.path.join(d, "run")
 >>> with gzip.open(p, "wb") as f: _ = f.write(b"q Q0 d 1 1 t\\n")
 >>> inp = open_input(p)
->>> inp.compressed, inp.head[:4], inp.read_all()
-(True, b'q Q0', b'q Q0 d 1 1 t\\n')
+>>> inp.compressed, inp.codec, inp.head[:4], inp.read_all()
+(True, 'gzip', b'q Q0', b'q Q0 d 1 1 t\\n')
+>>> _ = open(p, "wb").write(b"PK\\x03\\x04" + bytes(60))
+>>> try:
+...     open_input(p)
+... except InputError as exc:
+...     print(exc.message)
+a ZIP archive; unpack it first
 """
 
 from __future__ import annotations
@@ -28,7 +43,7 @@ import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 if TYPE_CHECKING:
     import mmap
@@ -37,17 +52,24 @@ if TYPE_CHECKING:
 
 from .._errors import InputError
 
-__all__ = ["Input", "open_input", "HEAD_BYTES", "base_name", "MappedSpan"]
+__all__ = ["Input", "open_input", "HEAD_BYTES", "base_name", "MappedSpan", "max_line_bytes", "check_lines",
+           "refusal", "LineChecker", "MAX_LINE_ENV", "CODECS"]
 
 HEAD_BYTES = 1 << 16
 _STDIN_READ = False  # whether "-" was opened before in this process
-_GZIP = b"\x1f\x8b"
+MAX_LINE_ENV = "RANKMETER_MAX_LINE_BYTES"
+_DEFAULT_MAX_LINE = 1 << 20
+CODECS = ("gzip", "bz2", "xz", "zstd")  # read, by their first bytes
 
 
 def base_name(name: str) -> str:
-    """The name without a compression suffix, lower case (``r.CSV.gz`` -> ``r.csv``)."""
+    """The name without a compression suffix, lower case (``r.CSV.gz`` -> ``r.csv``).
+
+    >>> base_name("R.CSV.gz"), base_name("run.txt.zst"), base_name("q.tsv.bz2")
+    ('r.csv', 'run.txt', 'q.tsv')
+    """
     low = name.lower()
-    for suffix in (".gz", ".gzip"):
+    for suffix in (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd"):
         if low.endswith(suffix):
             return low[: -len(suffix)]
     return low
@@ -129,6 +151,348 @@ class _Replay(io.RawIOBase):
         return len(data)
 
 
+def max_line_bytes() -> int:
+    """The longest line a text input may have, in bytes: ``RANKMETER_MAX_LINE_BYTES`` (default 1 MiB).
+
+    A longer line is an error: rankmeter's inputs are lines of a few fields, and a
+    reader waiting for the end of an endless line (``/dev/zero``) would fill the memory.
+
+    >>> max_line_bytes()
+    1048576
+    """
+    text = os.environ.get(MAX_LINE_ENV)
+    if text is None or not text.strip():
+        return _DEFAULT_MAX_LINE
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        from .._errors import ParameterError
+
+        raise ParameterError(f"{MAX_LINE_ENV} must be a whole number of bytes >= 1. Got {text[:40]!r} instead.")
+    return value
+
+
+def _size_text(n: int) -> str:
+    """``1 MiB (1048576 bytes)``; ``100 bytes``."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def _long_line_error(source: str, line: int, start_text: bytes, limit: int) -> InputError:
+    start_text = start_text[:200]
+    cut = _eol_after(start_text, 0, len(start_text))
+    if cut >= 0:
+        start_text = start_text[:cut]
+    return InputError(f"a line longer than {_size_text(limit)}: not line-oriented text, or a line too long for a "
+                      f"run or judgments (the limit is set by {MAX_LINE_ENV})", source=source, line=line,
+                      text=start_text[:200].decode("utf-8", "replace"))
+
+
+def _count_ends(data: bytes | Any, lo: int, hi: int) -> int:
+    """The number of line ends (``\\n``, ``\\r\\n``, ``\\r``) in ``data[lo:hi]``."""
+    part = bytes(data[lo:hi])
+    n = part.count(b"\n")
+    if b"\r" in part:
+        n += part.count(b"\r") - part.count(b"\r\n")
+    return n
+
+
+def _eol_after(data: Any, lo: int, hi: int) -> int:
+    """The first line end in ``data[lo:hi]`` (-1: none); ``data`` has ``find`` (bytes, mmap)."""
+    a = data.find(b"\n", lo, hi)
+    b = data.find(b"\r", lo, a if a >= 0 else hi)
+    return int(b if b >= 0 else a)
+
+
+def _eol_before(data: Any, lo: int, hi: int) -> int:
+    """The last line end in ``data[lo:hi]`` (-1: none)."""
+    a = data.rfind(b"\n", lo, hi)
+    return int(max(a, data.rfind(b"\r", max(a, lo), hi)))
+
+
+def _first_long(data: Any, start: int, end: int, limit: int) -> tuple[int, int] | None:
+    """``(line start, its length so far)`` of the first line in ``data[start:end]`` longer than ``limit``
+    (``data[start]`` begins a line), or None.
+
+    Only windows of about ``limit / 2`` bytes are searched for a line end (each holds one
+    unless a line is long there), so a large file costs a few thousand ``memchr`` calls.
+    """
+    h = max(1, (limit + 1) // 2)  # a line of more than ``limit`` bytes holds a whole aligned window
+    k = start
+    while k < end:
+        hi = min(k + h, end)
+        if _eol_after(data, k, hi) >= 0:
+            k = hi
+            continue
+        # a window without a line end: measure its line (the search back is bounded by the limit, except
+        # when the line is too long anyway)
+        eol = _eol_before(data, max(start, k - limit), k)
+        line_start = eol + 1 if eol >= 0 else max(start, _eol_before(data, start, k) + 1)
+        stop = min(end, line_start + limit + 1)
+        after = _eol_after(data, hi, stop) if hi < stop else -1
+        line_end = after if after >= 0 else stop
+        if line_end - line_start > limit:
+            return line_start, line_end - line_start
+        k = max(hi, line_end)
+    return None
+
+
+def check_lines(data: bytes | Any, source: str, limit: int | None = None, first_line: int = 1,
+                start: int = 0) -> None:
+    """Raise InputError when a line of ``data`` (bytes, a memory map) is longer than ``limit``.
+
+    >>> try:
+    ...     check_lines(b"a b\\n" + b"x" * 20 + b"\\nc\\n", "f.txt", limit=10)
+    ... except InputError as exc:
+    ...     print(exc.source, exc.line, exc.message[:30], exc.text[:5])
+    f.txt 2 a line longer than 10 bytes: n xxxxx
+    """
+    limit = max_line_bytes() if limit is None else limit
+    n = len(data)
+    if n - start <= limit:
+        return
+    found = _first_long(data, start, n, limit)
+    if found is not None:
+        at = found[0]
+        line = first_line + _count_ends(data, start, at)
+        raise _long_line_error(source, line, bytes(data[at:at + 200]), limit)
+
+
+class LineChecker:
+    """The line-length limit over text that arrives in pieces (a stream), in bounded memory and linear time.
+
+    >>> c = LineChecker("<stdin>", limit=8)
+    >>> c.feed(b"abc\\nde"); c.feed(b"f\\n"); c.lines
+    2
+    >>> try:
+    ...     c.feed(b"0123456789")
+    ... except InputError as exc:
+    ...     print(exc.line, exc.text)
+    3 0123456789
+    """
+
+    def __init__(self, source: str, limit: int | None = None) -> None:
+        self.source = source
+        self.limit = max_line_bytes() if limit is None else limit
+        self.lines = 0  # line ends seen so far
+        self.run = 0  # bytes since the last line end
+        self.head = b""  # the first bytes of the current line (for the message)
+        self.cr = False  # the last piece ended with \r (a \n next ends the same line)
+
+    def feed(self, data: bytes) -> None:
+        n = len(data)
+        if not n:
+            return
+        first = _eol_after(data, 0, min(n, self.limit - self.run + 1))
+        if first < 0:
+            if self.run + n > self.limit:
+                raise _long_line_error(self.source, self.lines + 1, self.head + data[:200], self.limit)
+            if len(self.head) < 200:
+                self.head += data[:200 - len(self.head)]
+            self.run += n
+            self.cr = False
+            return
+        found = _first_long(data, first + 1, n, self.limit)
+        if found is not None:
+            at = found[0]
+            line = self.lines + 1 + _count_ends(data, 0, at) - (1 if self.cr and data[:1] == b"\n" else 0)
+            raise _long_line_error(self.source, line, data[at:at + 200], self.limit)
+        ends = _count_ends(data, 0, n) - (1 if self.cr and data[:1] == b"\n" else 0)
+        self.lines += ends
+        last = _eol_before(data, 0, n)
+        self.run = n - last - 1
+        self.head = data[last + 1:last + 201]
+        self.cr = data[-1:] == b"\r"
+
+
+def _codec_of(magic: bytes) -> str | None:
+    """The compression of data starting with ``magic`` (its first 10 bytes), or None."""
+    if magic[:2] == b"\x1f\x8b":
+        return "gzip"
+    if magic[:3] == b"BZh" and magic[3:4] in b"123456789" and len(magic) >= 10 and \
+            magic[4:10] in (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90"):
+        return "bz2"
+    if magic[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    if magic[:4] == b"\x28\xb5\x2f\xfd":
+        return "zstd"
+    return None
+
+
+_KINDS: tuple[tuple[int, bytes, str], ...] = (
+    (0, b"PK\x03\x04", "a ZIP archive; unpack it first"),
+    (0, b"PK\x05\x06", "a ZIP archive (empty); unpack it first"),
+    (0, b"PK\x07\x08", "a ZIP archive; unpack it first"),
+    (257, b"ustar", "a tar archive; unpack it first"),
+    (0, b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive; unpack it first"),
+    (0, b"Rar!\x1a\x07", "a RAR archive; unpack it first"),
+    (0, b"\x04\x22\x4d\x18", "LZ4-compressed data (gzip, bz2, xz and zstd are read); decompress it first"),
+    (0, b"\x5d\x00\x00", "LZMA-compressed data (gzip, bz2, xz and zstd are read); decompress it first"),
+    (0, b"%PDF-", "a PDF document, not a data file"),
+    (0, b"\x89PNG\r\n\x1a\n", "a PNG image, not a data file"),
+    (0, b"\xff\xd8\xff", "a JPEG image, not a data file"),
+    (0, b"GIF8", "a GIF image, not a data file"),
+    (0, b"\x7fELF", "an executable (ELF), not a data file"),
+    (0, b"SQLite format 3\x00", "an SQLite database; export the table first (to Parquet, Feather or CSV)"),
+    (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an OLE2 document (.xls, .doc); export it as CSV first"),
+    (0, b"\x89HDF\r\n\x1a\n", "an HDF5 file; export the table first (to Parquet, Feather or CSV)"),
+    (0, b"\x93NUMPY", "a NumPy array file (.npy); write a table first (Parquet, Feather or CSV)"),
+    (0, b"ORC", "an ORC file; write it as Parquet or Feather first"),
+)
+_TABLE_MAGIC = (b"PAR1", b"ARROW1", b"FEA1", b"\xff\xff\xff\xff")  # Parquet, Arrow IPC file/Feather, stream
+
+
+def _encoding_of(head: bytes) -> str | None:
+    """UTF-16 or UTF-32 text, by its byte order mark or by the zero bytes of ASCII characters."""
+    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+                      (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)")):
+        if head.startswith(bom):
+            return name
+    sample = head[:1024]
+    n = len(sample) // 4 * 4
+    if n < 8:
+        return None
+    z = [sample[i:n:4].count(0) * 4 == n for i in range(4)]  # which of the 4 byte lanes are all zero
+    if z[1] and z[2] and z[3] and not z[0]:
+        return "UTF-32 (little-endian)"
+    if z[0] and z[1] and z[2] and not z[3]:
+        return "UTF-32 (big-endian)"
+    even, odd = sample[0:n:2].count(0) * 2 == n, sample[1:n:2].count(0) * 2 == n
+    if odd and not even:
+        return "UTF-16 (little-endian)"
+    if even and not odd:
+        return "UTF-16 (big-endian)"
+    return None
+
+
+def refusal(head: bytes) -> str | None:
+    """What is wrong with content starting with ``head`` (decompressed), or None when it may be read.
+
+    Archives and other binary files by their magic bytes; UTF-16/UTF-32 text; other
+    binary data (zero bytes in text that is not UTF-8, or nothing but zero bytes).
+
+    >>> refusal(b"q Q0 d 1 1 t\\n") is None, refusal(b"PAR1....") is None
+    (True, True)
+    >>> refusal(b"\\xff\\xfeq\\x00 \\x000\\x00")
+    'UTF-16 (little-endian) text; rankmeter reads UTF-8 text: convert it first (e.g. iconv -f UTF-16 -t UTF-8)'
+    >>> refusal(b"x" * 257 + b"ustar\\x0000")
+    'a tar archive; unpack it first'
+    """
+    if head.startswith(_TABLE_MAGIC):
+        return None
+    for at, magic, kind in _KINDS:
+        if head[at:at + len(magic)] == magic:
+            return kind
+    enc = _encoding_of(head)
+    if enc is not None:
+        short = enc.split(" ")[0]
+        return f"{enc} text; rankmeter reads UTF-8 text: convert it first (e.g. iconv -f {short} -t UTF-8)"
+    if b"\x00" in head:
+        if not head.strip(b"\x00"):
+            return "binary data (nothing but zero bytes), not text"
+        import codecs
+
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        except UnicodeDecodeError:
+            return "binary data (zero bytes, and not UTF-8 text), not a run or judgments in a format rankmeter reads"
+    return None
+
+
+class _ArrowStream(io.RawIOBase):
+    """A pyarrow input stream (zstd decompression) as a Python binary stream."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self.stream.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+def _decoder(codec: str, raw: BinaryIO) -> BinaryIO:
+    """A stream of ``raw`` decompressed by ``codec``."""
+    if codec == "gzip":
+        import gzip
+
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if codec == "bz2":
+        import bz2
+
+        return bz2.BZ2File(raw, "rb")  # type: ignore[return-value]
+    if codec == "xz":
+        import lzma
+
+        return lzma.LZMAFile(raw, "rb")  # type: ignore[return-value]
+    import pyarrow as pa
+
+    stream = pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "zstd")
+    return _ArrowStream(stream)  # type: ignore[return-value]
+
+
+def _codec_error(codec: str | None, exc: BaseException, source: str) -> InputError:
+    """A reading failure as an InputError: a compressed stream cut short or corrupt, or an I/O error."""
+    words = _why(exc)
+    if codec is None:
+        return InputError(f"cannot read the input ({words})", source=source)
+    cut = isinstance(exc, EOFError) or "ended before" in words or "runcated" in words
+    if cut:
+        return InputError(f"truncated {codec} data: the input ends before the compressed stream does ({words})",
+                          source=source)
+    return InputError(f"corrupt {codec} data ({words})", source=source)
+
+
+_READ_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError)
+
+
+class _Reader(io.RawIOBase):
+    """A stream whose read errors become InputError (naming the codec and the source) and, for text, whose
+    lines are checked against the line limit as they pass."""
+
+    def __init__(self, inner: BinaryIO, source: str, codec: str | None, lines: LineChecker | None) -> None:
+        self.inner = inner
+        self.source = source
+        self.codec = codec
+        self.lines = lines
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        try:
+            data = self.inner.read(len(b))
+        except _READ_ERRORS as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise _codec_error(self.codec, exc, self.source) from None
+        except Exception as exc:  # noqa: BLE001 (zlib.error, lzma.LZMAError: a codec's own classes)
+            raise _codec_error(self.codec, exc, self.source) from None
+        if not data:
+            return 0
+        if self.lines is not None:
+            self.lines.feed(data)
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        try:
+            self.inner.close()
+        finally:
+            super().close()
+
+
 @dataclass(eq=False)
 class Input:
     """An opened input: its name, its first bytes, and how to read it all."""
@@ -140,34 +504,60 @@ class Input:
     path: Path | None = None
     size: int | None = None  # bytes on disk (regular files)
     _stream: BinaryIO | None = field(default=None, repr=False)  # the stream after ``head`` (single use)
+    codec: str | None = None  # "gzip", "bz2", "xz", "zstd" (None: not compressed)
+    _lines_checked: bool = field(default=False, repr=False)
 
     @property
     def plain_file(self) -> bool:
         """A regular, uncompressed file: other libraries may read it by its path."""
         return self.restartable and not self.compressed
 
-    def open(self) -> BinaryIO:
-        """A binary stream of the whole content (decompressed), from the first byte."""
-        if self.restartable:
-            assert self.path is not None
-            raw: BinaryIO = open(self.path, "rb")
-            if self.compressed:
-                import gzip
+    def open(self, text: bool = True) -> BinaryIO:
+        """A binary stream of the whole content (decompressed), from the first byte.
 
-                return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-            return raw
+        ``text``: lines are checked against the line limit as they are read (an InputError
+        names the line); read errors of a compressed input are InputErrors too.
+        """
+        checker = LineChecker(self.name) if text else None
+        if self.restartable:
+            if self.path is None:
+                raise InputError("no path to read again", source=self.name)
+            raw: BinaryIO = open(self.path, "rb")
+            if self.codec is not None:
+                raw = _decoder(self.codec, raw)
+            elif checker is None:
+                return raw
+            return cast(BinaryIO, io.BufferedReader(_Reader(raw, self.name, self.codec, checker),
+                                                    buffer_size=1 << 20))
         if self._stream is None:
             raise InputError("a stream can be read only once", source=self.name)
         stream, self._stream = self._stream, None
-        return io.BufferedReader(_Replay(self.head, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+        replay = cast(BinaryIO, _Replay(self.head, stream))
+        return cast(BinaryIO, io.BufferedReader(_Reader(replay, self.name, None, checker), buffer_size=1 << 20))
 
-    def read_all(self) -> bytes:
-        """The whole content (decompressed)."""
+    def check_lines(self) -> None:
+        """For a plain file read by other means (a memory map, pyarrow by path): the line-length limit, checked
+        once over the file without reading it all (a few thousand ``memchr`` calls a GB)."""
+        if self._lines_checked or not self.plain_file or not self.size or self.size <= max_line_bytes():
+            self._lines_checked = True
+            return
+        import mmap
+
+        assert self.path is not None
+        with open(self.path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            check_lines(mm, self.name, start=3 if mm[:3] == b"\xef\xbb\xbf" else 0)
+        self._lines_checked = True
+
+    def read_all(self, text: bool = True) -> bytes:
+        """The whole content (decompressed); ``text``: with the line-length limit checked."""
         try:
             if self.plain_file:
                 assert self.path is not None
-                return self.path.read_bytes()
-            with self.open() as fh:
+                data = self.path.read_bytes()
+                if text:
+                    check_lines(data, self.name)
+                return data
+            with self.open(text) as fh:
                 return fh.read()
         except (OSError, EOFError) as exc:
             raise InputError(f"cannot read the input ({_why(exc)})", source=self.name) from None
@@ -223,38 +613,50 @@ def open_input(path: str | os.PathLike[str]) -> Input:
     except OSError as exc:
         raise InputError(f"cannot open the file ({_why(exc)})", source=name) from None
     if not stat.S_ISREG(st.st_mode):  # a pipe, a FIFO, /dev/stdin: read it once, as a stream
-        return _from_stream(fh, name)  # type: ignore[arg-type]
+        return _from_stream(fh, name)
     with fh:
-        magic = fh.read(2)
+        magic = _read_head(fh, 512)
         fh.seek(0)
-        compressed = magic == _GZIP
-        if compressed:
-            import gzip
-
-            try:
-                with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
-                    head = _read_head(gz, HEAD_BYTES)  # type: ignore[arg-type]
-            except (OSError, EOFError) as exc:
-                raise InputError(f"not valid gzip data ({_why(exc)})", source=name) from None
+        codec = _refuse_or_codec(magic, name)
+        if codec is not None:
+            head = _read_head(_Reader(_decoder(codec, fh), name, codec, None), HEAD_BYTES)  # type: ignore[arg-type]
         else:
-            head = _read_head(fh, HEAD_BYTES)
+            head = magic + _read_head(fh, HEAD_BYTES - len(magic)) if len(magic) == 512 else magic
     if not head:
         raise InputError("the file is empty", source=name)
-    return Input(name, head, compressed, True, p, st.st_size)
+    _refuse(head, name, codec)
+    return Input(name, head, codec is not None, True, p, st.st_size, codec=codec)
+
+
+def _refuse_or_codec(magic: bytes, name: str) -> str | None:
+    """The codec of compressed data; an InputError for an archive or other refused content."""
+    codec = _codec_of(magic)
+    if codec is None and magic:
+        _refuse(magic, name, None)
+    return codec
+
+
+def _refuse(head: bytes, name: str, codec: str | None) -> None:
+    why = refusal(head)
+    if why is not None:
+        if codec is not None:  # "a tar archive (gzip-compressed); unpack it first"
+            first, sep, rest = why.partition(";")
+            why = f"{first} ({codec}-compressed){sep}{rest}"
+        raise InputError(why, source=name)
 
 
 def _from_stream(stream: BinaryIO, name: str) -> Input:
     try:
-        magic = _read_head(stream, 2)
-        compressed = magic == _GZIP
-        raw: BinaryIO = io.BufferedReader(_Replay(magic, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
-        if compressed:
-            import gzip
-
-            raw = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-        head = _read_head(raw, HEAD_BYTES)
+        magic = _read_head(stream, 512)
     except (OSError, EOFError) as exc:
         raise InputError(f"cannot read the input ({_why(exc)})", source=name) from None
+    codec = _refuse_or_codec(magic, name)
+    raw = cast(BinaryIO, io.BufferedReader(cast(Any, _Replay(magic, stream)), buffer_size=1 << 20))
+    if codec is not None:
+        raw = _decoder(codec, raw)
+    reader: BinaryIO = _Reader(raw, name, codec, None)  # type: ignore[assignment]
+    head = _read_head(reader, HEAD_BYTES)
     if not head:
         raise InputError("the input is empty" if name == "<stdin>" else "the file is empty", source=name)
-    return Input(name, head, compressed, False, None, None, raw)
+    _refuse(head, name, codec)
+    return Input(name, head, codec is not None, False, None, None, reader, codec=codec)

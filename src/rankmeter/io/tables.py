@@ -212,7 +212,7 @@ def read_parquet(inp: Input, columns: Sequence[str] | None = None) -> pa.Table:
         if inp.plain_file:
             table = pq.read_table(str(inp.path), columns=list(columns) if columns else None, pre_buffer=False)
         else:
-            table = pq.read_table(pa.BufferReader(inp.read_all()), columns=list(columns) if columns else None)
+            table = pq.read_table(pa.BufferReader(inp.read_all(text=False)), columns=list(columns) if columns else None)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", source=inp.name) from None
     check_unique_names(table.column_names, inp.name)

@@ -492,6 +492,7 @@ def _direct(inp: Input, kind: str, comments: bool, rank: bool) -> TrecText | Non
 
     path = inp.path
     assert path is not None
+    inp.check_lines()
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         if mm[:3] == _BOM:
             return None
