@@ -78,7 +78,10 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
                    compat=compat)
     stdin = None
     if "-" in (qrels, run):
-        stdin = click.get_binary_stream("stdin").read()
+        from ..io.source import open_input
+
+        # (decompressed, binary and archives refused by their first bytes, lines within the limit)
+        stdin = open_input("-").read_all()
     got = None
     if path != "walk" and rel_format == "qrels" and zscore_file is None and not _tabular(qrels) and not _tabular(run):
         got = fast_lines(qrels, run, selected, params, opts, query_flag=query_flag, complete=complete,
