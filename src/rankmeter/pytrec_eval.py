@@ -55,11 +55,33 @@ supported_measures: frozenset[str] = frozenset(_ALL)
 #: Nicknames and the measures they stand for.
 supported_nicknames: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in NICKNAMES[_VERSION].items()}
 
-_PARAMS = re.compile(r"([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)$")
+# pytrec_eval's parameter pattern after a measure's name and a '.' or '_', matched at the start of the rest
+# (re.match): what follows the last number it takes is not read
+_PARAMS = re.compile(r"[._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)")
+
+
+class _TypeInputError(InputError, TypeError):
+    """Input pytrec_eval refuses with a ``TypeError`` (ids, grades, scores, the run's shape): both a
+    :class:`rankmeter.InputError` and a ``TypeError``, so code written for either catches it."""
+
+
+class _TypeParameterError(ParameterError, TypeError):
+    """A parameter pytrec_eval refuses with a ``TypeError``: both a :class:`rankmeter.ParameterError` and a
+    ``TypeError``."""
 
 
 def _combine(measures: Iterable[str]) -> dict[str, str | None]:
-    """Measure name -> parameter text (None: trec_eval's defaults), pytrec_eval's rules."""
+    """Measure name -> parameter text (None: trec_eval's defaults), pytrec_eval's rules.
+
+    As pytrec_eval (``_combine_measures``): the parameters of every spelling of a measure
+    are pooled as a set of texts and sorted as text; a name is a supported measure, or
+    one followed by ``.`` or ``_`` and numbers, the rest of the name after the last
+    number being ignored (``utility.2,-1,0,0`` is utility with the one coefficient
+    ``2``). Where something is ignored, a ``RuntimeWarning`` says so.
+
+    >>> _combine(["P.5", "P_10", "map", "ndcg_cut"])
+    {'P': '10,5', 'map': None, 'ndcg_cut': None}
+    """
     expanded: set[str] = set()
     if isinstance(measures, str):
         raise ValueError("measures must be a collection of measure names, not one string")
@@ -74,14 +96,29 @@ def _combine(measures: Iterable[str]) -> dict[str, str | None]:
             params.setdefault(m, set())
             continue
         for base in sorted(supported_measures, key=len, reverse=True):
-            if m.startswith(base) and len(m) > len(base) and m[len(base)] in "._":
-                tail = _PARAMS.match(m[len(base) + 1:])
-                if tail and tail.end() == len(m) - len(base) - 1:
-                    params[base].update(tail.group(1).split(","))
-                    break
+            tail = _PARAMS.match(m, len(base)) if m.startswith(base) else None
+            if tail:
+                params[base].update(tail.group(1).split(","))
+                if tail.end() < len(m):
+                    import warnings
+
+                    warnings.warn(f"measure {m!r}: pytrec_eval reads it as {base}.{tail.group(1)} and ignores "
+                                  f"{m[tail.end():]!r}; so does rankmeter.pytrec_eval", RuntimeWarning, stacklevel=3)
+                break
         else:
             raise ValueError(f"unsupported measure {m}")
     return {k: (",".join(sorted(v)) if v else None) for k, v in params.items()}
+
+
+_C_INT = 1 << 31
+
+
+def _c_int(value: Any, name: str) -> int:
+    """An argument pytrec_eval reads as a C ``int`` (format ``i``): an int (or bool) within 32 bits, else TypeError."""
+    if isinstance(value, float) or not hasattr(value, "__index__") or not -_C_INT <= int(value) < _C_INT:
+        raise _TypeParameterError(f"The '{name}' parameter of RelevanceEvaluator must be an int within 32 bits "
+                                  f"(as pytrec_eval). Got {value!r} instead.")
+    return int(value)
 
 
 class RelevanceEvaluator:
@@ -95,26 +132,48 @@ class RelevanceEvaluator:
 
     def __init__(self, query_relevance: Mapping[str, Mapping[str, int]], measures: Iterable[str],
                  relevance_level: int = 1, judged_docs_only_flag: bool = False) -> None:
-        if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) or relevance_level < 1:
-            raise ParameterError(f"The 'relevance_level' parameter of RelevanceEvaluator must be an int >= 1 "
-                                 f"(as pytrec_eval). Got {relevance_level!r} instead.")
+        level = _c_int(relevance_level, "relevance_level")
+        if level == 0:
+            raise _TypeParameterError("The 'relevance_level' parameter of RelevanceEvaluator must be an int >= 1 "
+                                      "(or < 0, which pytrec_eval reads as 2**32 plus it). Got 0 instead.")
+        if level < 0:
+            # pytrec_eval writes the C int into the low half of a long that holds 1: -1 becomes 2**32 - 1
+            level += 1 << 32
+        judged_only = _c_int(judged_docs_only_flag, "judged_docs_only_flag") != 0
         combined = _combine(measures)
-        self._plan = []
+        self._plan: list[tuple[Any, Any, list[str]]] = []
         for m in MEASURES:
             if m.name not in combined:
                 continue
             text = combined[m.name]
             p = m.parse_params(text) if text is not None else m.default
             # pytrec_eval names single-value measures without their parameters (11pt_avg, set_F)
-            self._plan.append((m, p, m.value_names(p, None if m.kind in ("param", "pairs", "string") else text)))
+            names = m.value_names(p, None if m.kind in ("param", "pairs", "string") else text)
+            if m.name == "utility" and len(p) != 4:
+                import warnings
+
+                warnings.warn(f"utility.{text}: trec_eval's utility needs 4 coefficients; as pytrec_eval, its value "
+                              "is 0.0 for every query", RuntimeWarning, stacklevel=2)
+                self._plan.append((m, None, names))  # (no parameters: 0.0)
+                continue
+            self._plan.append((m, p, names))
+        if not isinstance(query_relevance, Mapping):
+            raise _TypeInputError(f"query_relevance must be a dict {{query: {{doc: grade}}}} (as pytrec_eval), "
+                                  f"got {type(query_relevance).__name__}")
         self._qrels: dict[str, dict[str, int]] = {}
         for q, docs in query_relevance.items():
             if len(docs) == 0:
                 continue  # as pytrec_eval: a query without judgments is not evaluated
-            if not isinstance(q, str) or not all(isinstance(d, str) for d in docs):
-                raise InputError(f"query and document ids must be strings (as pytrec_eval); query {q!r}")
+            if not isinstance(q, str):
+                raise _TypeInputError(f"query ids must be strings (as pytrec_eval), got {q!r}")
+            if not isinstance(docs, Mapping):
+                raise _TypeInputError(f"the judgments of query {q!r} must be a dict {{doc: grade}} (as pytrec_eval), "
+                                      f"got {type(docs).__name__}")
+            bad = next((d for d in docs if not isinstance(d, str)), None)
+            if bad is not None:
+                raise _TypeInputError(f"document ids must be strings (as pytrec_eval); query {q!r} has {bad!r}")
             self._qrels[q] = {d: _grade(g, q, d) for d, g in docs.items()}
-        self._opts = Options(level=int(relevance_level), judged_only=bool(judged_docs_only_flag), compat=_VERSION)
+        self._opts = Options(level=level, judged_only=judged_only, compat=_VERSION)
         self._path = "auto"  # "engine": trec_eval's walk for every query (tests compare both paths)
         self._qrels_obj: Any = None
         self._walk: list[Any] = []
@@ -134,7 +193,20 @@ class RelevanceEvaluator:
         twin is computed by the vectorised kernels over all queries at once
         (:func:`trec_columns`), the rest by trec_eval's walk.
         """
+        if not scores:
+            return {}  # as pytrec_eval, whatever the type of the empty value
+        if not isinstance(scores, Mapping):
+            raise _TypeInputError(f"the run must be a dict {{query: {{doc: score}}}} (as pytrec_eval), "
+                                  f"got {type(scores).__name__}")
+        for q, docs in scores.items():
+            if not isinstance(q, str):
+                raise _TypeInputError(f"query ids must be strings (as pytrec_eval), got {q!r}")
+            if not isinstance(docs, Mapping):
+                raise _TypeInputError(f"the scores of query {q!r} must be a dict {{doc: score}} (as pytrec_eval), "
+                                      f"got {type(docs).__name__}")
         wanted = [q for q in scores if q in self._qrels]
+        if not self._plan:
+            return {q: {} for q in wanted}  # no measure: every evaluated query, with no value (as pytrec_eval)
         fast = [q for q in wanted if len(scores[q]) > 0]
         vectorised = self._vectorised(scores, fast) if self._path != "engine" and fast else {}
         out: dict[str, dict[str, float]] = {}
@@ -145,16 +217,17 @@ class RelevanceEvaluator:
     def _one(self, q: str, docs: Mapping[str, float]) -> dict[str, float]:
         """One query through trec_eval's walk (the engine)."""
         names = list(docs.keys())
-        if not all(type(d) is str for d in names):
-            bad = next(d for d in names if type(d) is not str)
-            raise InputError(f"document ids must be strings (as pytrec_eval); query {q!r} has {bad!r}")
-        rr = form_res_rels(names, [float(s) for s in docs.values()], self._qrels[q], self._opts)
+        if not all(isinstance(d, str) for d in names):
+            bad = next(d for d in names if not isinstance(d, str))
+            raise _TypeInputError(f"document ids must be strings (as pytrec_eval); query {q!r} has {bad!r}")
+        sims = [_score(s, q, d) for d, s in docs.items()]
+        rr = form_res_rels(names, sims, self._qrels[q], self._opts)
         values: dict[str, float] = {}
         for m, p, names_ in self._plan:
             if m.kind == "runid":
                 values["runid"] = 0.0
                 continue
-            if m.kind == "string":
+            if m.kind == "string" or p is None:
                 values[names_[0]] = 0.0
                 continue
             v = m.compute(rr, self._opts, p)
@@ -167,6 +240,7 @@ class RelevanceEvaluator:
 
     def _vectorised(self, scores: Mapping[str, Mapping[str, float]], queries: list[str]) -> dict[str, dict[str, float]]:
         """Every query with results at once: columns built from the dicts in one pass, then :func:`trec_columns`."""
+        import operator
         from itertools import chain
 
         import numpy as np
@@ -180,10 +254,22 @@ class RelevanceEvaluator:
         items = list(chain.from_iterable(scores[q] for q in queries))
         item_col = _string_array(items)
         try:
-            values = np.fromiter(chain.from_iterable(scores[q].values() for q in queries), dtype=np.float64, count=n)
+            # unary + refuses text, which numpy would parse: a score is a number, as pytrec_eval requires
+            values = np.fromiter(map(operator.pos, chain.from_iterable(scores[q].values() for q in queries)),
+                                 dtype=np.float64, count=n)
         except (TypeError, ValueError):
-            raise InputError("scores must be numbers (as pytrec_eval)") from None
+            for q in queries:
+                for d, x in scores[q].items():
+                    _score(x, q, d)
+            raise
         values = stored_scores(values, _VERSION)  # a C float, as in trec_eval 9.0.8: ties beyond its precision
+        if not bool(np.isfinite(values).all()):
+            # +-inf (and nan, which it refuses) go through trec_eval's walk, which orders infinite scores as
+            # trec_eval does; the evaluation core takes finite scores only
+            codes = np.repeat(np.arange(len(queries), dtype=np.int64), lens)
+            odd = set(np.unique(codes[~np.isfinite(values)]).tolist())
+            rest = [q for i, q in enumerate(queries) if i not in odd]
+            return self._vectorised(scores, rest) if rest else {}
         codes = np.repeat(np.arange(len(queries), dtype=np.int32), lens)
         # rows by query, then score descending: two cheap sorts (a radix sort of the query codes), so that
         # the evaluation core only orders the ties (by item id, its tie rule)
@@ -207,8 +293,8 @@ class RelevanceEvaluator:
         # what took which path (tests): the measures trec_eval's walk computed for every query
         self._walk = [x for x in plan if x[0].name in tc.walked_measures]
         self._texts = [name for name in tc.columns if all(name not in names for _, _, names in self._walk)]
-        for m, _, names in self._plan:
-            if m.kind == "string":
+        for m, p, names in self._plan:
+            if m.kind == "string" or p is None:
                 tc.columns[names[0]] = np.zeros(len(tc.queries))
         tc.columns["runid"] = np.zeros(len(tc.queries))
         order = self._order
@@ -216,7 +302,7 @@ class RelevanceEvaluator:
         return {q: dict(zip(order, row, strict=True)) for q, row in zip(tc.queries, rows, strict=True)}
 
     def _vector_plan(self) -> list[Any]:
-        return [x for x in self._plan if x[0].kind != "string"]
+        return [x for x in self._plan if x[0].kind != "string" and x[1] is not None]
 
     def _qrels_table(self) -> Any:
         if self._qrels_obj is None:
@@ -246,7 +332,7 @@ def _string_array(items: list[Any]) -> Any:
         data = np.frombuffer("\0".join(items).encode("utf-8"), dtype=np.uint8)
     except TypeError:
         bad = next(d for d in items if not isinstance(d, str))
-        raise InputError(f"document ids must be strings (as pytrec_eval), got {bad!r}") from None
+        raise _TypeInputError(f"document ids must be strings (as pytrec_eval), got {bad!r}") from None
     except UnicodeEncodeError:
         bad = next(d for d in items if not _encodes(d))
         raise InputError(f"document id {bad!r} is not valid Unicode text (a lone surrogate)") from None
@@ -272,9 +358,31 @@ def _encodes(text: str) -> bool:
 
 
 def _grade(g: Any, q: Any, d: Any) -> int:
-    if isinstance(g, bool) or not isinstance(g, (int,)) and not (hasattr(g, "__index__")):
-        raise InputError(f"the grade of document {d!r} for query {q!r} must be an int, got {g!r}")
+    """A grade as pytrec_eval takes it: an int (a bool is one); a float or text is a TypeError."""
+    if not hasattr(g, "__index__"):
+        raise _TypeInputError(f"the grade of document {d!r} for query {q!r} must be an int (as pytrec_eval), "
+                              f"got {g!r}")
     return int(g)
+
+
+def _score(x: Any, q: Any, d: Any) -> float:
+    """A score as pytrec_eval takes it: an int or a float (+-inf included); nan has no place in an order.
+
+    >>> _score(float("-inf"), "q", "d")
+    -inf
+    >>> _score("1.5", "q", "d")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankmeter.pytrec_eval._TypeInputError: the score of document 'd' for query 'q' must be an int or a float ...
+    """
+    if not isinstance(x, (int, float)):
+        raise _TypeInputError(f"the score of document {d!r} for query {q!r} must be an int or a float "
+                              f"(as pytrec_eval), got {x!r}")
+    v = float(x)
+    if v != v:
+        raise InputError(f"the score of document {d!r} for query {q!r} is nan: it has no place in a ranking "
+                         "(trec_eval's order of nan scores depends on its sort routine; rankmeter refuses them)")
+    return v
 
 
 def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
