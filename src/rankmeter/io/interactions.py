@@ -439,8 +439,34 @@ def _check_timestamp(data: Interactions, name: str) -> None:
         row = _first_true(pc.is_nan(col))
         if row is not None:
             raise data.input_error(f"timestamp is NaN (column {name!r})", row)
+        _check_no_retyped_integer(data, name, col)
     if _is_text(t):
         _parse_text_times(data, col)
+
+
+_BIG_INTEGER_TEXT = re.compile(r"(?<![\w.+-])[+-]?[0-9]{19,}(?![\w.])")
+
+
+def _check_no_retyped_integer(data: Interactions, name: str, col: pa.ChunkedArray) -> None:
+    """Refuse a text file's integer timestamp beyond 64 bits, which the CSV reader turned into a float.
+
+    The reader types a column of integers as float when one of them does not fit in
+    64 bits, so ``1`` would be written back as ``1.0`` and ``99999999999999999999`` as
+    ``1e+20``: a silent change. Floats written as such (``1.5``, ``1e20``) are kept.
+    """
+    if data.first_line is None or data.source is None:  # a DataFrame's or table's own float column
+        return
+    values = col.to_numpy()
+    suspects = np.flatnonzero(np.abs(values) >= 2.0**63)
+    for row in suspects[:100].tolist():
+        err = data.input_error("", int(row))
+        match = _BIG_INTEGER_TEXT.search(err.text or "")
+        digits = match.group(0).lstrip("+-").lstrip("0") if match is not None else ""
+        if match is not None and (len(digits) > 19 or not -(2**63) <= int(match.group(0)) < 2**63):
+            raise data.input_error(
+                f"timestamp {match.group(0)} does not fit in a signed 64-bit integer (column {name!r}); "
+                "reading it would turn the column into floats and round it: write it in range, or as a "
+                "float (e.g. 1e20) if a rounded value is meant", int(row))
 
 
 def _first_unparseable(col: pa.ChunkedArray, target: pa.DataType) -> int | None:
