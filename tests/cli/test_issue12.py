@@ -56,7 +56,8 @@ def hostile(tmp_path: Path) -> dict[str, Path]:
 
 
 def _shown(qid: str) -> str:
-    return qid.replace("\x1b", "\\x1b")
+    """The id by the one escaping rule (issue 24.13): a literal backslash doubled, ESC escaped."""
+    return qid.replace("\\", "\\\\").replace("\x1b", "\\x1b")
 
 
 def test_markup_ids_printed_as_written_in_evaluate_per_query(hostile) -> None:

@@ -1,8 +1,10 @@
 """Output helpers shared by the commands: tables, JSON, CSV, trec_eval lines, notes on stderr.
 
-Everything that comes from the data is made safe for where it goes: control
-characters shown escaped on a terminal and in line-based outputs (trec, CSV ids),
-spreadsheet formulas neutralised in CSV text cells, NaN written as JSON null.
+Everything that comes from the data is made safe for where it goes, by the one escaping
+rule (:mod:`rankmeter.report.escape`: control characters escaped, a literal backslash
+doubled) in tables, CSV cells and ``--format trec`` lines (where a blank is escaped too),
+spreadsheet formulas neutralised in CSV text cells, NaN written as JSON null, JSON
+written ASCII-only.
 """
 
 from __future__ import annotations
@@ -55,10 +57,10 @@ def write_json(payload: Mapping[str, Any]) -> None:
 
 
 def csv_text(value: Any) -> str:
-    """A text cell safe for spreadsheets and line-based readers (:func:`rankmeter.report.tabular.safe_text`)."""
-    from ..report.tabular import safe_text
+    """A text cell by the one rule, safe for spreadsheets (:func:`rankmeter.report.escape.csv_cell`)."""
+    from ..report.escape import csv_cell
 
-    return safe_text(value)
+    return csv_cell(value)
 
 
 def csv_number(v: Any) -> str:
@@ -89,9 +91,15 @@ def is_count(metric_name: str) -> bool:
 
 
 def line_safe(text: Any) -> str:
-    """An id for a line-based output (trec_eval lines): control characters (newline, tab) escaped,
-    so an id can never start a line of its own or add a column."""
-    return terminal_text(text)
+    r"""An id for a whitespace-separated line (``--format trec``) by the one rule, with blanks escaped too
+    (``\x20``): an id can never start a line of its own or add a field (:func:`rankmeter.report.escape.line_text`).
+
+    >>> print(line_safe("q 1"), line_safe("a\tb"), line_safe(r"a\tb"))
+    q\x201 a\tb a\\tb
+    """
+    from ..report.escape import line_text
+
+    return line_text(text)
 
 
 def trec_line(metric: str, query: str, value: float, count: bool) -> str:

@@ -28,7 +28,7 @@ import numpy as np
 from .._errors import MissingExtraError
 from ._common import fmt, fmt_signed, no_value_text, show_n
 from ._common import test_label as _test_label
-from .html import _CSS, _bars, _colors, _e, _img, _mpl
+from .html import _CSS, _bars, _colors, _d, _e, _img, _mpl
 
 # The result is typed as Any: report/ renders what recsys/ computes and does not import it
 # (not even for type checking), so the two packages never import each other.
@@ -122,7 +122,7 @@ def _summary(res: ExperimentResult) -> str:
 def _means(res: ExperimentResult, digits: int) -> str:
     cmp = res.comparison
     names = list(res.results)
-    head = "".join(f'<th class="num">{_e(n)}{"<br><span class=ci>(baseline)</span>" if n == res.baseline else ""}'
+    head = "".join(f'<th class="num">{_d(n)}{"<br><span class=ci>(baseline)</span>" if n == res.baseline else ""}'
                    "</th>" for n in names)
     body = []
     first = res.results[names[0]]
@@ -188,7 +188,7 @@ def _means_row(res: ExperimentResult, m: str, names: Sequence[str], first: Any, 
             text += f' <span class="{"up" if mk == "▲" else "down"}">{mk}</span>'
         cells.append(f'<td class="num">{text}</td>')
     level = "per user" if per_user else "corpus"
-    return f'<tr><td class="l">{_e(m)}{arrow}</td><td class="l nw">{level}</td>{"".join(cells)}</tr>'
+    return f'<tr><td class="l">{_d(m)}{arrow}</td><td class="l nw">{level}</td>{"".join(cells)}</tr>'
 
 
 def _directions(metrics: Sequence[str]) -> dict[str, bool]:
@@ -217,7 +217,7 @@ def _tests(res: ExperimentResult, digits: int) -> str:
             ' class="num sig down"' if t.significant else ' class="num"'
         n_cell = f'<td class="num">{t.n}</td>' if with_n else ""
         rows.append(
-            f'<tr><td class="l">{_e(t.metric)}</td><td class="l">{_e(t.b)} vs {_e(t.a)}</td>'
+            f'<tr><td class="l">{_d(t.metric)}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
             f'<td class="l nw">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)} '
             f'<span class="ci">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</span></td>'
             f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
@@ -247,7 +247,7 @@ def _checks(res: ExperimentResult) -> str:
               ("missing_users", "users without a list"), ("short_lists", "lists shorter than k"),
               ("long_lists", "lists longer than k")]
     dicts = {n: res.validation[n].to_dict() for n in names}
-    head = "".join(f'<th class="num">{_e(n)}</th>' for n in names)
+    head = "".join(f'<th class="num">{_d(n)}</th>' for n in names)
     body = "".join(f'<tr><td class="l">{_e(label)}</td>'
                    + "".join(f'<td class="num">{dicts[n][key]}</td>' for n in names) + "</tr>"
                    for key, label in labels)
@@ -538,7 +538,7 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
 def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Sequence[str], base: str | None,
                  alpha: float, digits: int) -> str:
     """One metric's means per group (rows) and recommender (columns), markers, users without a value, the gap."""
-    head = "".join(f'<th class="num">{_e(n)}{" (baseline)" if n == base else ""}</th>' for n in names)
+    head = "".join(f'<th class="num">{_d(n)}{" (baseline)" if n == base else ""}</th>' for n in names)
     rows = []
     for g in order:
         cells = []

@@ -98,7 +98,7 @@ def _img(fig: Any, alt: str, canvas_cls: Any) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
     data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
 
 
 def _colors(n: int) -> list[Any]:
@@ -109,14 +109,25 @@ def _colors(n: int) -> list[Any]:
 
 
 def _e(x: Any) -> str:
-    return html.escape(str(x))
+    """Prose for HTML: control characters shown escaped (never a raw ESC, BEL or OSC byte), then HTML's escapes."""
+    from .terminal import terminal_text
+
+    return html.escape(terminal_text(x))
+
+
+def _d(x: Any) -> str:
+    """Data (a run, metric or group name) for HTML: the one escaping rule (:mod:`rankmeter.report.escape`),
+    then HTML's escapes."""
+    from .escape import escape
+
+    return html.escape(escape(x))
 
 
 # --------------------------------------------------------------------------- tables
 
 def _means_table(cmp: "Comparison", digits: int) -> str:
     pct = f"{cmp.settings.confidence * 100:g}%"
-    head = "".join(f"<th>{_e(m)} {'&uarr;' if cmp.higher_is_better.get(m, True) else '&darr;'}</th>"
+    head = "".join(f"<th>{_d(m)} {'&uarr;' if cmp.higher_is_better.get(m, True) else '&darr;'}</th>"
                    for m in cmp.metrics)
     rows = []
     best = {m: set(cmp.best(m)) for m in cmp.metrics}
@@ -131,7 +142,7 @@ def _means_table(cmp: "Comparison", digits: int) -> str:
                 f' <span class="down">{DOWN}</span>' if mk == "down" else ""
             cells.append(f'<td>{v} <span class="ci">[{fmt(lo, digits)}, {fmt(hi, digits)}]</span>{sym}</td>')
         base = r == cmp.baseline
-        label = _e(r) + (' <span class="ci">(baseline)</span>' if base else "")
+        label = _d(r) + (' <span class="ci">(baseline)</span>' if base else "")
         rows.append(f'<tr{" class=base" if base else ""}><td class="l">{label}</td>{"".join(cells)}</tr>')
     return (f'<div class="scroll"><table><thead><tr><th class="l">run</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>'
@@ -141,7 +152,7 @@ def _means_table(cmp: "Comparison", digits: int) -> str:
 
 def _overlap_table(cmp: "Comparison", digits: int) -> str:
     measure = _e(cmp.overlap[0]["measure"])
-    rows = "".join(f'<tr><td class="l">{_e(o["a"])}</td><td class="l">{_e(o["b"])}</td>'
+    rows = "".join(f'<tr><td class="l">{_d(o["a"])}</td><td class="l">{_d(o["b"])}</td>'
                    f'<td>{fmt(o["mean"], digits)}</td><td>{o["queries"]}</td></tr>' for o in cmp.overlap)
     return (f'<div class="scroll"><table><thead><tr><th class="l">run</th><th class="l">against</th>'
             f'<th>mean {measure}</th><th>queries</th></tr></thead><tbody>{rows}</tbody></table></div>'
@@ -158,7 +169,7 @@ def _tests_table(cmp: "Comparison", digits: int) -> str:
         cls = ' class="sig up"' if t.significant and t.better == t.b else \
             ' class="sig down"' if t.significant else ""
         rows.append(
-            f'<tr><td class="l">{_e(t.metric)}</td><td class="l">{_e(t.b)} vs {_e(t.a)}</td>'
+            f'<tr><td class="l">{_d(t.metric)}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
             f'<td class="l">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
             f'<td>[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
             f'<td>{fmt(t.effect_size, 2)}</td><td>{fmt(t.statistic, 3)}</td><td>{fmt_p(t.p_value)}</td>'
@@ -318,8 +329,8 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
     colors = _colors(len(runs))
     parts.append('<div class="figs">')
     for m in first.means.columns:
-        head = "".join(f"<th>{_e(r)}</th>" for r in runs)
-        rows = "".join(f'<tr><td class="l">{_e(g)}</td><td>{first.sizes[g]}</td>'
+        head = "".join(f"<th>{_d(r)}</th>" for r in runs)
+        rows = "".join(f'<tr><td class="l">{_d(g)}</td><td>{first.sizes[g]}</td>'
                        + "".join(f"<td>{fmt(float(views[r].means.loc[g, m]), digits)}</td>" for r in runs)
                        + "</tr>" for g in groups)
         gaps = "".join('<tr><td class="l">gap (max - min)</td><td></td>'
@@ -345,8 +356,8 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
     parts.append("</div>")
     tests = [(r, row) for r in runs for row in views[r].tests.to_dict(orient="records")]
     if tests:
-        body = "".join(f'<tr><td class="l">{_e(r)}</td><td class="l">{_e(row["metric"])}</td>'
-                       f'<td class="l">{_e(row["group"])}</td><td>{row["n"]}</td><td>{fmt(row["diff"], digits)}</td>'
+        body = "".join(f'<tr><td class="l">{_d(r)}</td><td class="l">{_d(row["metric"])}</td>'
+                       f'<td class="l">{_d(row["group"])}</td><td>{row["n"]}</td><td>{fmt(row["diff"], digits)}</td>'
                        f'<td>{fmt(row["p_value"], digits)}</td><td>{fmt(row["p_adjusted"], digits)}</td></tr>'
                        for r, row in tests)
         parts.append('<div class="scroll"><table><thead><tr><th class="l">run</th><th class="l">metric</th>'

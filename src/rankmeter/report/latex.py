@@ -21,14 +21,15 @@ UP_TEX, DOWN_TEX = r"$^{\uparrow}$", r"$^{\downarrow}$"
 
 
 def escape(text: str) -> str:
-    """Escape LaTeX's special characters in a run or metric name (control characters shown escaped).
+    """Escape LaTeX's special characters in a run or metric name, after the one escaping rule
+    (:func:`rankmeter.report.escape.escape`: control characters shown escaped, a backslash doubled).
 
     >>> escape("bm25_rm3 & 50%")
     'bm25\\\\_rm3 \\\\& 50\\\\%'
     """
-    from .terminal import terminal_text
+    from .escape import escape as one_rule
 
-    return "".join(_SPECIAL.get(ch, ch) for ch in terminal_text(text))
+    return "".join(_SPECIAL.get(ch, ch) for ch in one_rule(text))
 
 
 def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label: str = "tab:comparison") -> str:

@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from ..compare import Comparison
 
 
-def _cell(text: str) -> str:
+def _cell(text: str, prose: bool = False) -> str:
+    """Data (names, ids) by the one escaping rule, or ``prose``; Markdown's markup neutralised in both."""
     from .tables import markdown_cell
 
-    return markdown_cell(text)
+    return markdown_cell(text, prose=prose)
 
 
 def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
@@ -46,7 +47,7 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
             sym = f" {UP}" if mk == "up" else f" {DOWN}" if mk == "down" else ""
             row.append(f"{v} [{fmt(lo, digits)}, {fmt(hi, digits)}]{sym}")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", f"{_cell(legend(cmp))}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
+    lines += ["", f"{_cell(legend(cmp), True)}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
 
     corr = adjusted_name(cmp)
     lines += ["### Paired tests", ""]
@@ -61,10 +62,10 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
             f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}] | {fmt(t.effect_size, 2)} | "
             f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | "
             + (f"{t.n} | " if with_n else "") + f"{sig} |")
-    lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", _cell(describe(cmp))]
+    lines += ["", f"\\* adjusted p < {cmp.settings.alpha:g}.", "", "### Settings", "", _cell(describe(cmp), True)]
     for extra in (missing_text(cmp), no_value_text(cmp)):
         if extra:
-            lines += ["", _cell(extra)]
+            lines += ["", _cell(extra, True)]
     if cmp.notes:
-        lines += ["", "### Notes", ""] + [f"- {_cell(n)}" for n in cmp.notes]
+        lines += ["", "### Notes", ""] + [f"- {_cell(n, True)}" for n in cmp.notes]
     return "\n".join(lines) + "\n"

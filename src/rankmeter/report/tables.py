@@ -2,8 +2,9 @@
 
 What ``rankmeter evaluate --format markdown|latex|html`` prints: the means of one
 or more runs (one row per run) with the number of queries, and optionally the
-per-query values. Every name is escaped for its format (Markdown: ``|`` and
-HTML-special characters; LaTeX: its special characters; HTML: entities).
+per-query values. Every name is written by the one escaping rule (:mod:`rankmeter.report.escape`),
+then escaped for its format (Markdown: its markup, links and math included, and HTML-special
+characters; LaTeX: its special characters; HTML: entities).
 
 >>> t = Table("Means", ["run", "queries"], [(["bm25", "50"], [0.31, 0.2])], ["ndcg@10", "map"])
 >>> print(to_markdown(t))
@@ -50,20 +51,28 @@ def _num(v: float, digits: int) -> str:
 
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
 _ENTITY = re.compile(r"&(?=#?\w+;)")
+# what a Markdown renderer would read as markup: backslash escapes, code, emphasis, links and images ([..](..)),
+# math ($..$), strikethrough, table cells; an underscore only where it can open or close emphasis (not in "P_10")
+_MARKUP = re.compile(r"[\\`*\[\]$|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
-def markdown_cell(text: object) -> str:
-    """Text for a Markdown table cell: ``|`` escaped, anything a renderer would read as an HTML tag or
-    entity (``<script>``, ``&amp;``) escaped, one line; prose such as ``p < 0.05`` stays as written.
+def markdown_cell(text: object, prose: bool = False) -> str:
+    r"""Text for Markdown (a table cell, a caption): the one escaping rule (:func:`rankmeter.report.escape.escape`;
+    ``prose``: control characters only, for sentences), then everything a renderer would read as markup
+    backslash-escaped (``|``, ``[x](javascript:...)``, ``$...$``, ``*``, `` ` ``, the rule's own backslashes, so
+    the rendered page shows the rule's text), and an HTML tag or entity (``<script>``, ``&amp;``) escaped; prose
+    such as ``p < 0.05`` stays as written.
 
-    >>> markdown_cell("<script>|x"), markdown_cell("p < 0.05")
-    ('&lt;script>\\\\|x', 'p < 0.05')
+    >>> print(markdown_cell("<script>|x"), markdown_cell("p < 0.05"), markdown_cell("[x](javascript:alert(1))"))
+    &lt;script>\|x p < 0.05 \[x\](javascript:alert(1))
+    >>> print(markdown_cell("$x$"), markdown_cell("a" + chr(9) + "b"), markdown_cell("a" + chr(92) + "tb"))
+    \$x\$ a\\tb a\\\\tb
     """
+    from .escape import escape
     from .terminal import terminal_text
 
-    s = _ENTITY.sub("&amp;", terminal_text(text))
-    s = _TAG.sub("&lt;", s).replace("|", "\\|")
-    return " ".join(s.splitlines()) if "\n" in s or "\r" in s else s
+    s = _ENTITY.sub("&amp;", terminal_text(text) if prose else escape(text))
+    return _MARKUP.sub(lambda m: "\\" + m.group(0), _TAG.sub("&lt;", s))
 
 
 def _numeric_key(text: str) -> bool:
@@ -71,7 +80,7 @@ def _numeric_key(text: str) -> bool:
 
 
 def to_markdown(table: Table, digits: int = 4) -> str:
-    lines = [f"**{markdown_cell(table.title)}**", ""] if table.title else []
+    lines = [f"**{markdown_cell(table.title, prose=True)}**", ""] if table.title else []
     head = [*table.keys, *table.columns]
     lines.append("| " + " | ".join(markdown_cell(h) for h in head) + " |")
     align = ["---:" if all(_numeric_key(str(k[i])) for k, _ in table.rows) and table.rows else "---"
@@ -81,7 +90,7 @@ def to_markdown(table: Table, digits: int = 4) -> str:
         lines.append("| " + " | ".join([*(markdown_cell(k) for k in keys), *(_num(v, digits) for v in values)])
                      + " |")
     if table.caption:
-        lines += ["", markdown_cell(table.caption)]
+        lines += ["", markdown_cell(table.caption, prose=True)]
     return "\n".join(lines) + "\n"
 
 
@@ -110,23 +119,37 @@ p.caption { color: #4a5263; font-size: 0.85rem; }
 
 
 def _html_table(table: Table, digits: int) -> str:
-    e = html.escape
-    head = "".join(f'<th class="l">{e(str(k))}</th>' for k in table.keys) + \
-        "".join(f"<th>{e(str(c))}</th>" for c in table.columns)
+    from .escape import escape
+    from .terminal import terminal_text
+
+    def e(x: object) -> str:  # data: the one escaping rule, then HTML's
+        return html.escape(escape(x))
+
+    def prose(x: object) -> str:
+        return html.escape(terminal_text(x))
+
+    head = "".join(f'<th class="l">{e(k)}</th>' for k in table.keys) + \
+        "".join(f"<th>{e(c)}</th>" for c in table.columns)
     body = "".join(
-        "<tr>" + "".join(f'<td class="l">{e(str(k))}</td>' for k in keys)
+        "<tr>" + "".join(f'<td class="l">{e(k)}</td>' for k in keys)
         + "".join(f"<td>{_num(v, digits)}</td>" for v in values) + "</tr>"
         for keys, values in table.rows)
-    out = f"<h2>{e(table.title)}</h2>" if table.title else ""
+    out = f"<h2>{prose(table.title)}</h2>" if table.title else ""
     out += f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     if table.caption:
-        out += f'<p class="caption">{e(table.caption)}</p>'
+        out += f'<p class="caption">{prose(table.caption)}</p>'
     return out
 
 
 def to_html(tables: Sequence[Table], title: str, digits: int = 4) -> str:
     """One self-contained page (inline CSS, no script, nothing loaded from the network)."""
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1>", *(_html_table(t, digits) for t in tables), "</body></html>"]
+             f"<title>{_prose(title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{_prose(title)}</h1>", *(_html_table(t, digits) for t in tables), "</body></html>"]
     return "\n".join(parts) + "\n"
+
+
+def _prose(text: str) -> str:
+    from .terminal import terminal_text
+
+    return html.escape(terminal_text(text))

@@ -26,18 +26,16 @@ def _t(x: Any) -> str:
 
 
 def safe_text(value: Any) -> str:
-    """Text for a CSV cell: control characters escaped, and a cell starting with ``= + - @``, tab or
-    CR prefixed with ``'`` so no spreadsheet reads it as a formula (numbers we write are not touched).
+    """Text for a CSV cell by the one escaping rule: control characters escaped, a literal backslash doubled,
+    and a cell starting with ``= + - @`` prefixed with ``'`` so no spreadsheet reads it as a formula (numbers we
+    write are not touched); see :func:`rankmeter.report.escape.csv_cell`.
 
     >>> safe_text("=HYPERLINK(1)"), safe_text("bm25")
     ("'=HYPERLINK(1)", 'bm25')
     """
-    from .terminal import terminal_text
+    from .escape import csv_cell
 
-    s = str(value)
-    if s.startswith(("=", "+", "-", "@", "\t", "\r")):
-        s = "'" + s
-    return terminal_text(s)
+    return csv_cell(value)
 
 
 def to_csv(cmp: "Comparison") -> str:

@@ -34,6 +34,7 @@ from ._common import (
     no_value_text,
     show_n,
 )
+from .escape import NEEDS_ESCAPE, char_escape, encodable, escape
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -45,21 +46,18 @@ if TYPE_CHECKING:
 __all__ = ["terminal_text", "Grid", "print_grid", "means_grid", "tests_grid", "means_table", "tests_table",
            "print_comparison"]
 
-# C0 controls, DEL, C1 controls, and the bidirectional overrides/isolates that reorder what is shown
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# what the one rule escapes, but the backslash (prose is not data: a message's own backslashes stay)
+_CONTROL = re.compile(f"[{NEEDS_ESCAPE[2:]}]")
 
 
 def _escape_char(m: re.Match[str]) -> str:
-    ch = m.group(0)
-    if ch in _NAMED:
-        return _NAMED[ch]
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return char_escape(m.group(0))
 
 
 def terminal_text(value: Any) -> str:
-    """``str(value)`` with every terminal control character shown as an escape.
+    """``str(value)`` with every terminal control character shown as an escape: for prose (messages, notes,
+    captions), which may quote data. Data itself (ids, names) is written by the one rule,
+    :func:`rankmeter.report.escape.escape`, which also doubles a literal backslash.
 
     Rich markup is not touched here: print the result as a rich ``Text`` (never
     parsed as markup) or with ``markup=False``.
@@ -73,10 +71,15 @@ def terminal_text(value: Any) -> str:
 
 
 def cell(value: Any, style: str = "") -> "Text":
-    """A rich ``Text`` of data-derived text: escaped, never read as markup."""
+    """A rich ``Text`` of data-derived text: escaped by the one rule (:func:`~rankmeter.report.escape.escape`),
+    never read as markup."""
+    import sys
+
     from rich.text import Text
 
-    return value if isinstance(value, Text) else Text(terminal_text(value), style=style)
+    if isinstance(value, Text):
+        return value
+    return Text(encodable(escape(value), getattr(sys.stdout, "encoding", None)), style=style)
 
 
 @dataclass
