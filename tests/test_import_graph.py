@@ -2,7 +2,7 @@
 
 A *package* here is a top-level part of rankmeter: a sub-package (``data``, ``io``,
 ``metrics``, ``evaluation``, ``engines``, ...) or a top-level module. The root's
-private modules (``_errors``, ``_compute``, ``_params``, ``_lazy``) are the shared foundation and
+private modules (``_errors``, ``_compute``, ``_params``, ``_lazy``, ``_files``) are the shared foundation and
 may be imported anywhere; any other private module (``_name``) or private name
 (``_name``) is imported only from inside its own package. Imports under
 ``if TYPE_CHECKING:`` are for the type checker only and are not counted.
@@ -18,7 +18,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rankmeter"
-FOUNDATION = {"_errors", "_compute", "_params", "_version", "_lazy"}
+FOUNDATION = {"_errors", "_compute", "_params", "_version", "_lazy", "_files"}
 
 
 def _module_name(path: Path) -> str:

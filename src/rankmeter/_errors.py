@@ -12,6 +12,7 @@ __all__ = [
     "MetricNameError",
     "ParameterError",
     "MissingExtraError",
+    "OutputError",
 ]
 
 
@@ -77,3 +78,20 @@ class MissingExtraError(RankmeterError, ImportError):
         )
         self.extra = extra
         self.module = module
+
+
+class OutputError(RankmeterError):
+    """An output that could not be written (a full disk, a closed folder): names the file and the cause
+    (with the errno's name, in ``errno`` too).
+
+    >>> import errno
+    >>> e = OutputError("cannot write /dev/full: No space left on device (ENOSPC)", path="/dev/full",
+    ...                 errno=errno.ENOSPC)
+    >>> str(e), e.errno == errno.ENOSPC, e.path
+    ('cannot write /dev/full: No space left on device (ENOSPC)', True, '/dev/full')
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.errno = errno
