@@ -83,7 +83,11 @@ class CostMatrix:
                 return cls._from_levels(obj["levels"], obj["matrix"])
             pairs: dict[tuple[float, float], float] = {}
             for key, value in obj.items():
-                pairs[_key(key)] = _num(value, f"cost of {key!r}")
+                pair = _key(key)
+                if pair in pairs:
+                    raise ParameterError(f"{_twice(pair, pairs[pair], value)} (keys of the cost mapping; the "
+                                         f"second is {key!r})")
+                pairs[pair] = _num(value, f"cost of {key!r}")
             return cls._from_pairs(pairs, source="cost")
         if isinstance(obj, (tuple, list)) and len(obj) == 2:
             return cls._from_levels(obj[0], obj[1])
@@ -120,7 +124,10 @@ class CostMatrix:
         text = path.read_text(encoding="utf-8")
         if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
             try:
-                data = json.loads(text)
+                data = json.loads(text, object_pairs_hook=_no_repeated_key)
+            except _RepeatedKey as exc:
+                raise InputError(f"the key {exc.key!r} is given twice (the cost of one pair must be given "
+                                 "once)", source=str(path)) from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"not valid JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
             try:
@@ -128,6 +135,7 @@ class CostMatrix:
             except ParameterError as exc:
                 raise InputError(str(exc), source=str(path)) from None
         pairs: dict[tuple[float, float], float] = {}
+        seen_at: dict[tuple[float, float], int] = {}
         for lineno, line in enumerate(text.splitlines(), start=1):
             fields = [f.strip() for f in re.split(r"[,\t;]", line) if f.strip()]
             if not fields or line.lstrip().startswith("#"):
@@ -138,10 +146,15 @@ class CostMatrix:
                 raise InputError("expected three fields: predicted, true, cost", source=str(path), line=lineno,
                                  text=line)
             try:
-                pairs[(float(fields[0]), float(fields[1]))] = float(fields[2])
+                pair, value = (float(fields[0]), float(fields[1])), float(fields[2])
             except ValueError:
                 raise InputError("expected numbers: predicted, true, cost", source=str(path), line=lineno,
                                  text=line) from None
+            if pair in pairs:
+                raise InputError(f"{_twice(pair, pairs[pair], value)} (line {seen_at[pair]} gave it first)",
+                                 source=str(path), line=lineno, text=line)
+            pairs[pair] = value
+            seen_at[pair] = lineno
         return cls._from_pairs(pairs, source=str(path))
 
     # ------------------------------------------------------------------ use
@@ -237,7 +250,44 @@ def _parse_inline(text: str) -> dict[tuple[float, float], float]:
         if not m:
             raise ParameterError(
                 f"cannot read the cost {part.strip()!r}: expected PREDICTED,TRUE=COST, e.g. '3,1=5; 1,3=2'")
-        out[(_num(m.group(1), "predicted level"), _num(m.group(2), "true level"))] = _num(m.group(3), "cost")
+        pair = (_num(m.group(1), "predicted level"), _num(m.group(2), "true level"))
+        value = _num(m.group(3), "cost")
+        if pair in out:
+            raise ParameterError(f"{_twice(pair, out[pair], value)} (in the cost {text.strip()!r})")
+        out[pair] = value
+    return out
+
+
+def _twice(pair: tuple[float, float], first: Any, second: Any) -> str:
+    """The message for a cost given twice: the pair and both values.
+
+    >>> _twice((4.5, 5.0), 1.0, 2.0)
+    'the cost d(4.5,5) is given twice, 1 then 2: give each pair once'
+    """
+    return (f"the cost d({_fmt(pair[0])},{_fmt(pair[1])}) is given twice, {_fmt(_as_float(first))} then "
+            f"{_fmt(_as_float(second))}: give each pair once")
+
+
+def _as_float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_repeated_key(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' object hook: a key given twice in one object is an error (json keeps the last)."""
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
     return out
 
 
