@@ -150,6 +150,7 @@ def test_evaluate_equals_rankmeter_evaluate(c: dict[str, Any]) -> None:
     want = reference(c, rel_mask, lists)
     assert_values_equal(got, want)
     assert got.corpus == pytest.approx(want.corpus, abs=1e-12, nan_ok=True)
+    assert got.coverage is not None and want.coverage is not None
     assert got.coverage.to_dict() == want.coverage.to_dict()
     ties = [t for t in got.notes if t.startswith("cutoff ")]
     assert [t for t in got.notes if t not in ties] == want.notes

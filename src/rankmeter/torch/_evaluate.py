@@ -229,6 +229,21 @@ class _Setup:
         self.context: dict[str, Any] | None = None
         self.k = 0
 
+    def _check_context(self) -> None:
+        """Metrics that need context not given fail now, on a one-row run, not after the selection (or at the
+        end of an epoch of :meth:`Evaluator.update` calls)."""
+        from ..engines.memory import evaluate as core_evaluate
+
+        if self.items is None or not len(self.items):
+            return
+        first = str(self.items[0].as_py())
+        try:
+            core_evaluate({"0": {first: 1}}, {"0": {first: 1.0}}, self.metrics, context=self.context)
+        except ParameterError:
+            raise
+        except Exception:  # noqa: BLE001 (about this one row only: the real lists decide)
+            pass
+
     def vocabulary(self) -> pa.Array:
         if self.items is None:
             raise ParameterError(f"{self.func}: no scores were given yet")
@@ -246,6 +261,7 @@ class _Setup:
             self.k = _depth(self.metrics, m)
             self.context = _context(self.context_in, self.popularity, self.items, self.func)
             self.rank_np = item_rank(self.items if self.item_ids is not None else None, m)
+            self._check_context()
         elif m != self.n_items:
             raise InputError(f"scores have {m} columns, earlier batches had {self.n_items}: every batch scores the "
                              "same items", source="scores")
