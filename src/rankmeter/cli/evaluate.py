@@ -131,7 +131,15 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
             from ..evaluation import Engine
 
             check_ranking_metrics(parsed)
-            if order == "given" or path == "-":
+            if order != "given" and _is_stream(path):  # '-', a pipe, a FIFO: parsed and evaluated as it arrives
+                from ..engines.stream import evaluate_stream
+
+                # (chunks of 100k rows: a fault in the stream is reported after at most ~5 MB of text)
+                res = evaluate_stream(q, path, parsed, chunk_rows=100_000, queries=queries, order=order,
+                                      duplicates=duplicates,
+                                      query=query_column, item=item_column, score=score_column, rank=rank_column,
+                                      depth=depth, judged_only=judged_only, context=context)
+            elif order == "given" or path == "-":
                 r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                              score=score_column, rank=rank_column)
                 res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only, context=context)
@@ -152,6 +160,19 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
         for line in _groups.notes_of(views):
             note(line)
     _print(results, parsed, per_query, fmt, views)
+
+
+def _is_stream(path: str) -> bool:
+    """Standard input, a pipe or a FIFO (``/dev/stdin``, ``<(...)``): read once, as it arrives."""
+    if path == "-":
+        return True
+    import os
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _check_propensity_sources(parsed: list[Any]) -> None:

@@ -38,7 +38,7 @@ import sys
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -204,18 +204,33 @@ class _Finished:
         self.sorted = np.sort(np.concatenate((self.sorted, np.sort(sig))), kind="stable")
 
 
+def _first_repeat(table: pa.Table, first: int) -> None:
+    """Raise the RowError of the first repeated item in ``table``'s rows (one query's), as the engine would."""
+    from ..data import Run
+
+    try:
+        Run.from_columns(table.column("query"), table.column("item"), order="given")
+    except RowError as exc:
+        raise RowError(first + exc.row, exc.message.replace(" rows in all;", " rows so far;")) from None
+
+
 def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
-                    keep_last: list[pa.Table] | None = None) -> Iterator[tuple[pa.Table, int]]:
+                    keep_last: list[pa.Table] | None = None,
+                    check_long: Callable[[pa.Table, int], None] | None = None) -> Iterator[tuple[pa.Table, int]]:
     """Chunks of whole queries from blocks of a query-grouped run; raises _NotGrouped.
 
     With ``keep_last`` (a list), the rows of the last query are not yielded but appended
     to it (the last query of a Spark partition may continue in the next partition).
+    ``check_long(table, first_row)`` is called on a query still growing past ``chunk_rows``
+    rows (then past twice as many, ...): an endless query of repeated rows ends with the
+    duplicate's error instead of filling the memory (:func:`_first_repeat`).
     Memory: the pending block, and 8 bytes per query already emitted (:class:`_Finished`).
     """
     finished = _Finished()
     pending: list[pa.Table] = []
     pending_rows = 0
     pending_first = 0
+    next_check = chunk_rows
 
     def emit(table: pa.Table, final: bool) -> tuple[pa.Table | None, pa.Table | None]:
         q = table.column("query").combine_chunks()
@@ -250,7 +265,11 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
         if pending_rows >= chunk_rows:
             table = pa.concat_tables(pending) if len(pending) > 1 else pending[0]
             chunk, rest = emit(table, final=False)
+            if chunk is None and check_long is not None and pending_rows >= next_check:
+                check_long(table, pending_first)  # one query so far, longer than a chunk
+                next_check = 2 * pending_rows
             if chunk is not None:
+                next_check = chunk_rows
                 yield chunk.combine_chunks(), pending_first
                 pending_first += chunk.num_rows
             pending = [rest] if rest is not None and rest.num_rows else []
@@ -612,6 +631,28 @@ class _Closed(Exception):
     """The evaluation was given up before the engine was ready (the judgments failed to load)."""
 
 
+# the first blocks of a TREC file are checked for a query in two places before they are evaluated: a run not
+# grouped by query (rows in any order) then goes to the caller's fallback at once, not after every block read
+# ahead was evaluated for nothing (a check costs ~0.7 ms a block; later blocks are checked across blocks only)
+_CHECKED_BLOCKS = 2
+_UNGROUPED = object()
+
+
+def _repeated_query(q: pa.Array | pa.ChunkedArray) -> str | None:
+    """A query id found in two separate runs of rows of ``q``, or None when ``q`` is grouped by query."""
+    q = q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q
+    heads = C.take(q, ints(query_starts(q)))
+    sig = _signatures(heads)
+    order = np.argsort(sig, kind="stable")
+    dup = np.flatnonzero(sig[order][1:] == sig[order][:-1])
+    if len(dup):  # the same signature twice: compare the ids themselves
+        a, b = order[dup], order[dup + 1]
+        same = bools(C.equal(C.take(heads, ints(a)), C.take(heads, ints(b))))
+        if same.any():
+            return str(heads[int(a[np.flatnonzero(same)[0]])].as_py())
+    return None
+
+
 class _ParallelText:
     """A TREC text run file cut at query ends into byte blocks that worker threads parse *and* evaluate.
 
@@ -629,6 +670,7 @@ class _ParallelText:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval")
         self.blocks: Iterator[tuple[int, int]] | None = src.query_spans(block_bytes)
         self.pending: deque[Future[Any]] = deque()
+        self.submitted = 0
         # parsed ahead while the judgments load: about 192 MB of text (and at least 5 blocks), so that the
         # workers are still busy when the engine is ready (a 1M-line judgment file takes ~0.5 s to load)
         self.limit = threads + max(5, (192 << 20) // max(block_bytes, 1))
@@ -641,12 +683,15 @@ class _ParallelText:
             except StopIteration:
                 self.blocks = None
                 return
-            self.pending.append(self.pool.submit(self._task, start, end))
+            self.pending.append(self.pool.submit(self._task, start, end, self.submitted < _CHECKED_BLOCKS))
+            self.submitted += 1
 
-    def _task(self, start: int, end: int) -> Any:
+    def _task(self, start: int, end: int, check: bool = False) -> Any:
         data, line = self.src.map_span(start, end)
         table, parsed = self.src.parse_block(data, line)
         data.release()  # (the parse copied what it keeps)
+        if check and table.num_rows and _repeated_query(table.column("query")) is not None:
+            return _UNGROUPED  # a query in two places of one block: the file is not grouped, stop at once
         if not self.engine.done():  # the judgments are still loading: hand the parse back, free the thread
             return table, parsed
         return self._evaluate(table, parsed)
@@ -669,11 +714,13 @@ class _ParallelText:
         comments = 0
         # the blocks parsed while the judgments loaded are evaluated now, on every worker at once
         for i, fut in enumerate(self.pending):
-            if fut.done() and not fut.exception() and len(fut.result()) == 2:
+            if fut.done() and not fut.exception() and fut.result() is not _UNGROUPED and len(fut.result()) == 2:
                 self.pending[i] = self.pool.submit(self._evaluate, *fut.result())
         try:
             while self.pending:
                 got = self.pending.popleft().result()
+                if got is _UNGROUPED:
+                    return None
                 if len(got) == 2:  # parsed before the engine was ready
                     got = self.pool.submit(self._evaluate, *got).result()
                 out, sig, n_comments = got
@@ -758,7 +805,7 @@ def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
         return _run_chunks(engine, iter(blocks.chunks), threads, _Progress(False, None, ""), blocks.src,
                            before_locate=blocks.close)
     except _NotGrouped:
-        return None
+        return cast("Result", None)
     finally:
         blocks.close()
 
@@ -783,8 +830,10 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
     try:
         if grouped is not False:
             try:
-                acc = _run_chunks(engine, _grouped_chunks(src.blocks(block_rows), chunk_rows), workers, bar, src)
-                return acc.result()
+                check = _first_repeat if duplicates == "error" else None
+                acc = _run_chunks(engine, _grouped_chunks(src.blocks(block_rows), chunk_rows, check_long=check),
+                                  workers, bar, src)
+                return cast("Result", acc.result())
             except _NotGrouped as exc:
                 again = src.regrouped() if (grouped is None and isinstance(src, _BatchSource)) else None
                 if again is not None:
@@ -792,7 +841,12 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
                     acc = _run_chunks(engine, _grouped_chunks(again.blocks(block_rows), chunk_rows), workers, bar,
                                       again)
                     return acc.result()
-                if grouped is True or not src.restartable:
+                if grouped is not True and not src.restartable:
+                    raise InputError(
+                        f"the run is not grouped by query: query {exc.query!r} appears again after other queries; "
+                        "a stream is read only once: write it to a file first (a file need not be grouped), or "
+                        "group its rows by query", source=src.source) from None
+                if grouped is True:
                     raise InputError(
                         f"the run is not grouped by query: query {exc.query!r} appears again after other queries "
                         "(sort or group the rows by query, or pass grouped=False to partition them on disk)",

@@ -139,8 +139,9 @@ register(
         citation="van Rijsbergen, Information Retrieval (1979); python-recsys.",
         convention="Uses P@k (divides by k) and R@k; 0 when both are 0. f1 is beta=1.",
         kernel=f_kernel,
+        ties=_ALL_TIES, tie_average=f_average,
         reference=f_reference,
-        params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, low_open=True)),
+        params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, high=1e150, low_open=True)),
         aliases={"f1": {"beta": 1.0}, "f_measure": {}},
         examples=(
             Example(("classical", "invented", "baroque", "instrumental"),
