@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from ._common import AGGREGATION, RatingsExample, per_param
 _RECSYS_TRUE = (3.0, 1.0, 5.0, 2.0, 3.0)
 _RECSYS_PRED = (2.3, 0.9, 4.9, 0.9, 1.5)
 # two users, unbalanced: u1 has two exact-ish pairs, u2 one large error
-_UNBAL = dict(true=(4.0, 2.0, 5.0), pred=(3.0, 2.0, 1.0), users=("u1", "u1", "u2"), items=("a", "b", "a"))
+_UNBAL: dict[str, Any] = dict(true=(4.0, 2.0, 5.0), pred=(3.0, 2.0, 1.0), users=("u1", "u1", "u2"),
+                              items=("a", "b", "a"))
 
 
 def _err(b: RatingsBatch) -> np.ndarray:
@@ -36,15 +37,58 @@ def _sq_err(b: RatingsBatch) -> np.ndarray:
     return b.row("sq_err", lambda: np.square(_err(b)))
 
 
+# Beyond this magnitude a rating or prediction could overflow an error, its square or a sum of them
+# (1e100 squared is 1e200, times 1e100 rows is still finite): the scaled path below is taken.
+_LARGE = 1e100
+
+
+def _large(b: RatingsBatch) -> bool:
+    """Whether some rating or prediction is large enough for the plain formulas to overflow."""
+    def make() -> np.ndarray:
+        if not len(b.true):
+            return cast(np.ndarray, np.array(False))
+        return np.array(max(float(np.max(np.abs(b.true))), float(np.max(np.abs(b.pred)))) > _LARGE)
+    return bool(b.row("large", make))
+
+
+def _scaled(b: RatingsBatch) -> tuple[np.ndarray, np.ndarray]:
+    """``(s, x)``: |predicted - true| = 2 s x per row, with s its group's largest half error and x in [0, 1].
+
+    Halves never overflow (``p/2 - t/2`` is finite for finite p and t), and errors divided
+    by their group's largest are at most 1, so their squares and sums stay finite: the
+    error is scaled before squaring, and a representable RMSE (2e200) is never inf.
+    """
+    half = np.abs(np.subtract(b.pred / 2.0, b.true / 2.0))
+    s = np.zeros(b.n_groups)
+    np.maximum.at(s, b.gid, half)
+    s_row = s[b.gid]
+    x = np.zeros(len(half))
+    np.divide(half, s_row, out=x, where=s_row > 0)
+    return s, x
+
+
 def mae_kernel(b: RatingsBatch, per: str = "pair") -> np.ndarray:
+    if _large(b):
+        s, x = _scaled(b)
+        with np.errstate(over="ignore"):  # a mean beyond float's range is inf, as it should be
+            return s * (2.0 * b.group_mean(x))
     return b.group_mean(_abs_err(b))
 
 
 def mse_kernel(b: RatingsBatch, per: str = "pair") -> np.ndarray:
+    if _large(b):
+        s, x = _scaled(b)
+        with np.errstate(over="ignore"):  # a mean square beyond float's range is inf, as it should be
+            return s * (s * (4.0 * b.group_mean(x * x)))
     return b.group_mean(_sq_err(b))
 
 
 def rmse_kernel(b: RatingsBatch, per: str = "pair") -> np.ndarray:
+    if _large(b):
+        s, x = _scaled(b)
+        with np.errstate(over="ignore"):
+            out: np.ndarray = s * (2.0 * np.sqrt(b.group_mean(x * x)))
+        return out
     return np.sqrt(mse_kernel(b))
 
 
@@ -95,7 +139,8 @@ _NORM = ("r_max - r_min comes from the declared scale (scale=(1, 5), CLI --scale
 _ERR_PROPS = frozenset({"ratings", "error", "nonnegative"})
 
 # what every error measure shares: lower is better, no cutoff, 0 for perfect predictions
-_ERROR = dict(family="ratings", input="ratings", cutoff=False, higher_is_better=False, bounds=(0.0, math.inf))
+_ERROR: dict[str, Any] = dict(family="ratings", input="ratings", cutoff=False, higher_is_better=False,
+                              bounds=(0.0, math.inf))
 
 register(MetricSpec(
     **_ERROR,
