@@ -233,7 +233,9 @@ def test_non_empty_out_needs_overwrite_which_removes_only_own_files(tmp_path: Pa
     proc = _split_cli(str(data), "--method", "holdout", "--format", "csv", "--out", str(out), "--overwrite")
     assert proc.returncode == 0, proc.stderr
     # the k-fold files are gone (no stale folds next to the new split), the user's file stays
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "summary.json", "test.csv", "train.csv"]
+    # (and the folder's manifest, which lists the complete files: issue 32.3)
+    assert sorted(p.name for p in out.iterdir()) == [".rankmeter-files.json", "notes.txt", "summary.json", "test.csv",
+                                                     "train.csv"]
     assert json.loads((out / "summary.json").read_text())["method"] == "holdout"
 
 

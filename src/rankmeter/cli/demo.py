@@ -78,7 +78,8 @@ def command(interactions: str | None, categories: str | None, out: str, users: i
     results per user activity tercile, OUT/report.html.
     """
     from .._errors import ParameterError
-    from ..recsys.output import check_output_folder, record_files
+    from .._files import write_text
+    from ..recsys.output import begin_files, check_output_folder, record_files
     from ._output import note
     from .experiment import run
 
@@ -92,9 +93,12 @@ def command(interactions: str | None, categories: str | None, out: str, users: i
         from ..recsys.datasets import synthetic
 
         data = synthetic(n_users=users, n_items=items, seed=seed)
-        paths = data.write(out_dir / "data")
         config = out_dir / "experiment.toml"
-        config.write_text(_CONFIG.format(config=config, seed=seed, k=k), encoding="utf-8")
+        names = ["data/interactions.tsv", "data/item_features.tsv", "data/item_genres.tsv", config.name]
+        out_dir.mkdir(parents=True, exist_ok=True)
+        begin_files(out_dir, names)  # listed as pending, then as complete: an interrupted demo is recognised
+        paths = data.write(out_dir / "data")
+        write_text(config, _CONFIG.format(config=config, seed=seed, k=k))
         record_files(out_dir, [p.relative_to(out_dir).as_posix() for p in paths.values()] + [config.name])
         note(f"generated {len(data)} interactions of {data.n_users} users x {data.n_items} items "
              f"(seed {seed}) in {paths['interactions']}; rerun with: rankmeter run-experiment {config}")

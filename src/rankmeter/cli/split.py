@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from .._files import write_text
+
 METHODS = ("holdout", "temporal", "leave-k-out", "kfold", "strong")
 
 # options that only make sense for some methods (None: the option was not given)
@@ -206,17 +208,24 @@ def _prepare_out(out: Path, overwrite: bool, fmt: str, method: str, folds: int |
     """Check --out before any work: writable, and empty unless --overwrite (which removes only
     the files of the split rankmeter wrote there before)."""
     from .._errors import InputError
-    from ..split.output import check_writable_folder, folder_entries, own_split_files
+    from ..split.output import check_writable_folder, folder_entries
 
     check_writable_folder(out, "--out")
     entries = folder_entries(out)
     if not entries:
         return out
+    left = _interrupted(out)
+    if left is not None:  # only what an interrupted split left (no complete split): replaced without --overwrite
+        _remove(out, left)
+        click.echo(f"rankmeter split: removed the {len(left)} files an interrupted split left in {out}", err=True)
+        entries = folder_entries(out)
+        if not entries:
+            return out
     if not overwrite:
         shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
         raise InputError(f"--out is not empty (it holds {shown}): choose an empty or new folder, or pass "
                          "--overwrite to replace the split rankmeter wrote there", source=str(out))
-    own = own_split_files(out)
+    own = _own(out)
     ext = "parquet" if fmt == "parquet" else "csv"
     if method == "kfold":
         planned = [out / f"fold-{i + 1}" / f"{part}.{ext}" for i in range(folds or 5)
@@ -233,11 +242,7 @@ def _prepare_out(out: Path, overwrite: bool, fmt: str, method: str, folds: int |
     if clash:
         raise InputError(f"--overwrite: {clash[0]} exists and is not a file of the split rankmeter wrote there "
                          "(its summary.json does not list it); move it away or choose another folder", source=str(out))
-    for p in own:
-        p.unlink()
-    for p in sorted({p.parent for p in own} - {out}):
-        if p.is_dir() and not any(p.iterdir()):
-            p.rmdir()
+    _remove(out, own)
     if own:
         click.echo(f"rankmeter split: --overwrite removed the {len(own)} files of the previous split in {out}",
                    err=True)
@@ -246,6 +251,50 @@ def _prepare_out(out: Path, overwrite: bool, fmt: str, method: str, folds: int |
         click.echo(f"rankmeter split: kept {len(left)} entries of {out} that rankmeter did not write: "
                    + ", ".join(left[:5]) + (", ..." if len(left) > 5 else ""), err=True)
     return out
+
+
+def _own(out: Path) -> list[Path]:
+    """The files rankmeter's earlier splits wrote in ``out``: listed by its summary.json or its manifest (complete
+    or pending), the manifest itself, and temporary files an interrupted write left."""
+    from .._files import is_temporary
+    from ..recsys.output import MANIFEST, own_files
+    from ..split.output import own_split_files
+
+    found = {p.resolve(): p for p in own_split_files(out)}
+    listed = [out / name for name in own_files(out)] + [out / MANIFEST]
+    listed += [p for p in out.rglob("*") if is_temporary(p.name)]
+    for p in listed:
+        if p.is_file():
+            found.setdefault(p.resolve(), p)
+    return list(found.values())
+
+
+def _interrupted(out: Path) -> list[Path] | None:
+    """The files in ``out`` when all of them are what an interrupted split left (its manifest lists files still
+    pending, and nothing else is there); else None."""
+    from .._files import is_temporary
+    from ..recsys.output import MANIFEST, complete_files, own_files
+
+    own = own_files(out)
+    if not (own - complete_files(out)) and not any(is_temporary(p.name) for p in out.rglob("*")):
+        return None
+    files = [p for p in out.rglob("*") if not p.is_dir()]
+    for p in files:
+        rel = p.relative_to(out).as_posix()
+        if rel not in own and rel != MANIFEST and not is_temporary(p.name):
+            return None
+    return files
+
+
+def _remove(out: Path, files: list[Path]) -> None:
+    for p in files:
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+    for d in sorted({p.parent for p in files} - {out}, key=lambda d: -len(d.parts)):
+        if d.is_dir() and not any(d.iterdir()):
+            d.rmdir()
 
 
 def _parse_cutoff(text: str | None) -> Any:
@@ -262,10 +311,19 @@ def _parse_cutoff(text: str | None) -> Any:
 
 
 def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None:
+    from ..recsys.output import begin_files
     from ..split import Folds, StrongSplit
 
     out.mkdir(parents=True, exist_ok=True)
     ext = "parquet" if fmt == "parquet" else "csv"
+    # every file whole or not at all, listed in the folder's manifest as pending first, then as complete
+    if isinstance(result, StrongSplit):
+        planned = [f"{part}.{ext}" for part in result.masks]
+    elif isinstance(result, Folds):
+        planned = [f"fold-{i + 1}/{part}.{ext}" for i, fold in enumerate(result) for part in _parts(fold)]
+    else:
+        planned = [f"{part}.{ext}" for part in _parts(result)]
+    begin_files(out, [*planned, "summary.json"])
     if isinstance(result, StrongSplit):
         summary = result.summary.to_dict()
         files = {}
@@ -316,9 +374,23 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
     summary["source"] = source
     summary["format"] = fmt
     path = out / "summary.json"
-    path.write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    _done(path, lambda: write_text(path, json.dumps(summary, indent=2, default=str) + "\n"))
     lines.append(f"  summary: {path}")
     click.echo("\n".join(lines), err=True)
+
+
+def _parts(split: Any) -> list[str]:
+    return ["train", "test"] + (["validation"] if getattr(split, "validation_mask", None) is not None else [])
+
+
+def _done(path: Path, write: Any) -> None:
+    """``write()`` (whole or not at all), then ``path`` listed as complete in the manifest of the split's folder
+    (the folder above a fold's)."""
+    from ..recsys.output import MANIFEST, record_files
+
+    write()
+    top = path.parent if (path.parent / MANIFEST).exists() else path.parent.parent
+    record_files(top, [path.relative_to(top).as_posix()])
 
 
 def _write_split(split: Any, data: Any, folder: Path, ext: str) -> dict[str, str]:
@@ -334,7 +406,19 @@ def _write_split(split: Any, data: Any, folder: Path, ext: str) -> dict[str, str
 
 
 def _write_rows(table: Any, mask: Any, path: Path, ext: str) -> None:
-    """Write the rows of ``table`` selected by ``mask``, batch by batch (bounded memory)."""
+    """Write the rows of ``table`` selected by ``mask``, batch by batch (bounded memory), whole or not at all
+    (a temporary name, renamed when complete), then list the file as complete in the folder's manifest."""
+    _done(path, lambda: _write_rows_to(table, mask, path, ext))
+
+
+def _write_rows_to(table: Any, mask: Any, final: Path, ext: str) -> None:
+    from .._files import atomic_path
+
+    with atomic_path(final) as path:
+        _write_batches(table, mask, path, ext)
+
+
+def _write_batches(table: Any, mask: Any, path: Path, ext: str) -> None:
     import pyarrow as pa
 
     schema = table.schema

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .._errors import ParameterError
+from .._files import write_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -272,7 +273,7 @@ class Comparison:
         """JSON text of :meth:`to_dict` (written to ``path`` if given)."""
         text = json.dumps(self.to_dict(details), indent=indent, allow_nan=False)
         if path is not None:
-            Path(path).write_text(text + "\n", encoding="utf-8")
+            write_text(path, text + "\n")
         return text
 
     def to_csv(self, path: str | Path | None = None) -> str:
@@ -287,7 +288,7 @@ class Comparison:
 
         text = to_csv(self)
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         return text
 
     def to_markdown(self, *, digits: int = 4) -> str:
@@ -343,7 +344,7 @@ class Comparison:
             groups = compare_by_group(self, groups)
         text = to_html(self, k_max=k_max, title=title, progress=progress, groups=groups)
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         return text
 
     # ----------------------------------------------------------------- curves

@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import ParameterError
+from .._files import atomic_open, atomic_path, write_bytes
 
 __all__ = ["SyntheticData", "synthetic", "movielens100k_like", "write_udata", "GENRES", "BiasedFeedback",
            "biased_feedback", "ML100K_GENRES", "read_movielens_genres", "write_uitem"]
@@ -71,7 +72,7 @@ class SyntheticData:
         return len(np.unique(self.interactions.column("item").to_numpy()))
 
     def __len__(self) -> int:
-        return self.interactions.num_rows
+        return int(self.interactions.num_rows)
 
     def write(self, directory: str | Path) -> dict[str, Path]:
         """Write ``interactions.tsv`` (u.data layout), ``item_features.tsv`` and ``item_genres.tsv``."""
@@ -81,11 +82,11 @@ class SyntheticData:
                  "categories": d / "item_genres.tsv"}
         write_udata(self.interactions, paths["interactions"])
         ids, mat = self.item_features
-        with open(paths["item_features"], "w", encoding="utf-8") as fh:
+        with atomic_open(paths["item_features"], "w") as fh:  # whole or not at all
             fh.write("item\t" + "\t".join(f"f{j}" for j in range(mat.shape[1])) + "\n")
             for i, row in zip(ids.to_pylist(), mat, strict=True):
                 fh.write(i + "\t" + "\t".join(f"{v:.6g}" for v in row) + "\n")
-        with open(paths["categories"], "w", encoding="utf-8") as fh:
+        with atomic_open(paths["categories"], "w") as fh:
             fh.write("item\tgenres\n")
             for i, g in self.categories.items():
                 fh.write(f"{i}\t{'|'.join(sorted(g))}\n")
@@ -252,8 +253,9 @@ def write_udata(table: Any, path: str | Path) -> Path:
     cols = [c for c in ("user", "item", "rating", "timestamp") if c in t.column_names]
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    pacsv.write_csv(t.select(cols), p, write_options=pacsv.WriteOptions(include_header=False, delimiter="\t",
-                                                                          quoting_style="none"))
+    with atomic_path(p) as tmp:  # whole or not at all
+        pacsv.write_csv(t.select(cols), str(tmp),
+                        write_options=pacsv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none"))
     return p
 
 
@@ -368,7 +370,7 @@ def write_uitem(data: Any, path: str | Path) -> Path:
         lines.append("|".join([str(item), f"Movie {item}", "", "", ""] + flags))
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    write_bytes(p, ("\n".join(lines) + "\n").encode("latin-1"))
     return p
 
 

@@ -6,10 +6,11 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, cast
 
 import numpy as np
 
+from .._files import write_text
 from .validation import Validation
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ class ExperimentResult:
     def to_json(self, path: str | Path | None = None) -> str:
         text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
         if path is not None:
-            Path(path).write_text(text + "\n", encoding="utf-8")
+            write_text(path, text + "\n")
         return text
 
     def to_csv(self, path: str | Path | None = None) -> str:
@@ -137,8 +138,8 @@ class ExperimentResult:
         frame.columns = [safe_text(c) for c in frame.columns]
         text = frame.to_csv(lineterminator="\n")
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
-        return text
+            write_text(path, text)
+        return cast("str", text)
 
     # ------------------------------------------------------------------ terminal
 
@@ -232,24 +233,25 @@ class ExperimentResult:
 
         text = to_html(self, title=title, k_max=k_max)
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         return text
 
     def save(self, directory: str | Path) -> dict[str, Path]:
         """Write ``report.html``, ``results.json`` and ``means.csv`` into ``directory``.
 
-        The files are listed in the folder's manifest (``.rankmeter-files.json``), so a
-        later run may replace them (see :mod:`rankmeter.recsys.output`).
+        Each file is written whole or not at all (a temporary name, renamed when complete), and
+        listed in the folder's manifest (``.rankmeter-files.json``) once complete, so a later run
+        may replace them (see :mod:`rankmeter.recsys.output`).
         """
-        from .output import record_files
+        from .output import begin_files, record_files
 
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         paths = {"report": d / "report.html", "json": d / "results.json", "csv": d / "means.csv"}
-        record_files(d, [p.name for p in paths.values()])
-        self.to_html(paths["report"])
-        self.to_json(paths["json"])
-        self.to_csv(paths["csv"])
+        begin_files(d, [p.name for p in paths.values()])
+        for key, write in (("json", self.to_json), ("csv", self.to_csv), ("report", self.to_html)):
+            write(paths[key])
+            record_files(d, [paths[key].name])
         return paths
 
     def __repr__(self) -> str:
