@@ -8,6 +8,9 @@ workers count; or the process's own peak RSS when larger, since a sample can mis
                        chunks of whole queries, evaluated on both cores
 - ``rankmeter_run``    in-process ``read_qrels`` + ``read_run`` + ``evaluate``: the whole run built first
 - ``stream``           ``rankmeter.stream.evaluate_stream`` on the Parquet file
+- ``stream_text``      the same with the ids written as decimal text (a string column: the same values),
+                       ``chunk_rows=2_000_000`` (the command line's ``--chunk-rows 2000000``)
+- ``stream_text_any``  as ``stream_text``, each query's rows in an arbitrary order (as a Spark job writes them)
 - ``duckdb``           ``rankmeter.duckdb.evaluate`` on ``read_parquet(...)``
 - ``spark_files``      ``rankmeter.spark.evaluate_parquet`` in Spark local mode (``local_session(2)``):
                        Spark schedules tasks, each reads row groups of the Parquet file with pyarrow
@@ -25,10 +28,13 @@ recorded first (``prime_class_cache``), as after a user's first session.
 
 Data (generated once under benchmarks/_data/): integer user and item ids (a catalogue of
 1M items), 100 recommended items per user in rank order with distinct scores, 5 judged
-items per user (about 3 in the top 100), grades 1-3. Metrics: ndcg@10, map, P@10, mrr.
+items per user (about 3 in the top 100), grades 1-3. Metrics: ndcg@10, map, P@10, mrr. The text-id files
+hold the same rows with both id columns cast to text (the ``_any`` one shuffled within each user), so
+every tool's means are the same.
 
     python benchmarks/bench_scale.py                       # all sizes, all tools
     python benchmarks/bench_scale.py --sizes 1M,10M --tools stream,duckdb
+    python benchmarks/bench_scale.py --sizes 20M --tools stream,stream_text,stream_text_any --repeat 3
 
 Writes benchmarks/scale.csv, benchmarks/scale.png and benchmarks/RESULTS-scale.md.
 """
@@ -54,7 +60,9 @@ METRICS = {
     "pytrec_eval": ["ndcg_cut_10", "map", "P_10", "recip_rank"],
     "ranx": ["ndcg@10", "map", "precision@10", "mrr"],
 }
-TOOLS = ["rankmeter", "rankmeter_run", "stream", "duckdb", "spark_files", "spark", "spark_jvm", "spark_shuffle", "pytrec_eval", "ranx"]
+TOOLS = ["rankmeter", "rankmeter_run", "stream", "stream_text", "stream_text_any", "duckdb", "spark_files", "spark",
+         "spark_jvm", "spark_shuffle", "pytrec_eval", "ranx"]
+TEXT_CHUNK_ROWS = 2_000_000  # the text-id streaming tools' chunk_rows (the issue's --chunk-rows 2000000)
 # largest size each tool is run at (the others would exceed memory or the time budget)
 LIMITS = {"rankmeter_run": 10_000_000, "pytrec_eval": 10_000_000, "ranx": 10_000_000, "spark_shuffle": 10_000_000}
 TIMEOUT = 1800
@@ -73,7 +81,8 @@ def label(n: int) -> str:
 # --------------------------------------------------------------------------------
 # data
 # --------------------------------------------------------------------------------
-def generate(n_rows: int, per: int = 100, judged: int = 5, catalogue: int = 1_000_000, seed: int = 0) -> tuple[Path, Path]:
+def generate(n_rows: int, per: int = 100, judged: int = 5, catalogue: int = 1_000_000,
+             seed: int = 0) -> tuple[Path, Path]:
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -109,6 +118,50 @@ def generate(n_rows: int, per: int = 100, judged: int = 5, catalogue: int = 1_00
     return run_path, qrels_path
 
 
+def generate_text(n_rows: int, order: str = "score", per: int = 100) -> tuple[Path, Path]:
+    """The integer-id files with both id columns written as decimal text; ``order="any"``: each user's rows
+    shuffled (fixed seed). Same rows, same judgments, so the same means."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run_int, qrels_int = generate(n_rows, per=per)
+    suffix = "text" if order == "score" else "text-any"
+    run_path = DATA / f"scale-run-{label(n_rows)}-{suffix}.parquet"
+    qrels_path = DATA / f"scale-qrels-{label(n_rows)}-text.parquet"
+    rng = np.random.default_rng(7)
+
+    def as_text(t: pa.Table) -> pa.Table:
+        return pa.table({name: (t.column(name).cast(pa.string()) if name.endswith("_id") else t.column(name))
+                         for name in t.column_names})
+
+    if not qrels_path.exists():
+        tmp = qrels_path.with_suffix(".tmp")
+        pq.write_table(as_text(pq.read_table(qrels_int)), tmp)
+        tmp.rename(qrels_path)
+    if not run_path.exists():
+        tmp = run_path.with_suffix(".tmp")
+        with pq.ParquetWriter(tmp, as_text(pq.read_table(run_int).slice(0, 0)).schema) as w:
+            # batches of whole users: every user has ``per`` rows and a batch holds a multiple of ``per``
+            for batch in pq.ParquetFile(run_int).iter_batches(batch_size=per * 10_000):
+                t = pa.Table.from_batches([batch])
+                if order == "any":
+                    m = t.num_rows // per
+                    perm = (np.argsort(rng.random((m, per)), axis=1) + (np.arange(m) * per)[:, None]).ravel()
+                    t = t.take(pa.array(perm))
+                w.write_table(as_text(t), row_group_size=1 << 20)
+        tmp.rename(run_path)
+    return run_path, qrels_path
+
+
+def data_for(tool: str, n_rows: int) -> tuple[Path, Path]:
+    if tool == "stream_text":
+        return generate_text(n_rows, "score")
+    if tool == "stream_text_any":
+        return generate_text(n_rows, "any")
+    return generate(n_rows)
+
+
 # --------------------------------------------------------------------------------
 # workers (run in a subprocess; print one JSON line)
 # --------------------------------------------------------------------------------
@@ -138,13 +191,14 @@ def worker(tool: str, run_path: str, qrels_path: str) -> dict:
         res = rankmeter.evaluate(q, r, METRICS["rankmeter"])
         out["load_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
         out["mean"] = res.mean
-    elif tool == "stream":
+    elif tool in ("stream", "stream_text", "stream_text_any"):
         import rankmeter
         from rankmeter.stream import evaluate_stream
 
         q = rankmeter.read_qrels(qrels_path)
         t1 = time.perf_counter()
-        res = evaluate_stream(q, run_path, METRICS["rankmeter"], progress=False)
+        extra = {} if tool == "stream" else {"chunk_rows": TEXT_CHUNK_ROWS}
+        res = evaluate_stream(q, run_path, METRICS["rankmeter"], progress=False, **extra)
         out["load_s"], out["eval_s"] = t1 - t0, time.perf_counter() - t1
         out["mean"] = res.mean
     elif tool == "duckdb":
@@ -204,8 +258,10 @@ def worker(tool: str, run_path: str, qrels_path: str) -> dict:
             starts = np.concatenate(([0], cut))
             ends = np.concatenate((cut, [len(u)]))
             if value == "rating":
-                return {str(u[a]): dict(zip(i[a:b].tolist(), v[a:b].astype(int).tolist())) for a, b in zip(starts, ends)}
-            return {str(u[a]): dict(zip(i[a:b].tolist(), v[a:b].tolist())) for a, b in zip(starts, ends)}
+                return {str(u[a]): dict(zip(i[a:b].tolist(), v[a:b].astype(int).tolist(), strict=True))
+                        for a, b in zip(starts, ends, strict=True)}
+            return {str(u[a]): dict(zip(i[a:b].tolist(), v[a:b].tolist(), strict=True))
+                    for a, b in zip(starts, ends, strict=True)}
 
         qrels, run = nested(qrels_path, "rating"), nested(run_path, "score")
         t1 = time.perf_counter()
@@ -389,9 +445,11 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
            "Command: `python benchmarks/bench_scale.py` (data: benchmarks/_data, generated). "
            "Metrics: ndcg@10, map, P@10, mrr. Wall time of a fresh process per tool (imports, reading the "
            "Parquet files and the judgments included; for Spark, the process's time less the repeated "
-           "evaluations that follow its first one); peak memory = largest total RSS of the process tree, or the process's own peak when larger "
+           "evaluations that follow its first one); peak memory = largest total RSS of the process tree, or the "
+           "process's own peak when larger "
            "(CPU and peak of Spark include the repeats).", "",
-           "| rows | tool | wall (s) | CPU (s) | rows/s | peak memory (MB) | inside: start or load / evaluate (s) | note |",
+           "| rows | tool | wall (s) | CPU (s) | rows/s | peak memory (MB) | inside: start or load / evaluate (s) "
+           "| note |",
            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         rate = f"{r['rows_per_s'] / 1e6:.2f}M" if r.get("rows_per_s") else ""
@@ -424,7 +482,8 @@ def markdown(rows: list[dict], started: str, load: str) -> str:
                        f"{'' if cold <= 3 else ', not from a cold start'}.")
     out += ["", "Notes:", "",
             "- The machine is shared with other developers: timings vary by up to 2-3x between runs; the CPU "
-            "column (user + system of the process tree) is steadier. `--repeat 3` runs three rounds across the tools and keeps each tool's fastest run (the median is in the note).",
+            "column (user + system of the process tree) is steadier. `--repeat 3` runs three rounds across the "
+            "tools and keeps each tool's fastest run (the median is in the note).",
             "- Peak memory of the streaming engine is the chunk buffers (chunk_rows=1M, 2 worker threads) plus "
             "the judgments and the per-query results, which grow with the number of queries, not with the run.",
             "- pytrec_eval and ranx are run up to 10M rows: at 100M their in-memory dictionaries (pytrec_eval) "
@@ -451,7 +510,11 @@ def main() -> None:
     ap.add_argument("--timeout", type=int, default=TIMEOUT)
     ap.add_argument("--all-limits", action="store_true", help="run every tool at every size")
     ap.add_argument("--repeat", type=int, default=1, help="runs per tool and size, in rounds across the tools; "
-                    "the fastest is kept")
+                    "the median run is kept (see --keep)")
+    ap.add_argument("--keep", choices=["median", "best"], default="median",
+                    help="which of the repeated runs is recorded (its wall time; the other is in the note)")
+    ap.add_argument("--no-record", action="store_true",
+                    help="print only: leave scale.csv, scale.png and RESULTS-scale.md as they are")
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "RUN", "QRELS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -466,7 +529,8 @@ def main() -> None:
     free = shutil.disk_usage(HERE).free
     need = sum(s * 26 for s in sizes)  # about 17 bytes/row of Parquet, plus spill room
     if need > free:
-        raise SystemExit(f"not enough disk space under {HERE}: need about {need / 2**30:.1f} GB, {free / 2**30:.1f} free")
+        raise SystemExit(f"not enough disk space under {HERE}: need about {need / 2**30:.1f} GB, "
+                         f"{free / 2**30:.1f} free")
     started = time.strftime("%Y-%m-%d %H:%M")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     previous = read_previous()
@@ -482,6 +546,9 @@ def main() -> None:
     for n in sizes:
         t = time.perf_counter()
         run_path, qrels_path = generate(n)
+        for tool in tools:
+            if tool.startswith("stream_text"):
+                data_for(tool, n)
         print(f"== {label(n)} rows: data ready ({time.perf_counter() - t:.0f} s)", flush=True)
         means: dict[str, dict] = {}
         active = []
@@ -496,33 +563,44 @@ def main() -> None:
         runs: dict[str, list[dict]] = {tool: [] for tool in active}
         for _ in range(args.repeat):
             for tool in active:
-                runs[tool].append(measure(tool, run_path, qrels_path, args.timeout))
+                runs[tool].append(measure(tool, *data_for(tool, n), args.timeout))
         for tool in active:
             good = [x for x in runs[tool] if x["status"] == "ok"]
-            r = min(good, key=lambda x: x["wall_s"]) if good else runs[tool][-1]
+            by_wall = sorted(good, key=lambda x: x["wall_s"])
+            if not good:
+                r = runs[tool][-1]
+            else:
+                r = by_wall[0] if args.keep == "best" else by_wall[(len(by_wall) - 1) // 2]
             if args.repeat > 1:
-                walls = sorted(x["wall_s"] for x in good)
-                r["note_repeat"] = (f"best of {args.repeat} (interleaved with the other tools"
-                                    + (f"; median {walls[len(walls) // 2]:.2f} s" if walls else "") + ")")
+                walls = [x["wall_s"] for x in by_wall]
+                other = (f"; median {walls[(len(walls) - 1) // 2]:.2f} s" if args.keep == "best" else
+                         f"; best {walls[0]:.2f} s") if walls else ""
+                r["note_repeat"] = (f"{args.keep} of {args.repeat} (interleaved with the other tools{other}; "
+                                    f"all: {', '.join(f'{w:.2f}' for w in walls)} s)")
             r["size"], r["run"] = n, started
             if r["status"] == "ok":
                 r["rows_per_s"] = round(n / r["wall_s"])
                 means[tool] = r.get("mean", {})
             rows.append(r)
-            print(f"   {tool:12s} {r['status']:10s} wall {r.get('wall_s', 0):8.2f} s  peak {r.get('peak_mb', 0):6d} MB  "
+            print(f"   {tool:12s} {r['status']:10s} wall {r.get('wall_s', 0):8.2f} s  "
+                  f"peak {r.get('peak_mb', 0):6d} MB  "
                   f"{(r.get('rows_per_s') or 0) / 1e6:6.2f} M rows/s", flush=True)
         # the tools agree on the means (a sanity check, printed)
         ref = means.get("stream") or means.get("rankmeter")
         if ref:
             for tool, m in means.items():
                 vals = list(m.values())
-                diff = max(abs(a - b) for a, b in zip(vals, ref.values())) if len(vals) == len(ref) else float("nan")
+                diff = max(abs(a - b) for a, b in zip(vals, ref.values(), strict=True)) if len(vals) == len(ref) \
+                    else float("nan")
                 print(f"   mean difference vs rankmeter, {tool}: {diff:.2e}")
                 for r in rows:
                     if r["size"] == n and r["tool"] == tool:
                         r["note"] = f"means within {diff:.0e} of rankmeter's" + (
                             f"; {r['note_repeat']}" if r.get("note_repeat") else "")
-        write_outputs(merged())
+        if not args.no_record:
+            write_outputs(merged())
+    if args.no_record:
+        return
     (HERE / "RESULTS-scale.md").write_text(markdown(merged(), started, load))
     print(f"wrote {csv_old}, {HERE / 'scale.png'}, {HERE / 'RESULTS-scale.md'}")
 
