@@ -154,9 +154,9 @@ def _open_source(run: Any, fmt: str, order: str, given: Mapping[str, str | None]
     if not isinstance(run, (str, Path)):
         raise InputError(f"evaluate_stream reads a run file (Parquet, TREC text, CSV/TSV), got a {type(run).__name__}; "
                          "use rankmeter.evaluate for in-memory runs", source="run")
-    if fmt not in ("auto", "trec", "csv", "tsv", "parquet"):
-        raise ParameterError(f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv' or 'parquet'. Got {fmt!r} "
-                             "instead.")
+    if fmt not in ("auto", "trec", "csv", "tsv", "parquet", "arrow"):
+        raise ParameterError(f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv', 'parquet' or 'arrow'. Got "
+                             f"{fmt!r} instead.")
     from ..io.blocks import open_run_blocks
 
     # integer ids stay numbers: the evaluation core matches their decimal text

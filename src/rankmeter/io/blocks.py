@@ -1,7 +1,7 @@
 """Block readers: a run input read piece by piece, for streaming evaluation.
 
-:func:`open_run_blocks` opens a run (TREC text, CSV/TSV, Parquet; a file, ``-``,
-a FIFO or ``/dev/stdin``; gzip-compressed or not) and returns a :class:`RunBlocks`.
+:func:`open_run_blocks` opens a run (TREC text, CSV/TSV, Parquet, Arrow IPC/Feather; a
+file, ``-``, a FIFO or ``/dev/stdin``; compressed or not) and returns a :class:`RunBlocks`.
 Its :meth:`~RunBlocks.blocks` yields :class:`Block` objects, each a standardized
 Arrow table with the columns
 
@@ -24,7 +24,8 @@ lines skipped and ``notes`` the matching note.
 
 Memory is bounded by the block: text is read ``block_bytes`` at a time (about 48
 bytes a row, between 64 KiB and 256 MiB) and cut at the last line end, Parquet by
-row batches. (Parquet from a pipe or gzip has to be read whole first: its footer
+row batches, Arrow IPC/Feather by its record batches (memory-mapped). (Parquet and Arrow from a
+pipe or a compressed file have to be read whole first: the footer
 is at its end.)
 
 :meth:`RunBlocks.line_of` maps a row number to ``(line, text)``: rows of the last
@@ -50,7 +51,7 @@ import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, cast
 
 import numpy as np
 import pyarrow as pa
@@ -60,7 +61,7 @@ from ..data import RowError
 from .columns import id_column, number_column
 from .loaders import detect_format, run_columns
 from .source import Input, MappedSpan, open_input
-from .tables import CsvText, csv_header, parse_csv
+from .tables import CsvText, csv_header, parse_csv, read_arrow
 from .trec import TrecText, comment_note, parse_trec
 
 __all__ = ["Block", "RunBlocks", "open_run_blocks", "standardize"]
@@ -143,9 +144,14 @@ class RunBlocks:
                 raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
             self.cols, self.order = run_columns(self.file.schema_arrow.names, self.source, order, given)
             self.total_rows = self.file.metadata.num_rows
+        elif fmt == "arrow":  # Arrow IPC/Feather: memory-mapped when a plain file, its batches cut to size
+            self.arrow = read_arrow(inp)
+            self.cols, self.order = run_columns(self.arrow.column_names, self.source, order, given)
+            self.total_rows = self.arrow.num_rows
         else:
             raise ParameterError(
-                f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv' or 'parquet'. Got {fmt!r} instead.")
+                f"The 'format' parameter must be 'auto', 'trec', 'csv', 'tsv', 'parquet' or 'arrow'. Got {fmt!r} "
+                "instead.")
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -160,7 +166,7 @@ class RunBlocks:
                              "or group its rows by query)", source=self.source)
         self._used = True
         self._recent.clear()
-        if self.format == "parquet":
+        if self.format in ("parquet", "arrow"):
             yield from self._parquet_blocks(rows)
         else:
             yield from self._text_blocks(rows, block_bytes)
@@ -168,7 +174,11 @@ class RunBlocks:
     def _parquet_blocks(self, rows: int) -> Iterator[Block]:
         first = 0
         names = list(dict.fromkeys(self.cols.values()))
-        for batch in self.file.iter_batches(batch_size=rows, columns=names, use_threads=True):
+        batches = self.arrow.select(names).to_batches(max_chunksize=rows) if self.format == "arrow" else \
+            self.file.iter_batches(batch_size=rows, columns=names, use_threads=True)
+        for batch in batches:
+            if not batch.num_rows:
+                continue
             table = pa.Table.from_batches([batch])
             try:
                 std = standardize(table, self.cols, self.order, self.source, text=False, keep_ints=self.keep_ints)
@@ -266,6 +276,7 @@ class RunBlocks:
             assert path is not None
             with open(path, "rb") as fh:  # (the map stays valid after the file is closed)
                 self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        assert self.input.path is not None
         return MappedSpan(self._map, start, end), _LineAt(self.input.path, start)
 
     def parse_block(self, data: bytes | MappedSpan, line: Any) -> tuple[pa.Table, TrecText]:
@@ -273,8 +284,8 @@ class RunBlocks:
         if isinstance(line, _LineAt) and line.offset == 0 and data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         # (the callers' threads share the work: Arrow's own pool would only compete with them)
-        parsed = parse_trec(data, "run", self.source, comments=self.comments, rank=self.order == "rank",
-                            first_line=line, empty_ok=True, threads=False)
+        parsed = parse_trec(cast(bytes, data), "run", self.source, comments=self.comments,
+                            rank=self.order == "rank", first_line=line, empty_ok=True, threads=False)
         table = parsed.table
         if self.order == "rank" and table.num_rows:
             try:
@@ -348,11 +359,11 @@ class RunBlocks:
 
     def line_of(self, row: int) -> tuple[int | None, str | None]:
         """Line number and text of row ``row`` (None, None when a stream's block is gone)."""
-        if self.format == "parquet":
+        if self.format in ("parquet", "arrow"):
             return row + 1, None
         for first, n, parsed in self._recent:
             if first <= row < first + n:
-                return parsed.line_of(row - first)
+                return cast("tuple[int | None, str | None]", parsed.line_of(row - first))
         if not self.restartable:
             return None, None
         again = RunBlocks(self.input, self.format, self.order, self.cols if self.format != "trec" else {},
@@ -379,7 +390,7 @@ def _last_line_end(fh: Any, start: int, end: int, total: int) -> int:
                 fh.seek(cut + 1)
                 if fh.read(1) == b"\n":
                     cut += 1
-            return cut
+            return cast("int", cut)
         hi = lo
     return -1
 

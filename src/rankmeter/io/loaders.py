@@ -1,8 +1,8 @@
 """Turn any accepted input into :class:`~rankmeter.data.Qrels` or :class:`~rankmeter.data.Run`.
 
-Accepted, for both: a ``Qrels``/``Run`` object, a path (TREC text, CSV/TSV, Parquet;
-gzip-compressed or not; ``-`` for standard input, FIFOs and ``/dev/stdin`` too), a
-pandas or polars DataFrame, a pyarrow Table, and plain Python:
+Accepted, for both: a ``Qrels``/``Run`` object, a path (TREC text, CSV/TSV, Parquet,
+Arrow IPC/Feather; gzip-, bz2-, xz- or zstd-compressed or not; ``-`` for standard input,
+FIFOs and ``/dev/stdin`` too), a pandas or polars DataFrame, a pyarrow Table, and plain Python:
 
 - runs: ``{query: {item: score}}`` (ranked by score) or ``{query: [items best first]}``
   (the order is used as given);
@@ -38,13 +38,13 @@ from ..data.subtopics import qrels_from_subtopics
 from .columns import ALIASES, LITERAL_GRADE, candidates, id_column, normalise, number_column, resolve
 from .source import Input, base_name, open_input
 from .subtopics import read_trec_subtopic_qrels, subtopic_hint, subtopic_qrels_from_dict
-from .tables import csv_header, is_frame, parse_csv, read_parquet, to_arrow
+from .tables import csv_header, is_frame, parse_csv, read_arrow, read_parquet, table_format, to_arrow
 from .trec import read_trec_qrels, read_trec_run
 
 __all__ = ["read_qrels", "read_run", "as_qrels", "as_run", "detect_format"]
 
-Format = Literal["auto", "trec", "csv", "tsv", "parquet"]
-_FORMATS = ("auto", "trec", "csv", "tsv", "parquet")
+Format = Literal["auto", "trec", "csv", "tsv", "parquet", "arrow"]
+_FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "arrow")
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -75,16 +75,19 @@ def _first_line(head: bytes) -> str:
 
 
 def detect_format(path: str | Path | Input) -> str:
-    """``parquet``, ``csv``, ``tsv`` or ``trec``, from the first bytes and the name (a ``.gz`` suffix aside).
+    """``parquet``, ``arrow``, ``csv``, ``tsv`` or ``trec``, from the first bytes and the name (a compression
+    suffix aside).
 
-    Parquet by its magic bytes; ``.csv`` names are CSV; otherwise a first line that is
-    a header of id column names (``query``, ``item``, ``user``...; no number in it)
-    separated by commas or tabs makes CSV or TSV; anything else is TREC text.
+    Parquet and Arrow IPC/Feather by their magic bytes (or a ``.parquet``/``.feather``/``.arrow``
+    name); ``.csv`` names are CSV; otherwise a first line that is a header of id column names
+    (``query``, ``item``, ``user``...; no number in it) separated by commas or tabs makes CSV or
+    TSV; anything else is TREC text.
     """
     inp = path if isinstance(path, Input) else open_input(path)
     name = base_name(inp.name)
-    if inp.head.startswith(b"PAR1") or name.endswith((".parquet", ".pq")):
-        return "parquet"
+    table = table_format(inp)
+    if table is not None:
+        return table
     if name.endswith(".csv"):
         return "csv"
     first = _first_line(inp.head)
@@ -254,7 +257,7 @@ def _csv(inp: Input, fmt: str, text_roles: dict[str, str | None], kind: str,
 def read_qrels(path: str | Path | Input, *, format: Format = "auto", query: str | None = None,
                item: str | None = None, grade: str | None = None, duplicates: str = "error",
                comments: bool = True, subtopics: bool = False, subtopic: str | None = None) -> Qrels:
-    """Read judgments from a file (TREC, CSV/TSV, Parquet; gzip or not; ``-`` for stdin).
+    """Read judgments from a file (TREC, CSV/TSV, Parquet, Arrow IPC/Feather; compressed or not; ``-`` for stdin).
 
     ``comments=False`` reads TREC lines starting with ``#`` as data (trec_eval 9.0.8).
 
@@ -283,9 +286,10 @@ def read_qrels(path: str | Path | Input, *, format: Format = "auto", query: str 
             if not exc.message.startswith("duplicate judgment"):
                 raise
             raise InputError(exc.message + subtopic_hint(), source=exc.source, line=exc.line, text=exc.text) from None
-    sub = {"subtopics": subtopics, "subtopic": subtopic}
-    if fmt == "parquet":
-        return _qrels_from_table(read_parquet(inp), inp.name, query, item, grade, duplicates=duplicates, **sub)
+    sub: dict[str, Any] = {"subtopics": subtopics, "subtopic": subtopic}
+    if fmt in ("parquet", "arrow"):
+        table = read_parquet(inp) if fmt == "parquet" else read_arrow(inp)
+        return _qrels_from_table(table, inp.name, query, item, grade, duplicates=duplicates, **sub)
     roles = {"query": query, "item": item, "grade": grade, **({"subtopic": subtopic} if subtopics else {})}
     table, line_of = _csv(inp, fmt, roles, "qrels")
     return _qrels_from_table(table, inp.name, query, item, grade, line_of, duplicates=duplicates, **sub)
@@ -304,7 +308,7 @@ def _check_subtopics(subtopics: Any, subtopic: Any) -> bool:
 def read_run(path: str | Path | Input, *, format: Format = "auto", query: str | None = None,
              item: str | None = None, score: str | None = None, rank: str | None = None, order: str = "score",
              duplicates: str = "error", comments: bool = True) -> Run:
-    """Read a run from a file (TREC, CSV/TSV, Parquet; gzip or not; ``-`` for stdin).
+    """Read a run from a file (TREC, CSV/TSV, Parquet, Arrow IPC/Feather; compressed or not; ``-`` for stdin).
 
     ``order="score"`` (default) ranks by score descending, ties by item id descending;
     ``order="rank"`` uses the rank column. ``comments=False`` reads TREC lines starting
@@ -316,9 +320,9 @@ def read_run(path: str | Path | Input, *, format: Format = "auto", query: str | 
     if fmt == "trec":
         return read_trec_run(inp, comments=comments, order=order, duplicates=duplicates)
     names = {"query": query, "item": item, "score": score, "rank": rank}
-    if fmt == "parquet":
-        return _run_from_table(read_parquet(inp), inp.name, query, item, score, rank, order=order,
-                               duplicates=duplicates)
+    if fmt in ("parquet", "arrow"):
+        table = read_parquet(inp) if fmt == "parquet" else read_arrow(inp)
+        return _run_from_table(table, inp.name, query, item, score, rank, order=order, duplicates=duplicates)
     table, line_of = _csv(inp, fmt, names, "run", order)
     return _run_from_table(table, inp.name, query, item, score, rank, line_of, order=order, duplicates=duplicates)
 

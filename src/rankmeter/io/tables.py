@@ -1,4 +1,4 @@
-"""Columnar inputs: CSV/TSV and Parquet files, pandas and polars DataFrames, pyarrow Tables.
+"""Columnar inputs: CSV/TSV, Parquet and Arrow IPC (Feather) files, pandas and polars DataFrames, pyarrow Tables.
 
 CSV/TSV: the header is read first, the columns of each role are resolved from it
 (:mod:`rankmeter.io.columns`), and those columns are read as **text**, never
@@ -7,7 +7,7 @@ written, two 21-digit ids stay two ids. Scores, grades and ranks are then parsed
 with the one number grammar (:func:`~rankmeter.io.columns.number_column`), and a
 bad value is reported by file and line.
 
-Typed sources (Parquet, DataFrames, Arrow) keep their types until
+Typed sources (Parquet, Arrow IPC/Feather, DataFrames, Arrow tables) keep their types until
 :func:`~rankmeter.io.columns.id_column` turns ids into text (integers into their
 decimal text; float and nested ids are refused).
 """
@@ -219,17 +219,68 @@ def read_parquet(inp: Input, columns: Sequence[str] | None = None) -> pa.Table:
     return table
 
 
+ARROW_MAGIC = (b"ARROW1", b"FEA1", b"\xff\xff\xff\xff")  # an Arrow IPC file (Feather v2), Feather v1, a stream
+TABLE_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".feather": "arrow", ".arrow": "arrow", ".ipc": "arrow",
+                  ".arrows": "arrow"}
+
+
+def table_format(inp: Input) -> str | None:
+    """``parquet`` or ``arrow`` (Arrow IPC file or stream, Feather v1/v2) by the first bytes or the name, else None."""
+    from .source import base_name
+
+    if inp.head.startswith(b"PAR1"):
+        return "parquet"
+    if inp.head.startswith(ARROW_MAGIC):
+        return "arrow"
+    name = base_name(inp.name)
+    for suffix, fmt in TABLE_SUFFIXES.items():
+        if name.endswith(suffix):
+            return fmt
+    return None
+
+
+def read_arrow(inp: Input, columns: Sequence[str] | None = None) -> pa.Table:
+    """An Arrow IPC input (the file format, i.e. Feather v2; the stream format; Feather v1) as a table.
+
+    A plain file is memory-mapped (uncompressed data is not copied); a stream or a compressed
+    file is read whole first (the file format's footer is at its end).
+    """
+    import pyarrow.ipc as ipc
+
+    try:
+        if inp.head.startswith(b"FEA1"):
+            import pyarrow.feather as feather
+
+            target: Any = str(inp.path) if inp.plain_file else pa.BufferReader(inp.read_all(text=False))
+            table = feather.read_table(target, columns=list(columns) if columns else None)
+        else:
+            source: Any = pa.memory_map(str(inp.path), "r") if inp.plain_file else \
+                pa.BufferReader(inp.read_all(text=False))
+            if inp.head.startswith(b"ARROW1"):
+                table = ipc.open_file(source).read_all()
+            else:
+                table = ipc.open_stream(source).read_all()
+            if columns:
+                table = table.select(list(columns))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError, OSError, KeyError) as exc:
+        raise InputError(f"not a readable Arrow IPC/Feather file ({exc})", source=inp.name) from None
+    check_unique_names(table.column_names, inp.name)
+    return table
+
+
 def read_table_file(path: str | Path | Input, sep: str | None = None,
                     text_columns: Callable[[list[str]], Iterable[str]] | None = None) -> pa.Table:
-    """Read a CSV/TSV (with a header row) or Parquet file, gzip-compressed or not, or ``-``.
+    """Read a CSV/TSV (with a header row), Parquet or Arrow IPC/Feather file, compressed or not, or ``-``.
 
     Columns named like ids (query, user, item... aliases) or listed by
     ``text_columns(header)`` are read as text, never type-inferred.
     """
     inp = path if isinstance(path, Input) else open_input(path)
-    name = inp.name.lower()
-    if inp.head.startswith(b"PAR1") or name.endswith((".parquet", ".pq")):
+    fmt = table_format(inp)
+    if fmt == "parquet":
         return read_parquet(inp)
+    if fmt == "arrow":
+        return read_arrow(inp)
     from .source import base_name
 
     if sep is None:
