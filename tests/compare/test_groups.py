@@ -139,6 +139,9 @@ def test_paired_test_against_a_baseline_within_each_group(ml: dict) -> None:
     want = rankmeter.stats.paired_t(x, y)
     assert row.p_value == pytest.approx(want.p_value, rel=1e-12) and row.n == len(qs)
     assert row["diff"] == pytest.approx(float(np.mean(x - y)), abs=1e-12)
+    assert set(g.tests.other) == {"against"}  # unnamed: a word, not a placeholder in brackets
+    named = pop.by_group(ml["groups"], test="t", against=rnd, against_name="random")
+    assert set(named.tests.other) == {"random"}
 
 
 def test_a_group_without_values_has_nan_gap() -> None:

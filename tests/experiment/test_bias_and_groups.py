@@ -111,6 +111,8 @@ def test_activity_terciles_plain_reading(grouped, data) -> None:
     assert view.sizes == {g: list(want.values()).count(g) for g in ("low", "mid", "high")}
     assert max(view.sizes.values()) - min(view.sizes.values()) <= 1
     assert grouped.group_info["order"] == ["low", "mid", "high"]
+    # sizes, means and groups list the groups in one order (issue 24 item 14)
+    assert list(view.sizes) == list(view.means.index) == list(view.groups) == ["low", "mid", "high"]
     # the least active user of "mid" is at least as active as the most active of "low"
     assert max(act[u] for u in users if want[u] == "low") <= min(act[u] for u in users if want[u] == "mid")
     # by_group equals a pandas group-by of per_query with those groups
@@ -130,6 +132,7 @@ def test_group_view_tests_within_each_group_against_the_baseline(grouped) -> Non
     other = next(n for n in grouped.groups if n != base)
     tests = grouped.groups[other].tests
     assert set(tests["group"]) == {"low", "mid", "high"} and set(tests["test"]) == {"t"}
+    assert set(tests["other"]) == {base}  # the baseline by name, not a placeholder (issue 24 item 14)
     assert (tests["n"] == tests["group"].map(grouped.groups[other].sizes)).all()
     d = grouped.to_dict()["groups"]
     assert d["info"]["order"] == ["low", "mid", "high"] and set(d["by_recommender"]) == set(grouped.results)

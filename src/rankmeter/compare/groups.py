@@ -36,6 +36,6 @@ def compare_by_group(cmp: Any, groups: Any, *, test: str | None = None,
         if run == s.baseline:
             out[run] = by_group(res, groups, option=option)
         else:
-            out[run] = by_group(res, groups, test=test, against=base, option=option,
+            out[run] = by_group(res, groups, test=test, against=base, option=option, against_name=s.baseline,
                                 correction=s.correction, n_resamples=s.n_resamples, seed=s.seed)
     return out

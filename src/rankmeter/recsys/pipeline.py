@@ -53,7 +53,7 @@ import dataclasses
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -214,7 +214,7 @@ def rows_in_train(users: pa.Array, items: pa.Array, train_users: pa.Array, train
     i = np.asarray(pc.fill_null(pc.index_in(items, value_set=train_items), -1).to_numpy(zero_copy_only=False))
     keys = u.astype(np.int64) * max(len(train_items), 1) + i
     at = np.minimum(np.searchsorted(train_keys, keys), len(train_keys) - 1)
-    return (u >= 0) & (i >= 0) & (train_keys[at] == keys)
+    return cast(np.ndarray, (u >= 0) & (i >= 0) & (train_keys[at] == keys))
 
 
 def _own_code(name: str, rec: Any, method: str, *args: Any, **kwargs: Any) -> Any:
@@ -617,7 +617,8 @@ def _group_results(groups: Any, results: Mapping[str, Any], comparison: Any, tra
     first = next(iter(views.values()))
     order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
     # every rendering lists the groups in this order (activity: low, mid, high)
-    views = {n: dataclasses.replace(v, groups=tuple(order), means=v.means.loc[order]) for n, v in views.items()}
+    views = {n: dataclasses.replace(v, groups=tuple(order), means=v.means.loc[order],
+                                    sizes={g: v.sizes[g] for g in order}) for n, v in views.items()}
     # are the groups served equally? Welch's t-test between every two groups, per recommender and metric
     between = {n: by_group(r, mapping, test="welch", correction=correction).tests for n, r in results.items()}
     info = {"description": how, "order": order, "sizes": {g: first.sizes[g] for g in order},

@@ -219,7 +219,8 @@ def _unpaired(test: str, a: np.ndarray, b: np.ndarray, n_resamples: int, rng: np
 
 
 def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any = None, correction: str = "holm",
-             n_resamples: int = 10_000, seed: Any = 0, option: str = "groups") -> GroupResult:
+             n_resamples: int = 10_000, seed: Any = 0, option: str = "groups",
+             against_name: str | None = None) -> GroupResult:
     """Every per-query metric of ``result`` per group of queries: means, sizes, gaps and tests.
 
     ``test`` between groups (unpaired, every pair of groups of each metric): ``welch``
@@ -227,7 +228,8 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
     seeded). With ``against`` (another :class:`~rankmeter.result.Result` of the same
     queries, e.g. a baseline system) the test is paired within each group, one of
     :data:`rankmeter.stats.TESTS` (``t``, ``wilcoxon``, ``randomization``, ``bootstrap``),
-    on the group's queries with a value in both. p-values of one metric are adjusted
+    on the group's queries with a value in both; ``against_name`` names it in the tests'
+    ``other`` column (default ``"against"``). p-values of one metric are adjusted
     together (``correction``, :func:`rankmeter.stats.adjust`). Corpus-level metrics
     (Gini, coverage...) have no per-query value and are not split (a note says so).
     """
@@ -299,6 +301,7 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
                 raise ParameterError(f"The 'test' parameter of by_group with against= must be one of "
                                      f"{', '.join(TESTS)}. Got {test!r} instead.")
             other = {str(q): i for i, q in enumerate(against.queries)}
+            other_name = "against" if against_name is None else str(against_name)
             pos = np.array([other.get(q, -1) for q in queries], dtype=np.int64)
             if (pos < 0).any():
                 notes.append(f"{int((pos < 0).sum())} {units} are not in the result tested against: left out of "
@@ -322,7 +325,7 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
                         kw = {} if test in ("t", "wilcoxon") else {"seed": rng}
                         r = fn(x, y, **kw)
                         stat, p, how = float(r.statistic), float(r.p_value), str(r.method)
-                    rows.append({"metric": m, "group": g, "other": "(against)", "test": test,
+                    rows.append({"metric": m, "group": g, "other": other_name, "test": test,
                                  "diff": float(np.mean(x - y)) if len(x) else math.nan, "statistic": stat,
                                  "p_value": p, "n": len(x), "n_other": len(y), "method": how})
     tests = pd.DataFrame(rows, columns=["metric", "group", "other", "test", "diff", "statistic", "p_value",
