@@ -6,13 +6,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test bench lint clean help
+.PHONY: demo test bench bench-quick lint clean help
 
 help:
 	@echo "make demo   - install into .venv and run the demo experiment (writes demo-output/)"
 	@echo "make test   - install test extras into .venv, run make lint, then the whole test suite"
 	@echo "make lint   - ruff's linter and mypy --strict on src/rankmeter (configuration in pyproject.toml)"
 	@echo "make bench  - run the benchmarks (slow; figures in benchmarks/RESULTS-*.md)"
+	@echo "make bench-quick - the benchmark regression guard (under a minute): ratios to pytrec_eval vs the reference"
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "rankmeter needs Python >= 3.11")'
@@ -42,7 +43,11 @@ test: lint $(VENV)/.test-installed
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 bench: $(VENV)/.bench-installed
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@for b in benchmarks/bench_*.py; do [ $$b = benchmarks/bench_quick.py ] && continue; \
+		echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+bench-quick: $(VENV)/.bench-installed
+	$(BIN)/python benchmarks/bench_quick.py
 
 clean:
 	rm -rf $(VENV) demo-output .pytest_cache .hypothesis benchmarks/_data
