@@ -46,13 +46,14 @@ def _worker(rank: int, world: int, store: str, out: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not available")
-def test_two_gloo_processes_equal_one_call(tmp_path: Path) -> None:
+def test_two_gloo_processes_equal_one_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import torch.multiprocessing as mp
 
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", os.environ.get("GLOO_SOCKET_IFNAME", "lo"))
     # fork: the children start with torch and rankmeter already imported (spawn would import them again, ~10 s)
-    mp.start_processes(_worker, args=(2, str(tmp_path / "store"), str(tmp_path)), nprocs=2, join=True,
-                       start_method="fork")
+    start = getattr(mp, "start_processes")  # noqa: B009 (untyped in torch's stubs)
+    start(_worker, args=(2, str(tmp_path / "store"), str(tmp_path)), nprocs=2, join=True,
+          start_method="fork")
     scores, grades, excluded = _data()
     one = rmt.evaluate(scores, grades, METRICS, exclude=excluded, context={"catalog": [str(j) for j in range(17)]})
     for rank in (0, 1):
