@@ -16,8 +16,49 @@ __all__ = [
 ]
 
 
+QUOTE_LIMIT = 200  # characters of user input a message quotes at most
+
+
+def clip_quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` with every quoted string and every run without blanks longer than ``limit`` shortened.
+
+    A message may quote user input (a metric name, an id, a line); a 120 KB name is
+    quoted by its start and its length, not whole.
+
+    >>> clip_quoted("unknown metric '" + "x" * 300 + "'")[:40]
+    "unknown metric 'xxxxxxxxxxxxxxxxxxxxxxxx"
+    >>> len(clip_quoted("unknown metric '" + "x" * 300 + "'")) < 260
+    True
+    >>> clip_quoted("short 'name' stays")
+    "short 'name' stays"
+    """
+    if len(text) <= limit:
+        return text
+    import re  # (re caches the compiled patterns)
+
+    n = limit + 1
+    quoted = re.compile(rf"'([^'\n]{{{n},}})'|\"([^\"\n]{{{n},}})\"")
+    word = re.compile(rf"\S{{{n},}}")
+
+    def short(s: str) -> str:
+        return s if len(s) <= limit else f"{s[:limit - 20]}...[{len(s)} characters]"
+
+    def one(m: "re.Match[str]") -> str:
+        q = "'" if m.group(1) is not None else '"'
+        return q + short(m.group(1) if m.group(1) is not None else m.group(2)) + q
+
+    text = quoted.sub(one, text)
+    return word.sub(lambda m: short(m.group(0)), text)
+
+
 class RankmeterError(Exception):
-    """Base class of every error rankmeter raises on purpose."""
+    """Base class of every error rankmeter raises on purpose.
+
+    Its text quotes at most about 200 characters of any user input (:func:`clip_quoted`).
+    """
+
+    def __str__(self) -> str:
+        return clip_quoted(super().__str__())
 
 
 class InputError(RankmeterError, ValueError):
