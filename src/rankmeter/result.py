@@ -148,6 +148,18 @@ class Result:
     notes: Sequence[str] = ()
     corpus: Mapping[str, float] = field(default_factory=dict)
     index_name: str = "query"
+    # ties="bounds": metric -> (pessimistic, optimistic) per-query values, in the order of ``queries``
+    tie_values: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def tie_bounds(self) -> dict[str, "pd.DataFrame"]:
+        """``ties="bounds"``: per metric, a DataFrame indexed like ``per_query`` with columns ``low``
+        (each group of tied scores ordered worst grade first) and ``high`` (best first); empty otherwise."""
+        import pandas as pd
+
+        index = pd.Index(list(self.queries), name=self.index_name)
+        return {m: pd.DataFrame({"low": np.asarray(lo), "high": np.asarray(hi)}, index=index)
+                for m, (lo, hi) in self.tie_values.items()}
 
     @property
     def mean(self) -> dict[str, float]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -49,6 +49,7 @@ def evaluate(
     depth: int | None = None,
     judged_only: bool = False,
     threads: int | None = None,
+    ties: str = "id",
 ) -> Result:
     """Evaluate a run against judgments with ranking metrics.
 
@@ -62,6 +63,11 @@ def evaluate(
     not the same as a cutoff: recall's and nDCG's denominators still see every
     judgment). ``judged_only``: remove unjudged items (and items judged with a negative
     grade) from every ranking first (trec_eval ``-J``), labelled in the result's notes.
+    ``ties``: how tied scores are ordered (:mod:`rankmeter.metrics.ties`): ``"id"`` (item id
+    descending, trec_eval's rule, the default), ``"average"`` (the expected value over the
+    orders of each tied group, McSherry and Najork 2008), ``"optimistic"`` / ``"pessimistic"``
+    (best / worst grade first), ``"bounds"`` (the id rule's values, and both of those in
+    ``result.tie_bounds``); a metric the registry does not declare for the rule is refused.
     Inputs are never modified.
 
     >>> r = evaluate({"u1": ["1", "2", "4"]}, {"u1": ["1", "3", "2", "6"]}, ["ndcg@2", "P@2", "map"])
@@ -74,14 +80,15 @@ def evaluate(
         parse_metrics(())  # "no metric given"
     parsed = parse_metrics(metrics)
     check_queries(queries)
-    check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
+    check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
+                  ties=ties)
     n_threads = resolve_threads(threads)
     # read ahead while the judgments load (judgments already loaded: nothing to overlap)
     blocks = open_ahead(run, order=order, threads=n_threads, ahead=not isinstance(qrels, Qrels))
     try:
         q = as_qrels(qrels, duplicates=duplicates)
         engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
-                        duplicates=duplicates, depth=depth, judged_only=judged_only)
+                        duplicates=duplicates, depth=depth, judged_only=judged_only, ties=ties)
     except BaseException:
         if blocks is not None:
             blocks.close()
@@ -138,7 +145,7 @@ def whole_query_cuts(offsets: np.ndarray, rows: int) -> list[int]:
     """
     n = int(offsets[-1]) if len(offsets) else 0
     inner = np.searchsorted(offsets, np.arange(rows, n, rows)) if n > rows else np.zeros(0, dtype=np.int64)
-    return distinct(np.concatenate(([0], inner, [len(offsets) - 1]))).tolist()
+    return cast("list[int]", distinct(np.concatenate(([0], inner, [len(offsets) - 1]))).tolist())
 
 
 def run_pieces(run: Run, rows: int) -> list[Run]:
@@ -180,7 +187,7 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
             options["order"] = engine.order
         return _evaluate_built(engine, as_run(path, duplicates=engine.duplicates, **options), n_threads)
     acc.reader_notes += swapped_hint(len(engine.qrels), acc.run_rows)
-    return acc.result()
+    return cast("Result", acc.result())
 
 
 def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None = None,

@@ -9,6 +9,7 @@ import numpy as np
 from .._errors import ParameterError
 from ..metrics.batch import Batch
 from ..metrics.registry import Metric
+from ..metrics.ties import TieGroups, TieView, reorder, tie_groups
 
 __all__ = ["check_ranking_metrics", "compute", "finalize"]
 
@@ -22,19 +23,46 @@ def check_ranking_metrics(metrics: Iterable[Metric]) -> None:
 
 
 def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
-            judged_only: bool = False) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+            judged_only: bool = False, ties: Mapping[str, str] | None = None,
+            scored: bool = True) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Per-query values of the query-level metrics, and the states of the corpus-level ones.
 
     ``depth`` and ``judged_only`` restrict every ranking first (:meth:`Batch.restrict`:
     trec_eval's ``-M`` and ``-J``), for every metric and every engine alike.
+    ``ties`` maps a metric's text to its tie rule (:mod:`rankmeter.metrics.ties`; absent:
+    ``"id"``, the order the batch is in): ``optimistic`` / ``pessimistic`` reorder each tied
+    group before the restriction, ``average`` calls the metric's closed form.
+    ``scored=False``: the rankings were given in an explicit order, with no tied scores.
     """
-    batch = batch.restrict(depth, judged_only)
+    base = batch
+    batch = base.restrict(depth, judged_only)
     metrics = list(metrics)
     values: dict[str, np.ndarray] = {m.text: np.zeros(0) for m in metrics if m.spec.level != "corpus"}
     states: dict[str, Any] = {}
+    variants: dict[str, Batch] = {"id": batch}
+    averaged: list[tuple[Batch, TieGroups]] = []
+
+    def source(mode: str) -> Batch:
+        if mode not in variants:  # optimistic / pessimistic: reorder the tied groups, then restrict
+            variants[mode] = reorder(base, mode, scored).restrict(depth, judged_only)
+        return variants[mode]
+
+    def whole() -> tuple[Batch, TieGroups]:
+        if not averaged:  # average: the whole rankings (judged_only applied) and their tied groups
+            full = base.restrict(None, judged_only)
+            averaged.append((full, tie_groups(full, scored)))
+        return averaged[0]
+
     # whole rankings first, then cutoffs from the largest down: a cut reuses what a larger one found
     for m in sorted(metrics, key=lambda m: -(m.k if m.k is not None else 1 << 62)):
-        out = m.spec.kernel(batch.cut(m.k), **m.params)
+        mode = ties.get(m.text, "id") if ties else "id"
+        if mode == "average":
+            full, groups = whole()
+            limit = m.k if depth is None else (depth if m.k is None else min(m.k, depth))
+            view = TieView(batch.cut(m.k), full, groups, limit)
+            out = m.spec.tie_average(view, **m.params)  # type: ignore[misc]
+        else:
+            out = m.spec.kernel(source(mode).cut(m.k), **m.params)
         if m.spec.level == "corpus":
             states[m.text] = out
             continue

@@ -28,7 +28,7 @@ same arrays as on the exact path, hence the same values to the last bit
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -43,6 +43,7 @@ from ..data.qrels import numeric_type
 from ..data.table import RowError, lookup_keys, may_repeat
 from ..metrics.batch import Batch
 from ..metrics.registry import Metric, parse_metric, parse_metrics
+from ..metrics.ties import TIE_MODES, check_ties
 from .compute import check_ranking_metrics, compute
 from .partial import Accumulator, ChunkOut, smallest
 from .prepare import align
@@ -84,11 +85,11 @@ def _first_ids(ids: pa.Array, rows: np.ndarray, n: int = 3) -> list[str]:
     if not len(rows):
         return []
     some = C.take(ids, ints(rows))
-    return C.take(some, C.sort_indices(some)).slice(0, n).to_pylist()
+    return cast("list[str]", C.take(some, C.sort_indices(some)).slice(0, n).to_pylist())
 
 
 def check_options(*, order: Any = "score", duplicates: Any = "error", depth: Any = None, judged_only: Any = False,
-                  context: Any = None, func: str = "evaluate") -> None:
+                  context: Any = None, func: str = "evaluate", ties: Any = "id") -> None:
     """Validate the evaluation keywords up front, with the usual messages.
 
     >>> check_options(depth=0)
@@ -108,6 +109,9 @@ def check_options(*, order: Any = "score", duplicates: Any = "error", depth: Any
     if not isinstance(judged_only, (bool, np.bool_)):
         raise ParameterError(f"The 'judged_only' parameter of {func} must be True or False. Got {judged_only!r} "
                              "instead.")
+    if not isinstance(ties, str) or ties not in TIE_MODES:
+        raise ParameterError(f"The 'ties' parameter of {func} must be one of {', '.join(map(repr, TIE_MODES))}. "
+                             f"Got {ties!r} instead.")
     if context is not None and not isinstance(context, Mapping):
         raise ParameterError(f"The 'context' parameter of {func} must be a mapping (a dict of name -> value) or None. "
                              f"Got {type(context).__name__} instead.")
@@ -133,11 +137,15 @@ class Engine:
         source: str = "<run>",
         depth: int | None = None,
         judged_only: bool = False,
+        ties: str = "id",
     ) -> None:
         self.qrels = qrels
         self.metrics: list[Metric] = parse_metrics(metrics)
         check_ranking_metrics(self.metrics)
-        check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context)
+        check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
+                      ties=ties)
+        check_ties(self.metrics, ties, order=order, depth=depth, judged_only=judged_only)
+        self.ties = ties
         self.order = order
         self.duplicates = duplicates
         self.source = source
@@ -156,7 +164,21 @@ class Engine:
         ks = [m.k for m in self.metrics]
         cover = parse_metric(f"judged@{max(ks)}" if ks and None not in ks else "judged")
         self.coverage_metric = Metric(spec=cover.spec, params=cover.params, k=cover.k, text="\0judged")
-        self.all_metrics: list[Metric] = self.metrics + [self.coverage_metric]
+        # the tie rule of each metric (rankmeter.metrics.ties); ties="bounds" adds, per metric, its
+        # pessimistic and optimistic values as two hidden metrics (result.tie_bounds)
+        self.tie_bounds: dict[str, tuple[str, str]] = {}
+        self.tie_rule: dict[str, str] = {}
+        extra: list[Metric] = []
+        if ties == "bounds":
+            for m in self.metrics:
+                low, high = f"\0tie-low\0{m.text}", f"\0tie-high\0{m.text}"
+                self.tie_bounds[m.text] = (low, high)
+                self.tie_rule.update({low: "pessimistic", high: "optimistic"})
+                extra += [Metric(spec=m.spec, params=m.params, k=m.k, text=low),
+                          Metric(spec=m.spec, params=m.params, k=m.k, text=high)]
+        elif ties != "id":
+            self.tie_rule.update({m.text: ties for m in self.metrics})
+        self.all_metrics: list[Metric] = self.metrics + extra + [self.coverage_metric]
         self.reader_notes: tuple[str, ...] = tuple(qrels.notes) + fractional_grades_note(qrels.grades)
         # whether some kernel reads item codes: if none does, no item vocabulary is built for the run
         self.reads_items = any(m.spec.reads_items for m in self.all_metrics)
@@ -379,7 +401,8 @@ class Engine:
                      sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any], pa.Array]:
         """Join a built run with the judgments of its selected queries, then run the kernels."""
         batch, qids, _ = align(sub, run, sel_ids, self.context, items=self.reads_items)
-        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
+        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule,
+                                 scored=getattr(run, "order", "score") == "score")
         return values, states, qids
 
     def _no_values(self) -> dict[str, np.ndarray]:
@@ -509,7 +532,7 @@ class Engine:
         )
         batch.pos = pos  # type: ignore[misc]  (the cached positions, computed above)
         batch.lengths = lengths  # type: ignore[misc]
-        return compute(batch, self.all_metrics, self.depth, self.judged_only)
+        return compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule)
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
@@ -567,7 +590,7 @@ class Engine:
         if extra_ids:
             ids = ids.to_pylist() + list(extra_ids)
         batch, qids, _ = align(sub, run, ids if len(ids) else "qrels", self.context, items=self.reads_items)
-        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only)
+        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule)
         return qids, values, states
 
 

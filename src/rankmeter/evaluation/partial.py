@@ -28,7 +28,7 @@ from .compute import finalize
 if TYPE_CHECKING:
     from .core import Engine
 
-__all__ = ["ChunkOut", "Accumulator", "duplicate_notes", "smallest"]
+__all__ = ["ChunkOut", "Accumulator", "duplicate_notes", "smallest", "tie_notes"]
 
 
 def smallest(ids: Iterable[str], n: int = 3) -> list[str]:
@@ -44,6 +44,29 @@ def duplicate_notes(qrels_dropped: int, run_dropped: int) -> list[str]:
         out.append(f"{run_dropped} duplicate (query, item) run rows were removed by the duplicates policy")
     if qrels_dropped:
         out.append(f"{qrels_dropped} duplicate (query, item) judgments were removed by the duplicates policy")
+    return out
+
+
+def tie_notes(ties: str, values: Mapping[str, np.ndarray],
+              bounds: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> list[str]:
+    """What the tie rule did, in the result's notes: the rule, and under ``bounds`` how many queries
+    have a value that depends on the order of their tied scores, per metric.
+
+    >>> tie_notes("bounds", {"p@2": np.array([0.5, 1.0])}, {"p@2": (np.array([0.5, 0.5]), np.array([0.5, 1.0]))})[1]
+    'ties=bounds: p@2 depends on the order of tied scores in 1 of 2 queries (mean between 0.5 and 0.75; id rule 0.75)'
+    """
+    rule = {"average": "the expected value over the orders of each group of tied scores (McSherry and Najork 2008)",
+            "optimistic": "each group of tied scores ordered best grade first",
+            "pessimistic": "each group of tied scores ordered worst grade first",
+            "bounds": "values by the id rule (score, then item id), with result.tie_bounds giving the pessimistic "
+                      "and optimistic values"}[ties]
+    out = [f"ties={ties}: {rule}"]
+    for m, (lo, hi) in bounds.items():
+        n = int(np.count_nonzero(lo != hi))
+        mean = float(values[m].mean()) if len(values[m]) else float("nan")
+        out.append(f"ties=bounds: {m} depends on the order of tied scores in {n} of {len(lo)} "
+                   f"{'query' if len(lo) == 1 else 'queries'} (mean between {float(lo.mean()) if len(lo) else 0:.4g} "
+                   f"and {float(hi.mean()) if len(hi) else 0:.4g}; id rule {mean:.4g})")
     return out
 
 
@@ -141,6 +164,7 @@ class Accumulator:
         queries = C.take(qarr, ints(perm)).to_pylist() if len(qarr) else []
         corpus = finalize(e.metrics, self.states, e.context)
         judged_share = values.pop(e.coverage_metric.text)
+        bounds = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi) in e.tie_bounds.items()}
 
         # coverage, exactly as align() counts it over the whole run
         positive = e.positive
@@ -177,5 +201,7 @@ class Accumulator:
         )
         notes = list(e.reader_notes) + list(self.reader_notes) + coverage.notes()
         notes += duplicate_notes(e.qrels.dropped, self.dropped)
+        if e.ties != "id":
+            notes += tie_notes(e.ties, values, bounds)
         return Result(queries=queries, values=values, metrics=e.metrics, coverage=coverage,
-                      notes=notes, corpus=corpus)
+                      notes=notes, corpus=corpus, tie_values=bounds)

@@ -255,6 +255,14 @@ class MetricSpec:
     level: str = "query"
     merge: Callable[[Any, Any], Any] | None = None
     finalize: Callable[..., float] | None = None
+    # Tied scores (rankmeter.metrics.ties): the tie rules besides the id rule that this metric
+    # supports. "average" needs ``tie_average(view, **params)``, a closed form reading a
+    # TieView; "optimistic" and "pessimistic" need a value that never falls when a
+    # better-graded item moves up. ``ties_except``: parameter values with which a rule is not
+    # defined, e.g. ``{"average": {"norm": ("retrieved",)}}``.
+    ties: frozenset[str] = frozenset()
+    tie_average: Callable[..., Any] | None = None
+    ties_except: Mapping[str, Mapping[str, tuple[Any, ...]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.level not in ("query", "corpus"):
@@ -269,6 +277,10 @@ class MetricSpec:
             object.__setattr__(self, "trec_name", self.trec_names[0].name)
         if self.sql_aliases and self.sql_name is None:
             raise ValueError(f"{self.name}: sql_aliases without a sql_name")
+        if not self.ties <= {"average", "optimistic", "pessimistic"}:
+            raise ValueError(f"{self.name}: ties must be a subset of average, optimistic, pessimistic")
+        if ("average" in self.ties) != (self.tie_average is not None):
+            raise ValueError(f"{self.name}: ties='average' and a tie_average kernel go together")
 
     def param(self, name: str) -> Param | None:
         for p in self.params:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, TrecName, register
+from ..ties import TieView
 from ._common import REL, is_rel, n_relevant, top
 
 
@@ -23,7 +24,30 @@ def ap_kernel(b: Batch, rel: float, norm: str) -> np.ndarray:
         denom = nrel if b.k is None else np.minimum(nrel, b.k)
     else:  # retrieved
         denom = np.bincount(query, minlength=b.n_queries).astype(np.float64)
-    return np.divide(total, denom, out=np.zeros_like(total), where=denom > 0)
+    return cast(np.ndarray, np.divide(total, denom, out=np.zeros_like(total), where=denom > 0))
+
+
+def ap_average(v: TieView, rel: float, norm: str) -> np.ndarray:
+    """``ties="average"``: E[AP@k] in closed form (McSherry and Najork 2008, section 3, average
+    precision). At position j, t-th of a tied group of n rows holding r relevant ones, with R'
+    relevant rows in the groups above, the row is relevant with probability r/n and then the
+    expected number of relevant rows up to j is R' + 1 + (t - 1)(r - 1)/(n - 1); AP sums
+    P(relevant at j) E[relevant up to j | relevant at j] / j. ``norm=retrieved`` divides by a
+    random count and is not offered.
+    """
+    full, g = v.full, v.groups
+    r = g.count(full.relevant(rel))
+    above = v.before_in_query(r)[g.gid]
+    n_row, r_row = g.size[g.gid].astype(np.float64), r[g.gid]
+    t = (full.pos - g.before[g.gid]).astype(np.float64)
+    rest = np.divide((t - 1) * np.maximum(r_row - 1, 0), n_row - 1, out=np.zeros(len(t)), where=n_row > 1)
+    terms = (r_row / n_row) * (above + 1 + rest) / full.pos
+    total = full.seg_sum(np.where(v.in_top() & (r_row > 0), terms, 0.0))
+    b = v.b
+    nrel = b.n_rel(rel)
+    denom = nrel if (norm == "relevant" or b.k is None) else np.minimum(nrel, b.k)
+    out: np.ndarray = np.divide(total, denom, out=np.zeros_like(total), where=denom > 0)
+    return out
 
 
 def ap_reference(
@@ -61,6 +85,8 @@ register(
             "items found in the top k (python-recsys, the ranking-metrics guide)."
         ),
         kernel=ap_kernel,
+        ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=ap_average,
+        ties_except={mode: {"norm": ("retrieved",)} for mode in ("average", "optimistic", "pessimistic")},
         reference=ap_reference,
         params=(
             REL,

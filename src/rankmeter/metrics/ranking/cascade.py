@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -10,6 +10,7 @@ from ..._errors import ParameterError
 from .. import _segments as S
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, register
+from ..ties import TieView
 from ._common import REL, is_rel, top
 
 PERSISTENCE = Param("p", float, 0.8, "persistence: probability of looking at the next item",
@@ -23,6 +24,19 @@ def rbp_kernel(b: Batch, rel: float, p: float, residual: bool) -> np.ndarray:
     # weight of unjudged items in the list plus everything below its depth
     depth = b.lengths if b.k is None else np.full(b.n_queries, b.k)
     return b.seg_sum(np.where(b.judged, 0.0, w)) + np.power(p, depth.astype(np.float64))
+
+
+def rbp_average(v: TieView, rel: float, p: float, residual: bool) -> np.ndarray:
+    """``ties="average"``: E[RBP], each position's weight (1 - p) p^(i-1) times its tied group's share
+    of relevant (or, for the residual, unjudged) rows: linearity of expectation, as McSherry and
+    Najork (2008) use for DCG."""
+    full = v.full
+    w = (1.0 - p) * np.power(p, full.pos - 1.0)
+    if not residual:
+        return v.expected_sum(full.relevant(rel), w)
+    b = v.b
+    depth = b.lengths if b.k is None else np.full(b.n_queries, b.k)
+    return v.expected_sum(~full.judged, w) + np.power(p, depth.astype(np.float64))
 
 
 def rbp_reference(
@@ -50,6 +64,8 @@ register(
             "so RBP lies in [rbp, rbp + residual] whatever the unjudged items are."
         ),
         kernel=rbp_kernel,
+        ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=rbp_average,
+        ties_except={"optimistic": {"residual": (True,)}, "pessimistic": {"residual": (True,)}},
         reference=rbp_reference,
         params=(REL, PERSISTENCE, Param("residual", bool, False, "return the residual instead of RBP")),
         aliases={"rank_biased_precision": {}},
@@ -76,7 +92,7 @@ def _cumprod_before(values: np.ndarray, offsets: np.ndarray, pos: np.ndarray) ->
         seg = S.row_segments(offsets)
         grid[seg, pos] = values  # column j holds the value at rank j; column 0 stays 1
         prod = np.cumprod(grid, axis=1)
-        return prod[seg, pos - 1]
+        return cast(np.ndarray, prod[seg, pos - 1])
     for q in range(n_q):  # very uneven lengths: segment by segment
         a, b = offsets[q], offsets[q + 1]
         if b > a:
@@ -139,6 +155,7 @@ register(
             "grades of 1024 and more do not overflow."
         ),
         kernel=err_kernel,
+        ties=frozenset({"optimistic", "pessimistic"}),  # a better grade moved up never lowers ERR
         reference=err_reference,
         params=(Param("max_grade", float, None, "top grade of the scale, at least the highest judged grade "
                       "(default: the highest judged grade)", low=0),),

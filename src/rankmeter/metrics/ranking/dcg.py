@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -11,6 +11,7 @@ from ..._errors import InputError
 from .. import _segments as S
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, TrecName, register
+from ..ties import TieView
 from ._common import top
 
 GAIN = Param("gain", str, "linear", "gain of a grade g: linear = g, exp = 2^g - 1 (ndcg: any grade; dcg: "
@@ -104,7 +105,32 @@ def ndcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
     if ideal is None:
         ideal = b._cache[key] = _refuse_overflow(_idcg(b, gain, discount, shift), b, "ndcg", gain)
     d = _dcg(b, gain, discount, shift)
-    return np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0)
+    return cast(np.ndarray, np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0))
+
+
+def _e_dcg(v: TieView, gain: str, discount: str, shift: np.ndarray | None = None) -> np.ndarray:
+    """E[DCG@k] over the orders of the tied groups: each position's discount times the mean gain of
+    its group (McSherry and Najork 2008, section 3, DCG; scikit-learn's ``_tie_averaged_dcg``)."""
+    full = v.full
+    row_shift = 0.0 if shift is None else np.repeat(shift, full.lengths)
+    g = np.where(full.judged, _gain(full.grade, gain, row_shift), 0.0)
+    return v.expected_sum(g, _discount(full.pos, discount))
+
+
+def dcg_average(v: TieView, gain: str, discount: str) -> np.ndarray:
+    """``ties="average"``: E[DCG@k] (McSherry and Najork 2008, section 3)."""
+    return _refuse_overflow(_e_dcg(v, gain, discount), v.b, "dcg", gain)
+
+
+def ndcg_average(v: TieView, gain: str, discount: str) -> np.ndarray:
+    """``ties="average"``: E[DCG@k] / IDCG@k, the ideal not depending on the order (McSherry and
+    Najork 2008, section 3; scikit-learn's ``ndcg_score`` with ``ignore_ties=False``)."""
+    b = v.b
+    shift = _shift(b, gain)
+    ideal = _refuse_overflow(_idcg(b, gain, discount, shift), b, "ndcg", gain)
+    d = _e_dcg(v, gain, discount, shift)
+    out: np.ndarray = np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0)
+    return out
 
 
 def _ref_gain(g: float, gain: str) -> float:
@@ -148,6 +174,7 @@ register(
         citation="Järvelin & Kekäläinen, TOIS 20(4) 2002, doi:10.1145/582415.582418; Burges et al., ICML 2005.",
         convention="Linear gain and 1/log2(i+1) by default (trec_eval); negative and unjudged grades gain 0.",
         kernel=dcg_kernel,
+        ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=dcg_average,
         reference=dcg_reference,
         params=(GAIN, DISCOUNT),
         aliases={"dcg_burges": {"gain": "exp"}, "dcg_jarvelin": {"discount": "jarvelin"}},
@@ -180,6 +207,7 @@ register(
             "ranking is built from all judged items, retrieved or not; 0 when it has no gain."
         ),
         kernel=ndcg_kernel,
+        ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=ndcg_average,
         reference=ndcg_reference,
         params=(GAIN, DISCOUNT),
         aliases={"ndcg_burges": {"gain": "exp"}, "ndcg_jarvelin": {"discount": "jarvelin"}, "ndcg_cut": {}},

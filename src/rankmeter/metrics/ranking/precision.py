@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, TrecName, register
+from ..ties import TieView, hypergeom_none
 from ._common import REL, is_rel, n_relevant, top
 
 _H = ("ranking", "binary")
@@ -20,6 +21,11 @@ _S3_RANK = ("A", "B", "C", "D", "G", "E", "F")
 _S3_REL = {"A": 1.0, "C": 1.0, "F": 1.0, "G": 1.0}
 
 
+# Tie rules (rankmeter.metrics.ties): every metric here is monotone in the grade at each position
+_ORDERED = frozenset({"optimistic", "pessimistic"})
+_ALL_TIES = frozenset({"average", "optimistic", "pessimistic"})
+
+
 def _hits(b: Batch, rel: float) -> np.ndarray:
     _rows, query, _rank = b.relevant_rows(rel)
     return np.bincount(query, minlength=b.n_queries).astype(np.float64)
@@ -27,7 +33,7 @@ def _hits(b: Batch, rel: float) -> np.ndarray:
 
 def _safe_div(a: np.ndarray, d: np.ndarray) -> np.ndarray:
     d = np.asarray(d, dtype=np.float64)
-    return np.divide(a, d, out=np.zeros(np.broadcast(a, d).shape), where=d > 0)
+    return cast(np.ndarray, np.divide(a, d, out=np.zeros(np.broadcast(a, d).shape), where=d > 0))
 
 
 def _precision(b: Batch, rel: float, norm: str) -> np.ndarray:
@@ -39,6 +45,24 @@ def _precision(b: Batch, rel: float, norm: str) -> np.ndarray:
 
 def p_kernel(b: Batch, rel: float, norm: str) -> np.ndarray:
     return _precision(b, rel, norm)
+
+
+def _e_hits(v: TieView, rel: float) -> np.ndarray:
+    """Expected hits within the cutoff under ``ties="average"``: each position holds, on average, its
+    tied group's share of relevant items (McSherry and Najork 2008, eq. for precision at k)."""
+    return v.expected_sum(v.full.relevant(rel))
+
+
+def _e_precision(v: TieView, rel: float, norm: str) -> np.ndarray:
+    h, b = _e_hits(v, rel), v.b
+    if b.k is None or norm == "retrieved":
+        return _safe_div(h, b.lengths)
+    return h / b.k
+
+
+def p_average(v: TieView, rel: float, norm: str) -> np.ndarray:
+    """E[P@k] = E[hits@k] / k (McSherry and Najork 2008, section 3: precision at k)."""
+    return _e_precision(v, rel, norm)
 
 
 def p_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, norm: str) -> float:
@@ -62,6 +86,7 @@ register(
             "Without a cutoff: relevant retrieved / retrieved."
         ),
         kernel=p_kernel,
+        ties=_ALL_TIES, tie_average=p_average,
         reference=p_reference,
         params=(REL, Param("norm", str, "k", "denominator: k or retrieved", choices=("k", "retrieved"))),
         aliases={"precision": {}, "set_p": {"norm": "retrieved"}},
@@ -84,6 +109,11 @@ def r_kernel(b: Batch, rel: float) -> np.ndarray:
     return _safe_div(_hits(b, rel), b.n_rel(rel))
 
 
+def r_average(v: TieView, rel: float) -> np.ndarray:
+    """E[R@k] = E[hits@k] / R (McSherry and Najork 2008, section 3: recall at k)."""
+    return _safe_div(_e_hits(v, rel), v.b.n_rel(rel))
+
+
 def r_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
     nrel = n_relevant(qrels, rel)
     return sum(is_rel(qrels, d, rel) for d in top(ranking, k)) / nrel if nrel else 0.0
@@ -99,6 +129,7 @@ register(
         citation="trec_eval's recall; Apache Hivemall's Recall@k.",
         convention="0 for a query without relevant items.",
         kernel=r_kernel,
+        ties=_ALL_TIES, tie_average=r_average,
         reference=r_reference,
         params=(REL,),
         aliases={"recall": {}},
@@ -118,6 +149,15 @@ register(
 def f_kernel(b: Batch, rel: float, beta: float) -> np.ndarray:
     p = _precision(b, rel, "k")
     r = r_kernel(b, rel)
+    b2 = beta * beta
+    return _safe_div((1 + b2) * p * r, b2 * p + r)
+
+
+def f_average(v: TieView, rel: float, beta: float) -> np.ndarray:
+    """E[F@k]: F = (1 + beta^2) hits / (beta^2 R + k) is linear in hits, so its expectation is F of the
+    expected hits (McSherry and Najork 2008, section 3: F-measure)."""
+    p = _e_precision(v, rel, "k")
+    r = r_average(v, rel)
     b2 = beta * beta
     return _safe_div((1 + b2) * p * r, b2 * p + r)
 
@@ -158,6 +198,11 @@ def hits_kernel(b: Batch, rel: float) -> np.ndarray:
     return _hits(b, rel)
 
 
+def hits_average(v: TieView, rel: float) -> np.ndarray:
+    """E[hits@k] (linearity of expectation, as for precision in McSherry and Najork 2008)."""
+    return _e_hits(v, rel)
+
+
 def hits_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
     return float(sum(is_rel(qrels, d, rel) for d in top(ranking, k)))
 
@@ -171,6 +216,7 @@ register(
         formula=r"hits@k = |\{i \le k : rel_i \ge rel\}|",
         citation="ranx hits.",
         kernel=hits_kernel,
+        ties=_ALL_TIES, tie_average=hits_average,
         reference=hits_reference,
         params=(REL,),
         aliases={},
@@ -191,6 +237,7 @@ register(
         formula=r"num\_rel\_ret = |\{i : rel_i \ge rel\}|",
         citation="trec_eval num_rel_ret.",
         kernel=hits_kernel,
+        ties=_ALL_TIES, tie_average=hits_average,
         reference=hits_reference,
         params=(REL,),
         bounds=(0.0, np.inf),
@@ -206,6 +253,19 @@ def success_kernel(b: Batch, rel: float) -> np.ndarray:
     return (_hits(b, rel) > 0).astype(np.float64)
 
 
+def success_average(v: TieView, rel: float) -> np.ndarray:
+    """E[success@k] = 1 - P(no relevant item in the top k): of each tied group the cutoff keeps m of
+    its n positions, and m rows drawn from n holding r relevant miss them all with probability
+    C(n - r, m) / C(n, m) (hypergeometric; the groups' orders are independent).
+    Derived here in the manner of McSherry and Najork (2008), who treat precision, recall, F,
+    AP, RR and DCG."""
+    g = v.groups
+    none = hypergeom_none(g.size, g.count(v.full.relevant(rel)).astype(np.int64), v.group_top())
+    miss = np.ones(v.n_queries)
+    np.multiply.at(miss, g.query, none)
+    return 1.0 - miss
+
+
 def success_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
     return 1.0 if any(is_rel(qrels, d, rel) for d in top(ranking, k)) else 0.0
 
@@ -219,6 +279,7 @@ register(
         formula=r"success@k = [\exists i \le k : rel_i \ge rel]",
         citation="trec_eval success; ranx hit_rate.",
         kernel=success_kernel,
+        ties=_ALL_TIES, tie_average=success_average,
         reference=success_reference,
         params=(REL,),
         aliases={"hit_rate": {}, "hitrate": {}},
@@ -349,6 +410,7 @@ register(
         formula=r"Rprec = |\{i \le R : rel_i \ge rel\}| / R",
         citation="trec_eval Rprec; Buckley & Voorhees (2000).",
         kernel=rprec_kernel,
+        ties=_ORDERED,
         reference=rprec_reference,
         params=(REL,),
         aliases={"r-precision": {}, "r_precision": {}},

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..batch import Batch
 from ..registry import Example, MetricSpec, register
+from ..ties import TieView, first_hit_reciprocal
 from ._common import REL, is_rel, top
 
 
@@ -17,6 +18,20 @@ def rr_kernel(b: Batch, rel: float) -> np.ndarray:
     lead = np.ones(len(rows), dtype=bool)  # the first relevant row of its query
     lead[1:] = query[1:] != query[:-1]
     out[query[lead]] = 1.0 / rank[lead]
+    return out
+
+
+def rr_average(v: TieView, rel: float) -> np.ndarray:
+    """``ties="average"``: E[RR@k] (McSherry and Najork 2008, section 3, reciprocal rank). Only the
+    first tied group holding a relevant row matters: with b rows above it, n rows and r relevant
+    ones, its first relevant row is its j-th with probability C(n - j, r - 1) / C(n, r), so
+    E[RR@k] = sum over j with b + j <= k of that probability / (b + j)."""
+    g = v.groups
+    r = g.count(v.full.relevant(rel)).astype(np.int64)
+    has = r > 0
+    first = has & (v.before_in_query(has.astype(np.float64)) == 0)
+    out = np.zeros(v.n_queries)
+    out[g.query[first]] = first_hit_reciprocal(g.before[first], g.size[first], r[first], v.group_top()[first])
     return out
 
 
@@ -36,6 +51,7 @@ register(
         formula=r"RR@k = 1 / \min\{i \le k : rel_i \ge rel\}",
         citation="Voorhees, TREC-8 QA track (1999); trec_eval recip_rank.",
         kernel=rr_kernel,
+        ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=rr_average,
         reference=rr_reference,
         params=(REL,),
         aliases={"mrr": {}, "recip_rank": {}, "reciprocal_rank": {}},
