@@ -22,11 +22,12 @@ import pyarrow as pa
 from .._errors import ParameterError
 from ..data import Qrels
 from ..data.ids import as_string_array, encode, union_vocab
+from ..metrics.beyond import train_items
 
 __all__ = ["context_from_train", "user_item_ids", "CONTEXT_KEYS"]
 
 CONTEXT_KEYS = ("popularity", "popularity_interactions", "n_users", "n_interactions", "catalog", "all_items",
-                "features", "categories")
+                "features", "categories", "train_items", "test_items")
 
 
 def user_item_ids(data: Any, user: str | None = None, item: str | None = None) -> tuple[pa.Array, pa.Array]:
@@ -61,6 +62,12 @@ def context_from_train(
     * ``n_users``, ``n_interactions``: training users and rows;
     * ``catalog``: the items that can be recommended: the training items, or ``catalog``;
     * ``all_items``: training and test items, when ``test`` is given;
+    * ``train_items``: each user's distinct training items, as ``(user ids, item ids)`` pairs
+      (:func:`rankmeter.metrics.beyond.train_items`; ``pop_lift``, ``miscalibration``, ``pop_rsp``);
+    * ``test_items``: each user's relevant test items, when ``test`` is given (``pop_reo``,
+      ``exposure_gap(target=relevant)``): every test interaction, or of a :class:`~rankmeter.Qrels`
+      the items with a grade > 0 (to apply a rating threshold, pass the test rows above it, or
+      set ``context["test_items"]`` yourself);
     * ``features``: ``(item ids, matrix)`` from ``item_features`` (a mapping item -> vector,
       an ``(ids, matrix)`` pair, or a pandas DataFrame indexed by item);
     * ``categories``: ``{item id: frozenset of labels}`` from ``categories``.
@@ -87,9 +94,14 @@ def context_from_train(
     if catalog is not None:
         cat = as_string_array(list(catalog) if not isinstance(catalog, (pa.Array, np.ndarray)) else catalog)
         ctx["catalog"] = union_vocab(cat)
+    ctx["train_items"] = train_items(pa.table({"user": users, "item": items}), user="user", item="item")
     if test is not None:
-        _, titems = user_item_ids(test, user, item)
+        tusers, titems = user_item_ids(test, user, item)
         ctx["all_items"] = union_vocab(ivocab, titems)
+        if isinstance(test, Qrels):  # judged items: the relevant ones only
+            keep = pa.array(test.grades > 0)
+            tusers, titems = tusers.filter(keep), titems.filter(keep)
+        ctx["test_items"] = train_items(pa.table({"user": tusers, "item": titems}), user="user", item="item")
     if item_features is not None:
         ctx["features"] = _features(item_features)
     if categories is not None:

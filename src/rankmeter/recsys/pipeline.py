@@ -411,10 +411,8 @@ def experiment(
             from ..metrics.unbiased.propensities import read_propensities
 
             ctx["propensity"] = read_propensities(propensities)
-        # each user's profile (pop_lift, miscalibration, PopRSP) and relevant test items (PopREO)
-        from ..metrics.beyond import train_items
-
-        ctx["train_items"] = train_items(train)
+        # each user's profile (pop_lift, miscalibration, PopRSP: context_from_train's train_items) and
+        # relevant test items (PopREO): those above the relevance threshold
         pos = qrels.grades > 0
         ctx["test_items"] = (qrels.query_ids.take(pa.array(qrels.row_queries()[pos])),
                              qrels.item_ids.take(pa.array(qrels.items[pos])))
