@@ -22,8 +22,9 @@ context key                 meaning
 
 Item tables are a mapping ``{item: value}`` or a pair ``(ids, values)`` (values a 1-D
 array, or a 2-D matrix for features). :func:`rankmeter.beyond.context_from_train`
-builds them all from training interactions; :func:`train_items` builds ``train_items``
-and ``test_items`` (``(user ids, item ids)`` pairs) from training or test interactions.
+builds them all from training interactions (``test_items`` and ``all_items`` when given the
+test ones too); :func:`train_items` builds ``train_items`` and ``test_items`` (``(user ids,
+item ids)`` pairs) from training or test interactions on their own.
 
 Per-user metrics (novelty, ARP, ILD, serendipity) are ``level="query"``: one value
 per user, and the mean. Whole-corpus metrics (catalog and user coverage,
