@@ -82,6 +82,11 @@ class _Bar:
               help="Cut every ranking to its first N items before every metric (trec_eval -M).")
 @click.option("--judged-only", "-J", is_flag=True,
               help="Remove unjudged items (and negative grades) from every ranking first (trec_eval -J).")
+@click.option("--ties", type=click.Choice(["id", "average", "optimistic", "pessimistic"]), default="id",
+              show_default=True,
+              help="How tied scores are ordered: id (item id descending, trec_eval's rule); average (expected "
+                   "value over the orders of each tied group, McSherry and Najork 2008); optimistic / "
+                   "pessimistic (best / worst grade first).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "json", "csv"]), default="table",
               show_default=True, help="Output on stdout (with --group-by, csv prints the means per group).")
 @click.option("--details", is_flag=True, help="json: add effect sizes, methods, settings and notes.")
@@ -103,7 +108,7 @@ class _Bar:
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None,
             tests: tuple[str, ...], correction: str, family: str, pairs: str, alpha: float, confidence: float,
             interval: str, resamples: int, seed: int, queries: str, depth: int | None, judged_only: bool,
-            fmt: str, details: bool, overlap: bool,
+            ties: str, fmt: str, details: bool, overlap: bool,
             html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str,
             query_column: str | None, item_column: str | None, score_column: str | None,
             grade_column: str | None, rank_column: str | None, group_by: str | None,
@@ -158,7 +163,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
         cmp = compare(q, loaded, parsed, baseline=baseline, test=list(tests), correction=correction,
                       alpha=alpha, confidence=confidence, n_resamples=resamples, seed=seed, pairs=pairs,
                       queries=queries, family=family, interval=interval, progress=bar, depth=depth,
-                      judged_only=judged_only, overlap=overlap)
+                      judged_only=judged_only, overlap=overlap, ties=ties)
         views = None
         if group_by is not None:
             from ..compare.groups import compare_by_group

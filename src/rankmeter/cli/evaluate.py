@@ -53,6 +53,12 @@ def _metric_help() -> str:
 @click.option("--judged-only", "-J", is_flag=True,
               help="Remove unjudged items (and items judged with a negative grade) from every ranking first "
                    "(trec_eval -J); labelled in the output.")
+@click.option("--ties", type=click.Choice(["id", "average", "optimistic", "pessimistic", "bounds"]), default="id",
+              show_default=True,
+              help="How tied scores are ordered: id (item id descending, trec_eval's rule); average (the expected "
+                   "value over the orders of each tied group, McSherry and Najork 2008, as scikit-learn's "
+                   "ndcg_score); optimistic / pessimistic (best / worst grade first); bounds (the id rule's values, "
+                   "and the notes say how far the tie order moves each metric).")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
               help="Stream the run in query-grouped chunks of about this many rows (bounded memory).")
 @click.option("--propensity", "propensity_file", type=click.Path(dir_okay=False), default=None,
@@ -62,7 +68,7 @@ def _metric_help() -> str:
 @subtopics_option
 @group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
-            order: str, duplicates: str, depth: int | None, judged_only: bool, chunk_rows: int | None,
+            order: str, duplicates: str, depth: int | None, judged_only: bool, ties: str, chunk_rows: int | None,
             propensity_file: str | None, group_by: str | None,
             query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
@@ -91,11 +97,15 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
         read_groups(group_by, option="--group-by")
     named = named_runs(runs, notes)
-    parsed, metric_notes = parse_metric_list(metrics)
+    parsed, metric_notes = parse_metric_list(metrics, spellings=True)  # keyed by the text written (README)
     notes += metric_notes
     for line in notes:
         note(line)
     _check_propensity_sources(parsed)
+    if ties != "id":  # refused by name before any file is read
+        from ..metrics.ties import check_ties
+
+        check_ties(parsed, ties, order=order, depth=depth, judged_only=judged_only)
     columns = {"query": query_column, "item": item_column, "score": score_column, "rank": rank_column}
     ahead = None  # the first run file, read ahead while the judgments load
     if chunk_rows is None and named:
@@ -124,7 +134,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
             res = evaluate_stream(q, path, parsed, chunk_rows=chunk_rows, queries=queries, order=order,
                                   duplicates=duplicates, query=query_column, item=item_column, score=score_column,
-                                  rank=rank_column, depth=depth, judged_only=judged_only, context=context)
+                                  rank=rank_column, depth=depth, judged_only=judged_only, context=context, ties=ties)
         else:
             from ..engines.memory import evaluate_file
             from ..evaluate import check_ranking_metrics, evaluate
@@ -138,14 +148,15 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
                 res = evaluate_stream(q, path, parsed, chunk_rows=100_000, queries=queries, order=order,
                                       duplicates=duplicates,
                                       query=query_column, item=item_column, score=score_column, rank=rank_column,
-                                      depth=depth, judged_only=judged_only, context=context)
+                                      depth=depth, judged_only=judged_only, context=context, ties=ties)
             elif order == "given" or path == "-":
                 r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                              score=score_column, rank=rank_column)
-                res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only, context=context)
+                res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only, context=context,
+                               ties=ties)
             else:  # a file: read and evaluated in chunks of whole queries, on both cores
                 engine = Engine(q, parsed, queries=queries, context=context, order=order, duplicates=duplicates,
-                                depth=depth, judged_only=judged_only)
+                                depth=depth, judged_only=judged_only, ties=ties)
                 blocks, ahead = ahead, None
                 res = evaluate_file(engine, path, columns=columns, blocks=blocks)
         prefix = f"{name}: " if len(named) > 1 else ""

@@ -38,6 +38,7 @@ def compare(
     depth: int | None = None,
     judged_only: bool = False,
     overlap: bool | float = False,
+    ties: str = "id",
 ) -> Comparison:
     """Evaluate several runs on one query set and compare them with paired tests.
 
@@ -60,6 +61,8 @@ def compare(
     ``"qrels"`` (every judged query), ``"common"`` (judged queries present in every
     run) or a list of ids. ``progress(task, done, total)`` is called during long work.
     ``depth`` and ``judged_only``: as :func:`rankmeter.evaluate` (trec_eval ``-M``, ``-J``).
+    ``ties``: the tie rule, as :func:`rankmeter.evaluate` (``"id"``, ``"average"``,
+    ``"optimistic"``, ``"pessimistic"``; ``"bounds"`` is :func:`rankmeter.evaluate`'s only).
     ``overlap``: True (p = 0.9) or a persistence ``p`` in (0, 1) adds the mean
     extrapolated RBO between the rankings of each compared pair of runs over the
     compared queries both have (``Comparison.overlap``; runs given as rankings only).
@@ -73,7 +76,11 @@ def compare(
     from . import stages as S
     from .comparison import Comparison, Settings
 
-    check_options(depth=depth, judged_only=judged_only, func="compare")
+    check_options(depth=depth, judged_only=judged_only, func="compare", ties=ties)
+    if ties == "bounds":
+        raise ParameterError("The 'ties' parameter of compare must be 'id', 'average', 'optimistic' or 'pessimistic' "
+                             "(a comparison tests one value per query; rankmeter.evaluate(..., ties='bounds') gives "
+                             "the bounds). Got 'bounds' instead.")
     rbo_p = S._overlap_p(overlap)
     plan = S.check_settings(test, correction, alpha, confidence, interval, n_resamples, seed, pairs, family, queries,
                           exact_max_n)
@@ -94,7 +101,8 @@ def compare(
 
     ev = S.Evaluated(missing={n: 0 for n in names})
     if ranked:
-        S.evaluate_runs(qrels, ranked, metric_objs, queries, progress, ev, depth=depth, judged_only=judged_only)
+        S.evaluate_runs(qrels, ranked, metric_objs, queries, progress, ev, depth=depth, judged_only=judged_only,
+                        ties=ties)
     elif not isinstance(queries, str):
         ev.master = [str(x) for x in queries]
     labels = S.collect_results(given, metric_texts, ev)

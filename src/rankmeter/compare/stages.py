@@ -228,7 +228,7 @@ class Evaluated:
 
 def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[Any], queries: Any,
                   progress: ProgressFn | None, out: Evaluated, depth: int | None = None,
-                  judged_only: bool = False) -> None:
+                  judged_only: bool = False, ties: str = "id") -> None:
     """Evaluate every run given as a ranking on one master query list (into ``out``)."""
     from ..data import Qrels
     from ..evaluate import evaluate
@@ -241,6 +241,10 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
     if judged_only:
         notes.append("judged only: unjudged items (and items with a negative grade) were removed from every ranking "
                      "before every metric (trec_eval -J); not comparable with evaluations of the full rankings")
+    if ties != "id":
+        notes.append(f"ties={ties}: tied scores were not ordered by item id but "
+                     + ("averaged over their orders (McSherry and Najork 2008)" if ties == "average"
+                        else f"{'best' if ties == 'optimistic' else 'worst'} grade first"))
     if qrels is None:
         raise ParameterError("The 'qrels' parameter of compare is required when runs are rankings. Got None instead.")
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels)
@@ -279,7 +283,7 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
         raise InputError("no query to compare on: the judgments have no query with a relevant item"
                          if policy == "judged" else "no query to compare on", source="qrels")
     for i, (n, _) in enumerate(ranked):
-        res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only)
+        res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only, ties=ties)
         cov = res.coverage
         if cov is not None:  # per-run lines; "no relevant item" is about the qrels: said once above
             out.missing[n] = cov.missing_from_run

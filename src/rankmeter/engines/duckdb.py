@@ -235,6 +235,7 @@ def evaluate(
     judged_only: bool = False,
     subtopics: bool = False,
     subtopic: str | None = None,
+    ties: str = "id",
 ) -> Result:
     """Evaluate a run stored in DuckDB against judgments stored in DuckDB (or given in Python).
 
@@ -243,7 +244,7 @@ def evaluate(
     detected (``query``/``user_id``..., ``item``/``doc``..., ``score``, ``grade``/
     ``rel``...) or named with ``query=``, ``item=``, ``score=``, ``grade=``. The result
     equals ``rankmeter.evaluate``'s on the same rows (same tie rule, same coverage);
-    ``depth`` and ``judged_only`` as there. ``subtopics=True`` (or a column named by
+    ``depth``, ``judged_only`` and ``ties`` as there. ``subtopics=True`` (or a column named by
     ``subtopic=``): judgments by subtopic, for the intent-aware metrics (docs/intent.md).
 
     ``grouped``: None (default) reads the run in scan order (DuckDB keeps insertion
@@ -330,7 +331,7 @@ def evaluate(
         return evaluate_batches(q, first, metrics, queries=queries, context=context, chunk_rows=chunk_rows,
                                 grouped=True if again is None else None, regroup=again, duplicates=duplicates,
                                 total_rows=int(total), progress=progress, workers=workers, source="<duckdb run>",
-                                depth=depth, judged_only=judged_only)
+                                depth=depth, judged_only=judged_only, ties=ties)
     finally:
         for r in opened:
             _close(r)

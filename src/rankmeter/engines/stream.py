@@ -503,6 +503,7 @@ def evaluate_batches(
     source: str = "<batches>",
     depth: int | None = None,
     judged_only: bool = False,
+    ties: str = "id",
 ) -> Result:
     """Evaluate a run given as a stream of Arrow record batches (e.g. from DuckDB).
 
@@ -517,7 +518,7 @@ def evaluate_batches(
     src = _BatchSource(batches, cols, total_rows=total_rows, source=source, regroup=regroup)
     return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=chunk_rows, grouped=grouped,
                      order=order, duplicates=duplicates, progress=progress, workers=workers, tmp_dir=tmp_dir,
-                     depth=depth, judged_only=judged_only)
+                     depth=depth, judged_only=judged_only, ties=ties)
 
 
 def evaluate_stream(
@@ -541,6 +542,7 @@ def evaluate_stream(
     tmp_dir: str | os.PathLike[str] | None = None,
     depth: int | None = None,
     judged_only: bool = False,
+    ties: str = "id",
 ) -> Result:
     """Evaluate a run file in bounded memory; the result equals :func:`rankmeter.evaluate`'s.
 
@@ -567,7 +569,7 @@ def evaluate_stream(
     src = _open_source(run, format, order, {"query": query, "item": item, "score": score, "rank": rank})
     return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=int(chunk_rows),
                      grouped=grouped, order=order, duplicates=duplicates, progress=progress, workers=workers,
-                     tmp_dir=tmp_dir, depth=depth, judged_only=judged_only)
+                     tmp_dir=tmp_dir, depth=depth, judged_only=judged_only, ties=ties)
 
 
 class _Prefetch:
@@ -812,15 +814,15 @@ def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
 
 def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,
               grouped: bool | None, order: str, duplicates: str, progress: bool | None, workers: int | None,
-              tmp_dir: Any, depth: int | None = None, judged_only: bool = False) -> Result:
+              tmp_dir: Any, depth: int | None = None, judged_only: bool = False, ties: str = "id") -> Result:
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
-                  func="evaluate_stream")
+                  func="evaluate_stream", ties=ties)
     if tmp_dir is not None and not os.path.isdir(tmp_dir):  # checked before any work, not after it
         raise ParameterError(f"The 'tmp_dir' parameter of evaluate_stream must be an existing folder. Got "
                              f"{str(tmp_dir)!r} instead.")
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels, duplicates=duplicates)
     engine = Engine(q, metrics, queries=queries, context=context, order=order, duplicates=duplicates,
-                    source=src.source, depth=depth, judged_only=judged_only)
+                    source=src.source, depth=depth, judged_only=judged_only, ties=ties)
     if workers is None:
         workers = max(1, min(2, os.cpu_count() or 1))
     if progress is None:

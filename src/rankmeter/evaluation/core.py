@@ -400,9 +400,13 @@ class Engine:
     def _compute_run(self, sub: Qrels, run: Run,
                      sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any], pa.Array]:
         """Join a built run with the judgments of its selected queries, then run the kernels."""
+        run_order = getattr(run, "order", "score")
+        if self.tie_rule and run_order == "rank":
+            raise ParameterError(f"ties={self.ties!r} applies to runs ranked by score; this run is ranked by its rank "
+                                 "column (order='rank'), where there are no tied scores to break")
         batch, qids, _ = align(sub, run, sel_ids, self.context, items=self.reads_items)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule,
-                                 scored=getattr(run, "order", "score") == "score")
+                                 scored=run_order == "score")
         return values, states, qids
 
     def _no_values(self) -> dict[str, np.ndarray]:

@@ -267,6 +267,7 @@ def experiment(
     timestamp: Any = None,
     progress: bool = False,
     console: "Console | None" = None,
+    ties: str = "id",
 ) -> ExperimentResult:
     """Run the whole recommender evaluation loop (see the module docstring for the stages).
 
@@ -289,7 +290,10 @@ def experiment(
     ``propensities``: observation propensities per (user, item), read by the unbiased metrics with
     ``propensity=given`` (``snips_recall(propensity=given)@10``): a file or table with user, item and
     propensity columns (:func:`rankmeter.metrics.unbiased.propensities.read_propensities`).
-    ``progress``: show a progress bar per stage on stderr.
+    ``progress``: show a progress bar per stage on stderr. ``ties``: how tied scores (common from
+    popularity-like recommenders) are ordered, as in :func:`rankmeter.evaluate`: ``"id"`` (default),
+    ``"average"``, ``"optimistic"``, ``"pessimistic"`` or ``"bounds"``; metrics the rule is not
+    defined for are refused by name before any work.
     """
     # (the stages' modules load here, not with ``import rankmeter``)
     from ..data import Qrels, Run
@@ -303,6 +307,9 @@ def experiment(
     from .validation import Validation, validate_recommendations
 
     k = check_k(k, "experiment")
+    from ..evaluation import check_options
+
+    check_options(ties=ties, func="experiment")
     if catalog not in ("train", "all"):
         raise ParameterError(f"The 'catalog' parameter of experiment must be 'train' or 'all'. Got {catalog!r} "
                              "instead.")
@@ -457,6 +464,12 @@ def experiment(
                                      f"metric names. Got {metrics!r} instead.")
             metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
         parsed = parse_metrics(metric_list)
+        if ties != "id":
+            from ..metrics.ties import check_ties
+
+            check_ties(parsed, ties, func="experiment")
+            notes.append(f"ties={ties}: tied scores ordered by the {ties} rule, not by item id "
+                         "(rankmeter.evaluate's ties)")
         texts = tuple(m.text for m in parsed)
         profiled = [m.text for m in parsed if m.spec.name in _PROFILE_METRICS]
         if no_profile and profiled:
@@ -507,7 +520,8 @@ def experiment(
                 validation[name] = v
                 run = Run.from_columns(clean.column("user"), clean.column("item"), clean.column("score"))
                 runs[name] = run
-                results[name] = dataclasses.replace(evaluate(qrels, run, parsed, context=ctx), index_name="user")
+                results[name] = dataclasses.replace(evaluate(qrels, run, parsed, context=ctx, ties=ties),
+                                                    index_name="user")
             if need_full:
                 from .correction import correct_result
 

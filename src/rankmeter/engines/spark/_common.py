@@ -37,7 +37,7 @@ def ship(spark: Any, engine: Any, qrels: Any, queries: Any, context: Any, duplic
 
     payload = cloudpickle.dumps({"qrels": qrels, "metrics": engine.metrics, "queries": queries,
                                  "context": context, "duplicates": duplicates,
-                                 "depth": engine.depth, "judged_only": engine.judged_only})
+                                 "depth": engine.depth, "judged_only": engine.judged_only, "ties": engine.ties})
     try:
         return uuid.uuid4().hex, spark.sparkContext.broadcast(payload)
     except Exception:  # noqa: BLE001  (Spark Connect: no SparkContext; the payload travels with the function)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, cast
 
 import numpy as np
 import pyarrow as pa
@@ -26,7 +26,7 @@ def _engine_from(token: str, payload: Any) -> Any:
         args = cloudpickle.loads(data)
         engine = Engine(args["qrels"], args["metrics"], queries=args["queries"], context=args["context"],
                         duplicates=args["duplicates"], source="<spark run>", depth=args["depth"],
-                        judged_only=args["judged_only"])
+                        judged_only=args["judged_only"], ties=args.get("ties", "id"))
         _ENGINES.clear()  # keep one: a worker serves one evaluation at a time
         _ENGINES[token] = engine
     return engine
@@ -215,7 +215,7 @@ def assemble(engine: Any, names: list[str], got: pa.Table, notes: list[str]) -> 
     result = acc.result()
     if notes:
         result = dataclasses.replace(result, notes=list(result.notes) + notes)
-    return result
+    return cast("Result", result)
 
 
 def grouping_problem(got: pa.Table) -> str | None:

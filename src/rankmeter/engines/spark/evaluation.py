@@ -41,6 +41,7 @@ def evaluate(
     judged_only: bool = False,
     subtopics: bool = False,
     subtopic_col: str | None = None,
+    ties: str = "id",
 ) -> Result:
     """Evaluate a run held in a Spark DataFrame; the result equals :func:`rankmeter.evaluate`'s.
 
@@ -89,14 +90,14 @@ def evaluate(
     if listing is not None:
         return _evaluate_files(
             spark, listing, qrels, metrics, queries=queries, context=context, tasks=None, chunk_rows=chunk_rows,
-            duplicates=duplicates, options={"depth": depth, "judged_only": judged_only},
+            duplicates=duplicates, options={"depth": depth, "judged_only": judged_only, "ties": ties},
             ungrouped=lambda engine: evaluate(run_df, qrels, engine.metrics, queries=queries, context=context,
                                               query_col=rc["query"], item_col=rc["item"], score_col=rc["score"],
                                               read_files=False, partitions=partitions, chunk_rows=chunk_rows,
                                               arrow_batch_rows=arrow_batch_rows, duplicates=duplicates,
-                                              depth=depth, judged_only=judged_only))
+                                              depth=depth, judged_only=judged_only, ties=ties))
     engine, token, shipped, names = _prepare(spark, qrels, metrics, queries, context, duplicates, "<spark run>",
-                                             depth=depth, judged_only=judged_only)
+                                             depth=depth, judged_only=judged_only, ties=ties)
     from pyspark.sql.pandas.types import from_arrow_schema
 
     schema = from_arrow_schema(out_schema(len(names)))
@@ -146,6 +147,7 @@ def evaluate_parquet(
     judged_only: bool = False,
     subtopics: bool = False,
     subtopic_col: str | None = None,
+    ties: str = "id",
 ) -> Result:
     """Evaluate a run stored as Parquet, the executors reading the files with pyarrow.
 
@@ -173,11 +175,12 @@ def evaluate_parquet(
     cols = listing[1]
     return _evaluate_files(
         spark, listing, q, metrics, queries=queries, context=context, tasks=tasks, chunk_rows=chunk_rows,
-        duplicates=duplicates, options={"depth": depth, "judged_only": judged_only},
+        duplicates=duplicates, options={"depth": depth, "judged_only": judged_only, "ties": ties},
         ungrouped=lambda engine: evaluate(spark.read.parquet(*paths), q, engine.metrics, queries=queries,
                                           context=context, query_col=cols["query"], item_col=cols["item"],
                                           score_col=cols["score"], read_files=False, chunk_rows=chunk_rows,
-                                          duplicates=duplicates, depth=depth, judged_only=judged_only))
+                                          duplicates=duplicates, depth=depth, judged_only=judged_only,
+                                          ties=ties))
 
 
 # --------------------------------------------------------------------------------
@@ -269,7 +272,7 @@ def _plain_types(schema: pa.Schema, cols: Mapping[str, str]) -> bool:
     def text_or_int(t: pa.DataType) -> bool:
         if pa.types.is_dictionary(t):
             t = t.value_type
-        return pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+        return bool(pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t))
 
     score = schema.field(cols["score"]).type
     return (text_or_int(schema.field(cols["query"]).type) and text_or_int(schema.field(cols["item"]).type)
@@ -347,12 +350,13 @@ def _judgments(qrels: Any, query_col: str | None, item_col: str | None, grade_co
 
 
 def _prepare(spark: Any, qrels: Any, metrics: Any, queries: Any, context: Any, duplicates: str,
-             source: str, depth: int | None = None, judged_only: bool = False) -> tuple[Any, str, Any, list[str]]:
+             source: str, depth: int | None = None, judged_only: bool = False,
+             ties: str = "id") -> tuple[Any, str, Any, list[str]]:
     """The driver's engine, the broadcast the executors build theirs from, and the per-query metric names."""
     from ...evaluation import Engine
 
     engine = Engine(qrels, metrics, queries=queries, context=context, duplicates=duplicates, source=source,
-                    depth=depth, judged_only=judged_only)
+                    depth=depth, judged_only=judged_only, ties=ties)
     token, shipped = ship(spark, engine, qrels, queries, context, duplicates)
     return engine, token, shipped, [m.text for m in engine.all_metrics if m.spec.level == "query"]
 
