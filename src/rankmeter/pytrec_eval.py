@@ -375,10 +375,13 @@ def _score(x: Any, q: Any, d: Any) -> float:
     ...
     rankmeter.pytrec_eval._TypeInputError: the score of document 'd' for query 'q' must be an int or a float ...
     """
-    if not isinstance(x, (int, float)):
+    import operator
+
+    try:
+        v = float(operator.pos(x))  # as the vectorised path reads a score: a number, never text
+    except TypeError:
         raise _TypeInputError(f"the score of document {d!r} for query {q!r} must be an int or a float "
-                              f"(as pytrec_eval), got {x!r}")
-    v = float(x)
+                              f"(as pytrec_eval), got {x!r}") from None
     if v != v:
         raise InputError(f"the score of document {d!r} for query {q!r} is nan: it has no place in a ranking "
                          "(trec_eval's order of nan scores depends on its sort routine; rankmeter refuses them)")
@@ -580,14 +583,29 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     if zero_on:
         zero = [i for i, q in enumerate(queries) if q in set(zero_on)]
         if zero:
-            for m, _p, names in plan:
-                if m.name in ("num_ret", "utility", "rbp_resid", "unj"):
-                    for name in names:
+            for m, _, names in plan:
+                for name in names:
+                    if m.kind == "string":
+                        if name == "relstring":
+                            for i in zero:
+                                cols[name][i] = ""
+                    elif bogus_cleared(name):
                         cols[name][zero] = 0.0
-                elif m.kind == "string":
-                    for i in zero:
-                        cols[names[0]][i] = ""
     return TrecColumns(queries, cols, walked=len(patch), walked_measures=tuple(m.name for m, _, _ in walk))
+
+
+def bogus_cleared(name: str) -> bool:
+    """Whether trec_eval 10.0's ``-c`` clean-up zeroes the value ``name`` of a query missing from the run.
+
+    trec_eval.c compares the printed value names exactly (``num_ret``, ``utility``,
+    ``rbp_resid``; ``relstring`` is emptied) and ``unj`` by its first three letters, so a
+    parameterised ``utility_2,-1,0,0`` or ``rbp_resid_p=0.5`` keeps its value on the dummy
+    ranking, while ``unj_5`` is zeroed.
+
+    >>> [bogus_cleared(n) for n in ("num_ret", "utility", "utility_2,-1,0,0", "unj_5", "rbp_resid_p=0.5")]
+    [True, True, False, True, False]
+    """
+    return name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj")
 
 
 def _query_lists(table: Any, queries: Sequence[str]) -> dict[str, tuple[list[str], list[float]]]:

@@ -91,16 +91,22 @@ def test_zero_over_zero_prints_as_trec_eval(tmp_path: Path) -> None:
 
 
 def test_query_judged_only_negatively(tmp_path: Path) -> None:
-    # trec_eval crashes or loops on such a query; rankmeter evaluates it (nothing relevant), and
-    # --bug-compatible fails as trec_eval does, with one line naming the query
-    (tmp_path / "q").write_text("q1 0 a 1\nq9 0 a -1\nq9 0 b -2\n")
-    (tmp_path / "r").write_text("q1 Q0 a 1 1.0 s\nq9 Q0 a 1 1.0 s\nq9 Q0 c 2 0.5 s\n")
+    # trec_eval fails on such a query when it is the first evaluated; rankmeter evaluates it (nothing relevant),
+    # and --bug-compatible fails as trec_eval does, with one line naming the query, when it comes first
+    (tmp_path / "q").write_text("q1 0 a 1\nq0 0 a -1\nq0 0 b -2\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1.0 s\nq0 Q0 a 1 1.0 s\nq0 Q0 c 2 0.5 s\n")
     run = [sys.executable, "-m", "rankmeter", "trec_eval", "-q", "-m", "num_rel", "-m", "map", "-m", "ndcg_cut.5"]
     got = subprocess.run([*run, "q", "r"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert got.returncode == 0 and values(got.stdout)[("num_rel", "q9")] == "0"
-    assert values(got.stdout)[("map", "q9")] == "0.0000" and values(got.stdout)[("ndcg_cut_5", "q9")] == "0.0000"
+    assert got.returncode == 0 and values(got.stdout)[("num_rel", "q0")] == "0"
+    assert values(got.stdout)[("map", "q0")] == "0.0000" and values(got.stdout)[("ndcg_cut_5", "q0")] == "0.0000"
     bug = subprocess.run([*run, "--bug-compatible", "q", "r"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=120)
     assert bug.returncode == 2 and bug.stdout == ""
     err = bug.stderr.strip().splitlines()
-    assert len(err) == 1 and "query q9 is judged only with negative grades" in err[0]
+    assert len(err) == 1 and "query q0 is judged only with negative grades" in err[0]
+    # evaluated after another query (q9 sorts after q1), trec_eval goes on: so does --bug-compatible
+    (tmp_path / "q").write_text("q1 0 a 1\nq9 0 a -1\nq9 0 b -2\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1.0 s\nq9 Q0 a 1 1.0 s\nq9 Q0 c 2 0.5 s\n")
+    later = subprocess.run([*run, "--bug-compatible", "q", "r"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120)
+    assert later.returncode == 0 and values(later.stdout)[("num_rel", "q9")] == "0"

@@ -124,7 +124,7 @@ def test_the_vectorised_path_is_taken() -> None:
 # values that differ only beyond float32's precision (1.00000001 and 1.00000002 are both 1.0f), and some that
 # differ within it (1.0000002 is not 1.0f), so that ties appear and disappear with the rounding
 NEAR = st.sampled_from([1.0, 1.00000001, 1.00000002, 0.99999999, 1.0000002, 2.0, 2.00000001, 1e-3, 1.000000001e-3,
-                        -1.0, -1.00000001, 0.5, 0.50000001])
+                        -1.0, -1.00000001, 0.5, 0.50000001, math.inf, -math.inf, 3.5e38, 3.4028235e38])
 
 
 @st.composite

@@ -191,8 +191,10 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         if bug_compatible and len(grades):
             top = np.full(q.n_queries, -np.inf)
             np.maximum.at(top, q.row_queries(), q.grades)
-            if bool((top < 0).any()):  # trec_eval fails on such a query: the walk says which, if evaluated
+            if bool((top < 0).any()):  # trec_eval fails on such a query if it is evaluated first: the walk decides
                 raise InputError("a query judged only with negative grades")
+        if _qrels_lines_refused(qrels_path, qraw):  # the walk names the line
+            raise InputError("a blank or indented '#' line in the judgments")
         rtext, rraw = texts["run"]
         table = rtext.table.select(["query", "item", "score"])
         if opts.compat in FLOAT_SCORES:  # 9.0.8 holds a score in a C float: ties beyond its precision
@@ -203,6 +205,8 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         in_run = set(run_ids.to_pylist())
         missing = [x for x in judged if x not in in_run]
         dummies: list[str] = []
+        if bug_compatible and not complete and opts.compat == "10.0" and missing:
+            raise InputError("a judged query without results (trec_eval 10.0 stops: the walk names it)")
         if complete and opts.compat == "10.0" and missing:
             dummies = missing
             extra = pa.table({"query": pa.array(dummies, pa.string()),
@@ -310,6 +314,20 @@ def _grades_not_plain(path: str, raw: bytes | None, comments: bool) -> bool:
     first = rb"[^# \t\v\f\r\n]" if comments else rb"[^ \t\v\f\r\n]"
     pattern = re.compile(rb"(?m)^[ \t\v\f]*" + first + rb"[^ \t\v\f\r\n]*[ \t\v\f]+[^ \t\v\f\r\n]+[ \t\v\f]+"
                          rb"[^ \t\v\f\r\n]+[ \t\v\f]+[^ \t\v\f\r\n]*[.eE]")
+    if raw is not None:
+        return _search(raw, pattern, 0) is not None
+    return _search_file(path, pattern) is not None
+
+
+def _qrels_lines_refused(path: str, raw: bytes | None) -> bool:
+    """The judgments hold a blank line or a line whose first non-blank is ``#`` after blanks.
+
+    trec_eval stops on either ("Malformed line"; 10.0 skips only lines *starting* with
+    ``#``), and so does :func:`rankmeter.io.treceval.parse_qrels_text`.
+    """
+    import re
+
+    pattern = re.compile(rb"(?m)^(?:[ \t\v\f\r]*\n|[ \t\v\f\r]+(?:#|\Z))")
     if raw is not None:
         return _search(raw, pattern, 0) is not None
     return _search_file(path, pattern) is not None
@@ -447,6 +465,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
     """
     from .._errors import InputError
     from ..metrics.trec.engine import MIN_GEO_MEAN, form_res_rels, stored_scores
+    from ..pytrec_eval import bogus_cleared
 
     # measure parameters and value names, once
     plan = []
@@ -470,12 +489,17 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
             this_runid = results.run_ids[qid]
         elif complete and opts.compat == "10.0":
             docnos, sims, this_runid, bogus = ["ceci_nest_pas_un_docno"], [1.0], first_runid, True
+        elif bug_compatible and opts.compat == "10.0" and not prefs and not grouped:
+            raise InputError(f"query {qid} is judged but has no results: trec_eval 10.0 stops here (exit code 4, "
+                             "--bug-compatible); without --bug-compatible it is skipped, as 9.0.8 does, and -c "
+                             "counts it")
         else:
             continue
-        if bug_compatible and not prefs and not grouped and not any(g >= 0 for g in judgments[qid].values()):
-            raise InputError(f"query {qid} is judged only with negative grades: trec_eval fails on it (a crash or an "
-                             "endless loop, --bug-compatible); without --bug-compatible it is evaluated, nothing "
-                             "relevant")
+        if (bug_compatible and n_eval == 0 and not prefs and not grouped
+                and not any(g >= 0 for g in judgments[qid].values())):
+            raise InputError(f"query {qid} is judged only with negative grades: trec_eval fails on it when it is the "
+                             "first query evaluated (--bug-compatible); without --bug-compatible it is evaluated, "
+                             "nothing relevant")
         try:
             if prefs:
                 from ..metrics.trec.prefs import form_prefs_counts
@@ -496,11 +520,12 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
                 values.append((m, names, []))
                 continue
             v = m.compute(rr, opts, p)
-            if bogus:
-                if m.name in ("num_ret", "utility", "rbp_resid", "unj"):
-                    v = [0.0 if isinstance(x, float) else 0 for x in v]
-                elif m.name == "relstring":
-                    v = [""]
+            if bogus:  # trec_eval's clean-up of the dummy ranking's values, by exact value name
+                if m.kind == "string":
+                    v = [""] if names[0] == "relstring" else v
+                else:
+                    v = [(0.0 if isinstance(x, float) else 0) if bogus_cleared(name) else x
+                         for name, x in zip(names, v, strict=True)]
             if m.kind == "gm":  # a query's gm_map / gm_bpref value is log(max(value, 1e-5)), as in m_gm_map.c
                 v = [math.log(max(float(v[0]), MIN_GEO_MEAN))]
             values.append((m, names, v))

@@ -29,11 +29,24 @@ def atol(text: str) -> int:
     return min(max(int(digits), _LONG_MIN), _LONG_MAX)
 
 
+_HEX = re.compile(r"\s*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)")
+
+
 def atof(text: str) -> float:
     """C's ``atof``: the leading number of the text, 0.0 when there is none.
 
-    >>> atof(".25"), atof("5.0x"), atof(""), atof("nan")
-    (0.25, 5.0, 0.0, nan)
+    As glibc's ``strtod``, a hexadecimal number is read too (``0x10`` is 16,
+    ``0x1.8p1`` is 3), and a number beyond the double range is +-inf.
+
+    >>> atof(".25"), atof("5.0x"), atof(""), atof("nan"), atof("0x10"), atof("-0x1.8p1"), atof("0x"), atof("1e999")
+    (0.25, 5.0, 0.0, nan, 16.0, -3.0, 0.0, inf)
     """
+    h = _HEX.match(text)
+    if h:
+        try:
+            value = float.fromhex(h.group(2))
+        except OverflowError:
+            value = float("inf")
+        return -value if h.group(1) == "-" else value
     m = _FLOAT.match(text)
     return float(m.group(1)) if m else 0.0

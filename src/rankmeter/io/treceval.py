@@ -64,7 +64,13 @@ def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True,
     """Judgments from trec_eval's qrels text (4 columns; a docno judged twice is an error).
 
     ``groups``: the second column names a judgment group (trec_eval ``-R qrels_jg``):
-    judgments become ``{qid: {group: {docno: grade}}}``.
+    judgments become ``{qid: {group: {docno: grade}}}``. A blank line is an error, as in
+    trec_eval ("Malformed line"); so is a ``#`` after blanks, which is not a comment.
+
+    >>> parse_qrels_text("1 0 d1 2\\n\\n1 0 d2 0\\n", "q.txt")
+    Traceback (most recent call last):
+    ...
+    rankmeter._errors.InputError: q.txt:2: malformed line: blank (trec_eval stops on it too): ''
     """
     from .cnumbers import atol
 
@@ -73,12 +79,13 @@ def parse_qrels_text(text: str, source: str = "<qrels>", comments: bool = True,
     for n, raw in enumerate(text.splitlines(), start=1):
         f = raw.split()
         if not f:
-            continue
+            raise InputError("malformed line: blank (trec_eval stops on it too)", source=source, line=n, text=raw)
         if comments and raw.startswith("#"):
             skipped += 1
             continue
         if len(f) != 4:
-            raise InputError(f"expected 4 columns (qid iter docno rel), found {len(f)}", source=source, line=n,
+            hint = " (a '#' after blanks starts no comment)" if comments and f[0].startswith("#") else ""
+            raise InputError(f"expected 4 columns (qid iter docno rel), found {len(f)}{hint}", source=source, line=n,
                              text=raw)
         q = out.setdefault(f[0], {})
         if groups:
@@ -140,7 +147,11 @@ def parse_results_text(text: str, source: str = "<run>", comments: bool = True) 
             res.sims[q] = []
             res.run_ids[q] = f[5]
         res.docnos[q].append(f[2])
-        res.sims[q].append(atof(f[4]))
+        sim = atof(f[4])
+        if sim != sim:
+            raise InputError("the score is nan, which has no place in a ranking (trec_eval's order of it depends on "
+                             "its sort routine and the line order)", source=source, line=n, text=raw)
+        res.sims[q].append(sim)
     return res
 
 
