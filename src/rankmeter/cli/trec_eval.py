@@ -94,7 +94,8 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
         lines, notes = _slow_lines(qrels, run, selected, params, opts, rel_format=rel_format, query_flag=query_flag,
                                    complete=complete, summary=not no_summary, bug_compatible=bug_compatible,
                                    zscore_file=zscore_file, stdin=stdin)
-    out = click.get_text_stream("stdout")
+    # ids that were not UTF-8 go back out as the bytes they were read as (surrogateescape): trec_eval's bytes
+    out = click.get_text_stream("stdout", errors="surrogateescape")
     out.write("".join(lines))
     out.flush()
     for note in notes:
