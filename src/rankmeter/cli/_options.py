@@ -57,11 +57,14 @@ def subtopics_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 # --------------------------------------------------------------------------- metrics
 
 
-def parse_metric_list(texts: Sequence[str]) -> tuple[list[Any], list[str]]:
-    """``(metrics, notes)`` from the ``-m`` values: one metric-list syntax for every command."""
+def parse_metric_list(texts: Sequence[str], *, spellings: bool = False) -> tuple[list[Any], list[str]]:
+    """``(metrics, notes)`` from the ``-m`` values: one metric-list syntax for every command.
+
+    ``spellings``: keep two spellings of one metric as two keys (computed once).
+    """
     from ..metrics.registry import parse_metric_list as impl
 
-    metrics, notes = impl(list(texts))
+    metrics, notes = impl(list(texts), spellings=spellings)
     return list(metrics), list(notes)
 
 

@@ -97,7 +97,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
         read_groups(group_by, option="--group-by")
     named = named_runs(runs, notes)
-    parsed, metric_notes = parse_metric_list(metrics, spellings=True)  # keyed by the text written (README)
+    # keyed by the text written (README), each spelling its own key; trec_eval's names are one per metric
+    parsed, metric_notes = parse_metric_list(metrics, spellings=fmt != "trec")
     notes += metric_notes
     for line in notes:
         note(line)

@@ -53,16 +53,21 @@ def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
             averaged.append((full, tie_groups(full, scored)))
         return averaged[0]
 
+    # two spellings of one metric (hit_rate@10, success@10) are computed once, each keeps its own key
+    done: dict[tuple[str, str], Any] = {}
     # whole rankings first, then cutoffs from the largest down: a cut reuses what a larger one found
     for m in sorted(metrics, key=lambda m: -(m.k if m.k is not None else 1 << 62)):
         mode = ties.get(m.text, "id") if ties else "id"
-        if mode == "average":
+        if (m.canonical, mode) in done:
+            out = done[(m.canonical, mode)]
+        elif mode == "average":
             full, groups = whole()
             limit = m.k if depth is None else (depth if m.k is None else min(m.k, depth))
             view = TieView(batch.cut(m.k), full, groups, limit)
             out = m.spec.tie_average(view, **m.params)  # type: ignore[misc]
         else:
             out = m.spec.kernel(source(mode).cut(m.k), **m.params)
+        done[(m.canonical, mode)] = out
         if m.spec.level == "corpus":
             states[m.text] = out
             continue

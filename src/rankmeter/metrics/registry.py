@@ -779,18 +779,25 @@ def _is_trec(name: str) -> bool:
     return _lookup(name) is not None and name.lower() in _TREC
 
 
-def parse_metric_list(texts: str | Metric | Iterable[str | Metric]) -> MetricList:
+def parse_metric_list(texts: str | Metric | Iterable[str | Metric], *, spellings: bool = False) -> MetricList:
     """Parse the metrics of a command line (``-m ndcg@10,map -m P.5,10``): one syntax for every command.
 
     Each text is split by :func:`split_metric_list`. A metric given twice (the same
     text, or another spelling of the same metric: ``P_10`` and ``p@10``) is evaluated
-    once, under its first spelling, and a note says so.
+    once, under its first spelling, and a note says so. With ``spellings=True`` (where
+    results are keyed by the text the user wrote: ``rankmeter evaluate``) another
+    spelling is kept as its own key, computed once (the evaluation core shares the
+    values of one canonical metric), and the note says so.
 
     >>> ms, notes = parse_metric_list(["ndcg@10,map", "P.5,10", "p@10"])
     >>> [m.text for m in ms]
     ['ndcg@10', 'map', 'P_5', 'P_10']
     >>> notes
     ("metric 'p@10' is the same as 'P_10' (p@10): evaluated once, as 'P_10'",)
+    >>> ms, notes = parse_metric_list(["hit_rate@10", "success@10"], spellings=True)
+    >>> [m.text for m in ms], notes
+    (['hit_rate@10', 'success@10'], ("metric 'success@10' is the same as 'hit_rate@10' (success@10): computed once, \
+shown under both names",))
     """
     items = [texts] if isinstance(texts, (str, Metric)) else list(texts)
     out: list[Metric] = []
@@ -803,8 +810,12 @@ def parse_metric_list(texts: str | Metric | Iterable[str | Metric]) -> MetricLis
             if seen is None:
                 first[m.canonical] = m
                 out.append(m)
-            elif seen.text == m.text:
+            elif seen.text == m.text or m.text in (o.text for o in out):
                 notes.append(f"metric {m.text!r} given twice: evaluated once")
+            elif spellings:
+                out.append(m)
+                notes.append(f"metric {m.text!r} is the same as {seen.text!r} ({m.canonical}): computed once, "
+                             "shown under both names")
             else:
                 notes.append(f"metric {m.text!r} is the same as {seen.text!r} ({m.canonical}): evaluated once, "
                              f"as {seen.text!r}")

@@ -207,7 +207,7 @@ register(MetricSpec(
     ),
     kernel=set_f_kernel,
     reference=set_f_reference,
-    params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, high=1e150, low_open=True)),
+    params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, high=1e150, low_open=True, high_open=True)),
     aliases={"set_f1": {"beta": 1.0}, "set_f_measure": {}},
     examples=(
         Example(_TEST, _GT, 0.75, note="python-recsys: (0.75, 0.75, 0.75)"),

@@ -181,7 +181,7 @@ register(
         kernel=f_kernel,
         ties=_ALL_TIES, tie_average=f_average,
         reference=f_reference,
-        params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, high=1e150, low_open=True)),
+        params=(REL, Param("beta", float, 1.0, "weight of recall", low=0, high=1e150, low_open=True, high_open=True)),
         aliases={"f1": {"beta": 1.0}, "f_measure": {}},
         examples=(
             Example(("classical", "invented", "baroque", "instrumental"),
