@@ -256,17 +256,16 @@ def first_hit_reciprocal(before: np.ndarray, n: np.ndarray, r: np.ndarray, m: np
     before, n, r, m = (np.asarray(a, dtype=np.int64) for a in (before, n, r, m))
     lens = np.clip(np.minimum(m, n - r + 1), 0, None)
     out = np.zeros(len(n), dtype=np.float64)
-    if not lens.sum():
-        return out
-    offs = np.concatenate(([0], np.cumsum(lens)))
-    j = S.positions(offs)  # 1..lens within each
-    nn, rr = np.repeat(n, lens), np.repeat(r, lens)
-    # P(J = j) by the recurrence P(J = 1) = r/n, P(J = j + 1) = P(J = j) (n - j - r + 1)/(n - j)
-    factor = np.where(j == 1, rr / nn, (nn - (j - 1) - rr + 1) / np.maximum(nn - (j - 1), 1))
-    logp = np.log(factor)
-    cs = np.cumsum(logp)
-    start = np.repeat(offs[:-1], lens)
-    prob = np.exp(cs - np.concatenate(([0.0], cs))[start])
-    keep = lens > 0
-    out[keep] = np.add.reduceat(prob / (np.repeat(before, lens) + j), offs[:-1][keep])
+    # step j over the groups that reach it, longest first (a prefix), so each group's value comes from its
+    # own factors in its own order, whichever other groups share the batch (bit-identical across chunks)
+    order = np.argsort(-lens, kind="stable")
+    ln, nn, rr, bb = lens[order], n[order].astype(np.float64), r[order].astype(np.float64), before[order]
+    prob = np.divide(rr, nn, out=np.zeros(len(nn)), where=nn > 0)  # P(J = 1)
+    acc = np.zeros(len(nn))
+    for j in range(1, int(ln.max(initial=0)) + 1):
+        a = int(np.searchsorted(-ln, -j, side="right"))  # the groups with lens >= j
+        if j > 1:  # P(J = j) = P(J = j - 1) (n - (j - 1) - r + 1) / (n - (j - 1))
+            prob[:a] *= (nn[:a] - (j - 1) - rr[:a] + 1) / (nn[:a] - (j - 1))
+        acc[:a] += prob[:a] / (bb[:a] + j)
+    out[order] = acc
     return out
