@@ -158,10 +158,10 @@ def test_worked_example_average() -> None:
 
 def test_engines_agree() -> None:
     duckdb = pytest.importorskip("duckdb")
+    import pyarrow as pa
+
     from rankmeter.duckdb import evaluate as duck_evaluate
     from rankmeter.stream import evaluate_batches
-
-    import pyarrow as pa
 
     rng = np.random.default_rng(3)
     rows = []
