@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pyarrow as pa
@@ -23,12 +23,13 @@ from .ids import (
     ints,
     string_signature,
     take_rows,
+    to_numpy,
 )
 from .order import rank_order
 from .qrels import _check_no_nulls, _dedupe, _float_column
 from .table import Grouped, RowError, duplicate_rows, may_repeat
 
-__all__ = ["Run"]
+__all__ = ["Run", "rank_values"]
 
 Order = Literal["score", "rank", "given"]
 
@@ -114,9 +115,9 @@ class Run(Grouped):
         elif order == "rank":
             if rank is None:
                 raise ValueError("order='rank' needs a rank column")
-            ranks = _float_column(rank, "rank")
+            ranks = rank_values(rank)
             _check_finite(ranks, "rank")
-            scores = _float_column(score, "score") if score is not None else -ranks
+            scores = _float_column(score, "score") if score is not None else -ranks.astype(np.float64)
         elif order == "given":
             scores = _float_column(score, "score") if score is not None else None  # type: ignore[assignment]
         else:
@@ -130,8 +131,8 @@ class Run(Grouped):
         moved = None  # when only tied rows were reordered: their positions
         if order == "score":
             perm, moved = rank_order(qcodes, scores, iarr)
-        elif order == "rank":
-            perm, moved = rank_order(qcodes, -ranks, iarr)
+        elif order == "rank":  # integer ranks by their exact order (1e20 and 1e20 + 1 never tie)
+            perm, moved = rank_order(qcodes, -_exact_order(ranks), iarr)
         else:
             perm = None if bool((np.diff(qcodes) >= 0).all()) else np.argsort(qcodes, kind="stable")
         offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
@@ -216,6 +217,66 @@ class Run(Grouped):
         return f"Run({self.n_queries} queries, {len(self)} rows)"
 
 
+def rank_values(rank: object) -> np.ndarray:
+    """Ranks as numbers that order exactly: int64 where they are integers (an integer column, or text of
+    integers), else float64.
+
+    Integers past 64 bits (text) are given as their dense ordinal (0 for the smallest), which orders them
+    exactly, where float64 would tie 1e20 and 1e20 + 1.
+
+    >>> rank_values(pa.array(["100000000000000000001", "100000000000000000000", "7"])).tolist()
+    [2, 1, 0]
+    >>> rank_values(pa.array(["9007199254740993", "9007199254740992"])).tolist()
+    [9007199254740993, 9007199254740992]
+    >>> rank_values(pa.array(["1.5", "2"])).tolist()
+    [1.5, 2.0]
+    """
+    if isinstance(rank, pa.ChunkedArray):
+        rank = rank.combine_chunks()
+    if isinstance(rank, pa.Array):
+        t = rank.type
+        if (pa.types.is_string(t) or pa.types.is_large_string(t)) and not rank.null_count:
+            try:
+                return np.asarray(to_numpy(C.cast(rank, pa.int64())), dtype=np.int64)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+            big = _big_integer_order(rank)
+            if big is not None:
+                return big
+            try:
+                return np.asarray(to_numpy(C.cast(rank, pa.float64())), dtype=np.float64)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise ValueError("rank column holds values that are not numbers") from None
+        if pa.types.is_integer(t) and not rank.null_count and not pa.types.is_uint64(t):
+            return np.asarray(to_numpy(rank), dtype=np.int64)
+    elif isinstance(rank, np.ndarray) and rank.dtype.kind == "i":
+        return rank.astype(np.int64, copy=False)
+    return _float_column(rank, "rank")
+
+
+def _big_integer_order(text: pa.Array) -> np.ndarray | None:
+    """The dense ordinal of integers written as text, some past 64 bits (None: not all integers)."""
+    import re
+
+    whole = re.compile(r"[+-]?[0-9]+")
+    texts = text.to_pylist()
+    if not all(whole.fullmatch(t) for t in texts):
+        return None
+    values = [int(t) for t in texts]
+    ordinal = {v: i for i, v in enumerate(sorted(set(values)))}
+    return np.array([ordinal[v] for v in values], dtype=np.int64)
+
+
+def _exact_order(ranks: np.ndarray) -> np.ndarray:
+    """Order-preserving float64 values of ranks: integer ranks by their dense ordinal (exact for every int64;
+    as floats, integers past 2**53 would tie), float ranks as they are."""
+    if ranks.dtype.kind != "i" or not len(ranks):
+        return ranks
+    if -(1 << 53) <= int(ranks.min()) and int(ranks.max()) <= 1 << 53:
+        return ranks.astype(np.float64)
+    return np.unique(ranks, return_inverse=True)[1].reshape(-1).astype(np.float64)
+
+
 def _check_finite(values: np.ndarray, name: str) -> None:
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
@@ -226,7 +287,7 @@ def _positions(offsets: np.ndarray) -> np.ndarray:
     """1-based position of every row within its query."""
     n = int(offsets[-1]) if len(offsets) else 0
     lengths = np.diff(offsets)
-    return np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    return cast(np.ndarray, np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths))
 
 
 def _duplicates(keys: np.ndarray) -> np.ndarray:

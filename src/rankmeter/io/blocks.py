@@ -9,7 +9,8 @@ Arrow table with the columns
   readers give them: text files never type-inferred, integers as decimal text,
   float or nested ids refused),
 - ``score``: float64 (finite; present unless the run is ranked by rank only),
-- ``rank``: float64, only with ``order="rank"``,
+- ``rank``: only with ``order="rank"``: the text as written for text inputs (checked to be a
+  number), int64 or float64 for typed ones (integer ranks are compared exactly),
 
 plus ``first_row`` (the number of rows before the block) and ``lines`` (the line
 number of every row, for text inputs; None for Parquet). A ``Block`` also unpacks
@@ -58,7 +59,7 @@ import pyarrow as pa
 
 from .._errors import InputError, ParameterError
 from ..data import RowError
-from .columns import id_column, number_column
+from .columns import id_column, number_column, rank_column
 from .loaders import detect_format, run_columns
 from .source import Input, MappedSpan, open_input
 from .tables import CsvText, csv_header, parse_csv, read_arrow
@@ -103,8 +104,11 @@ def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: st
         out["score"] = pa.array(number_column(table.column(cols["score"]), "score", cols["score"], source,
                                                  text=text))
     if order == "rank":
-        out["rank"] = pa.array(number_column(table.column(cols["rank"]), "rank", cols["rank"], source,
-                                                text=text))
+        # integer ranks stay exact (int64: 1e20 and 1e20 + 1 never tie): text stays text once checked, so
+        # that every block has one type whatever its values (the evaluation core reads it as the readers do)
+        ranks = rank_column(table.column(cols["rank"]), cols["rank"], source, text=text)
+        col = table.column(cols["rank"])
+        out["rank"] = col if (text and pa.types.is_string(col.type)) else pa.array(ranks)
     return pa.table(out)
 
 
@@ -350,7 +354,7 @@ class RunBlocks:
             self.comment_lines += parsed.comment_lines
             return parsed
         keep = list(dict.fromkeys(self.cols.values()))
-        ids = [self.cols["query"], self.cols["item"]]
+        ids = [self.cols["query"], self.cols["item"]] + ([self.cols["rank"]] if "rank" in self.cols else [])
         values = [c for c in keep if c not in ids]
         return parse_csv(data, self.sep, self.source, text=ids, numbers=values, keep=keep, names=self.header,
                          first_line=line)

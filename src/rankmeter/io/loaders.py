@@ -35,7 +35,7 @@ import pyarrow as pa
 from .._errors import InputError, ParameterError
 from ..data import Qrels, RowError, Run
 from ..data.subtopics import qrels_from_subtopics
-from .columns import ALIASES, LITERAL_GRADE, candidates, id_column, normalise, number_column, resolve
+from .columns import ALIASES, LITERAL_GRADE, candidates, id_column, normalise, number_column, rank_column, resolve
 from .source import Input, base_name, open_input
 from .subtopics import read_trec_subtopic_qrels, subtopic_hint, subtopic_qrels_from_dict
 from .tables import csv_header, is_frame, parse_csv, read_arrow, read_parquet, table_format, to_arrow
@@ -200,7 +200,7 @@ def _run_from_table(table: pa.Table, source: str, query: str | None, item: str |
         text = line_of is not None  # text files: numbers parsed; typed sources: numbers required
         sc = (number_column(table.column(cols["score"]), "score", cols["score"], source, text=text)
               if "score" in cols else None)
-        rk = (number_column(table.column(cols["rank"]), "rank", cols["rank"], source, text=text)
+        rk = (rank_column(table.column(cols["rank"]), cols["rank"], source, text=text)
               if order == "rank" else None)
         return Run.from_columns(qids, iids, sc, rank=rk, order=order, **options)  # type: ignore[arg-type]
     except RowError as exc:
@@ -244,8 +244,9 @@ def _csv(inp: Input, fmt: str, text_roles: dict[str, str | None], kind: str,
         cols = resolve(header, text_roles, source=inp.name, optional=("grade",))
     else:
         cols, _ = run_columns(header, inp.name, order, text_roles)
-    ids = [cols[r] for r in ("query", "item", "subtopic") if r in cols]
-    values = [c for r, c in cols.items() if r not in ("query", "item", "subtopic")]
+    # ranks as text too: checked and read exactly later (:func:`~rankmeter.io.columns.rank_column`)
+    ids = [cols[r] for r in ("query", "item", "subtopic", "rank") if r in cols]
+    values = [c for r, c in cols.items() if r not in ("query", "item", "subtopic", "rank")]
     parsed = parse_csv(inp.read_all(), sep, inp.name, text=ids, numbers=values,
                        keep=None if kind == "qrels" else list(cols.values()))
     return parsed.table, parsed.line_of

@@ -43,7 +43,7 @@ import pyarrow.csv as pacsv
 
 from .._errors import InputError
 from ..data import Qrels, RowError, Run
-from .columns import number_column
+from .columns import number_column, rank_column
 from .source import Input, MappedSpan, open_input
 
 __all__ = [
@@ -321,7 +321,7 @@ def _run_from(parsed: TrecText, run_options: dict[str, Any]) -> Run:
     t = parsed.table
     rank = None
     if run_options.get("order") == "rank":
-        rank = locate(parsed, lambda: number_column(t.column("rank"), "rank", "rank", parsed.source))
+        rank = locate(parsed, lambda: rank_column(t.column("rank"), "rank", parsed.source))
     run = locate(parsed, lambda: Run.from_columns(t.column("query"), t.column("item"), t.column("score"), rank=rank,
                                                   **run_options))
     if parsed.comment_lines:
