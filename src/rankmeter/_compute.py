@@ -10,6 +10,7 @@ those wrappers call themselves. Everything off that path uses ``pyarrow.compute`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import pyarrow as pa
 from pyarrow._compute import (
@@ -26,7 +27,7 @@ __all__ = [
     "take", "unique",
 ]
 
-Column = pa.Array | pa.ChunkedArray
+Column: TypeAlias = pa.Array | pa.ChunkedArray
 
 
 def take(values: Column | pa.Table, indices: pa.Array) -> Column:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 import click
 
@@ -84,5 +84,5 @@ def write(views: Mapping[str, Any], fmt: str) -> None:
 def payload(views: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON form: ``{run: GroupResult.to_dict()}`` (one run: the dict itself)."""
     if len(views) == 1:
-        return next(iter(views.values())).to_dict()
+        return cast("dict[str, Any]", next(iter(views.values())).to_dict())
     return {run: gv.to_dict() for run, gv in views.items()}

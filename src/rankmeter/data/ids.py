@@ -9,6 +9,8 @@ themselves). Lookups between vocabularies are exact hash lookups.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pyarrow as pa
 
@@ -369,4 +371,4 @@ def _signatures_from(words: np.ndarray, starts: np.ndarray, lengths: np.ndarray)
         h = (words[starts] & mask) * np.uint64(0x9E3779B97F4A7C15)
         h += (words[starts + np.maximum(lengths - 8, 0)] & mask) * np.uint64(0xC2B2AE3D27D4EB4F)
         h += lengths.astype(np.uint64) * np.uint64(0x27D4EB2F165667C5)
-    return h
+    return cast(np.ndarray, h)

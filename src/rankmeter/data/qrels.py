@@ -140,7 +140,7 @@ class Qrels(Grouped):
 
 def numeric_type(t: pa.DataType) -> bool:
     """Whether a column of this type can be a score or a grade (decimals are read as float64, as SQL engines cast)."""
-    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t)
+    return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t))
 
 
 def _float_column(values: object, name: str) -> np.ndarray:

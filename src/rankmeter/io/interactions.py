@@ -51,7 +51,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pyarrow as pa
@@ -105,11 +105,11 @@ class Interactions:
     raw: bytes | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
-        return self.table.num_rows
+        return int(self.table.num_rows)
 
     @property
     def num_rows(self) -> int:
-        return self.table.num_rows
+        return int(self.table.num_rows)
 
     def column(self, name: str) -> pa.ChunkedArray:
         """A column of the table by name."""
@@ -358,7 +358,7 @@ def _resolve(
 
 
 def _is_text(t: pa.DataType) -> bool:
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t))
 
 
 def _first_true(mask: pa.ChunkedArray | pa.Array) -> int | None:
@@ -539,8 +539,8 @@ def _time_numbers(data: Interactions, col: pa.ChunkedArray) -> np.ndarray:
 
 def _to_numpy(col: pa.ChunkedArray) -> np.ndarray:
     if col.num_chunks == 1:
-        return col.chunk(0).to_numpy(zero_copy_only=False)
-    return col.to_numpy()
+        return cast(np.ndarray, col.chunk(0).to_numpy(zero_copy_only=False))
+    return cast(np.ndarray, col.to_numpy())
 
 
 # --------------------------------------------------------------------------- files

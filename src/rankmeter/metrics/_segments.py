@@ -8,6 +8,8 @@ in-process, streaming and Spark engines give bit-identical per-query numbers.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 __all__ = [
@@ -48,14 +50,14 @@ def seg_count_cumsum(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     c = np.cumsum(flags, dtype=np.int64)
     lengths = np.diff(offsets)
     before = np.concatenate(([0], c))[offsets[:-1]]
-    return c - np.repeat(before, lengths)
+    return cast(np.ndarray, c - np.repeat(before, lengths))
 
 
 def positions(offsets: np.ndarray) -> np.ndarray:
     """1-based position of each row within its segment."""
     n = int(offsets[-1])
     lengths = np.diff(offsets)
-    return np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    return cast(np.ndarray, np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths))
 
 
 def row_segments(offsets: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -163,9 +163,9 @@ def _contrib(f: _Flat, rows: np.ndarray, depths: np.ndarray, variant: str) -> np
     t = f.top[rows][:, None]
     d = depths[None, :]
     if variant == "w":
-        return (d > t).astype(np.float64)
+        return cast(np.ndarray, (d > t).astype(np.float64))
     size = (f.bottom[rows] - f.top[rows] + 1)[:, None]
-    return np.clip((d - t) / size, 0.0, 1.0)
+    return cast(np.ndarray, np.clip((d - t) / size, 0.0, 1.0))
 
 
 def _tail_log(p: float, upto: int) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, cast
 
 import numpy as np
 
@@ -75,7 +75,7 @@ class Batch:
     @cached_property
     def gain(self) -> np.ndarray:
         """Grade clipped at 0: negative and unjudged rows gain nothing."""
-        return np.maximum(self.grade, 0.0)
+        return cast(np.ndarray, np.maximum(self.grade, 0.0))
 
     def relevant(self, rel: float) -> np.ndarray:
         """Row flags: judged with grade >= rel."""

@@ -26,6 +26,7 @@ counted with bit masks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -214,7 +215,7 @@ def average_ranks(offsets: np.ndarray, values: np.ndarray, method: str = "auto")
         counts = np.bincount(cell, minlength=n_seg * m).reshape(n_seg, m)
         before = np.cumsum(counts, axis=1) - counts
         avg = before + (counts + 1) / 2.0
-        return avg.ravel()[cell]
+        return cast(np.ndarray, avg.ravel()[cell])
     order = sort_within(offsets, values, few=method != "sort")
     sv = values[order]
     seg = _seg_ids(offsets)[order] if len(offsets) > 2 else None
@@ -398,7 +399,7 @@ class KendallCounts:
     @property
     def s(self) -> np.ndarray:
         """Concordant minus discordant pairs."""
-        return self.pairs - self.x_ties - self.y_ties + self.joint_ties - 2 * self.discordant
+        return cast(np.ndarray, self.pairs - self.x_ties - self.y_ties + self.joint_ties - 2 * self.discordant)
 
 
 def _tie_pairs(flags_new: np.ndarray, seg_of_row: np.ndarray | None, n_seg: int) -> np.ndarray:
@@ -613,7 +614,7 @@ def kendall_tau(c: KendallCounts, variant: str = "b") -> np.ndarray:
         out[ok] = 2 * s[ok] / (nn[ok] ** 2 * (mm[ok] - 1) / mm[ok])
     else:
         raise ValueError(f"unknown Kendall variant {variant!r}")
-    return np.clip(out, -1.0, 1.0)
+    return cast(np.ndarray, np.clip(out, -1.0, 1.0))
 
 
 def spearman_rho(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: str = "auto") -> np.ndarray:

@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -197,7 +197,7 @@ class CostMatrix:
             shown = ", ".join(f"d({_fmt(p)},{_fmt(t)})" for p, t in pairs[:4])
             raise InputError(f"{int(missing.sum())} pairs have no cost in the cost matrix: {shown} "
                              "(d(predicted, true) must be given for every pair met)")
-        return out
+        return cast(np.ndarray, out)
 
     def to_dict(self) -> dict[str, Any]:
         return {"levels": list(self.levels), "matrix": [[None if math.isnan(c) else c for c in row]

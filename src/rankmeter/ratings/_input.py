@@ -230,7 +230,7 @@ def _is_vector(obj: Any) -> bool:
         return obj.ndim == 1 and obj.dtype.kind in "biuf"
     if isinstance(obj, (pa.Array, pa.ChunkedArray)):
         t = obj.type
-        return pa.types.is_integer(t) or pa.types.is_floating(t)
+        return bool(pa.types.is_integer(t) or pa.types.is_floating(t))
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(obj, pd.Series):
         return obj.dtype.kind in "biuf"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 import numpy as np
 import pyarrow as pa
@@ -281,13 +281,13 @@ def _gain(kind: str, k: int, rank: np.ndarray) -> np.ndarray:
 def _norm(kind: str, k: int, n_pos: np.ndarray) -> np.ndarray:
     n_pos = np.asarray(n_pos, dtype=np.float64)
     if kind == "recall":
-        return np.divide(1.0, n_pos, out=np.zeros_like(n_pos), where=n_pos > 0)
+        return cast(np.ndarray, np.divide(1.0, n_pos, out=np.zeros_like(n_pos), where=n_pos > 0))
     if kind == "precision":
         return np.full_like(n_pos, 1.0 / k)
     m = np.minimum(n_pos, k).astype(np.int64)
     cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64)))))
     ideal = cum[m]
-    return np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0)
+    return cast(np.ndarray, np.divide(1.0, ideal, out=np.zeros_like(ideal), where=ideal > 0))
 
 
 def _binomial_matrix(n_full: int, n: int) -> np.ndarray:
@@ -299,7 +299,7 @@ def _binomial_matrix(n_full: int, n: int) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         log = (gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
                + np.where(j > 0, j * np.log(q), 0.0) + np.where(n - j > 0, (n - j) * np.log1p(-q), 0.0))
-    return np.exp(log)
+    return cast(np.ndarray, np.exp(log))
 
 
 _SOLVERS: dict[tuple[int, int, str, float], tuple[np.ndarray, np.ndarray]] = {}
@@ -335,7 +335,7 @@ def _correction_table(n_full: int, n: int, kind: str, k: int, shifts: np.ndarray
     top = min(n_full, k)  # the targets are 0 beyond full rank k
     ranks = np.arange(1, top + 1, dtype=np.float64)
     targets = np.stack([_gain(kind, k, ranks + sh) for sh in shifts], axis=1)  # (top, n_shifts)
-    return (s[:, :top] @ targets).T  # (n_shifts, n + 1)
+    return cast(np.ndarray, (s[:, :top] @ targets).T)  # (n_shifts, n + 1)
 
 
 def _mle_posteriors(r: np.ndarray, n: np.ndarray, n_full: int, iters: int = 500, tol: float = 1e-10):

@@ -7,7 +7,7 @@ import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pyarrow as pa
@@ -291,4 +291,4 @@ def _qrels_of(split: Split, data: Interactions, relevance: str) -> tuple[Any, li
 def _distinct_in_order(column: pa.ChunkedArray) -> list[Any]:
     import pyarrow.compute as pc
 
-    return pc.unique(column).to_pylist()
+    return cast("list[Any]", pc.unique(column).to_pylist())

@@ -9,7 +9,7 @@ level ``alpha`` when its adjusted p-value is ``<= alpha`` (statsmodels' rule)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -62,7 +62,7 @@ def bonferroni(p: Any) -> np.ndarray:
     [0.03, 0.12, 0.8999999999999999]
     """
     arr = _p(p)
-    return np.minimum(arr * len(arr), 1.0)
+    return cast(np.ndarray, np.minimum(arr * len(arr), 1.0))
 
 
 def holm(p: Any) -> np.ndarray:

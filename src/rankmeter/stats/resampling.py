@@ -45,7 +45,7 @@ thread count.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple, cast
 
 import numpy as np
 
@@ -289,7 +289,7 @@ def bootstrap_p(boot: BootSums, pairs: np.ndarray) -> np.ndarray:
         sl = slice(s, s + step)
         star = boot.sums[:, b[sl]] - boot.sums[:, a[sl]]
         count[sl] = np.count_nonzero(np.abs(star - obs[sl]) >= np.abs(obs[sl]) - 2.0 * boot.n, axis=0)
-    return (count + 1) / (B + 1)
+    return cast(np.ndarray, (count + 1) / (B + 1))
 
 
 def diff_sums(boot: BootSums, pairs: np.ndarray) -> BootSums:
@@ -349,7 +349,7 @@ def intervals(boot: BootSums, *, confidence: float, method: str = "bca",
         frac = pos - i0
         cols = np.arange(k)
         v0, v1 = srt[cols, i0], srt[cols, i1]
-        return v0 + frac * (v1 - v0)
+        return cast(np.ndarray, v0 + frac * (v1 - v0))
 
     scale = unit / n
     lo = at(lo_lvl) * scale

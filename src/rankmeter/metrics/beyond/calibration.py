@@ -15,7 +15,7 @@ top-k list; an item with categories G(i) gives each of them 1/|G(i)|.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -59,7 +59,7 @@ def _kl(p: np.ndarray, q: np.ndarray, alpha: float) -> np.ndarray:
     mix = (1 - alpha) * q + alpha * p
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / np.where(p > 0, mix, 1.0)), 0.0)
-    return terms.sum(axis=1)
+    return cast(np.ndarray, terms.sum(axis=1))
 
 
 def miscalibration_kernel(b: Batch, alpha: float, weights: str) -> np.ndarray:

@@ -22,7 +22,7 @@ matrix computed once (few distinct sets, e.g. genres) or intersect sparse label 
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -41,12 +41,12 @@ _PAIR_CHUNK = 1 << 22
 
 
 def _pair_count(n: np.ndarray) -> np.ndarray:
-    return n * (n - 1) / 2.0
+    return cast(np.ndarray, n * (n - 1) / 2.0)
 
 
 def _mean_distance(dist_sum: np.ndarray, n: np.ndarray) -> np.ndarray:
     pairs = _pair_count(n.astype(np.float64))
-    return np.divide(dist_sum, pairs, out=np.zeros_like(dist_sum), where=pairs > 0)
+    return cast(np.ndarray, np.divide(dist_sum, pairs, out=np.zeros_like(dist_sum), where=pairs > 0))
 
 
 def _unit_rows(batch: Batch) -> np.ndarray:
@@ -170,7 +170,7 @@ def _jaccard_sums(batch: Batch) -> np.ndarray:
         n_used = len(used)
 
         def pair_distance(si: np.ndarray, sj: np.ndarray) -> np.ndarray:
-            return flat.take(si * n_used + sj)
+            return cast(np.ndarray, flat.take(si * n_used + sj))
     else:
         pair_distance = _sparse_jaccard(used_sets)
     lengths = batch.lengths

@@ -14,7 +14,7 @@ Novelty (Zhou et al. 2010) is the mean self-information of the recommended items
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -51,7 +51,7 @@ def _divide(total: np.ndarray, b: Batch, norm: str) -> np.ndarray:
     if norm == "k" and b.k is not None:
         return total / b.k
     n = b.lengths.astype(np.float64)
-    return np.divide(total, n, out=np.zeros_like(total), where=n > 0)
+    return cast(np.ndarray, np.divide(total, n, out=np.zeros_like(total), where=n > 0))
 
 
 def novelty_kernel(b: Batch, pop: str, form: str, norm: str, cold: str) -> np.ndarray:

@@ -19,7 +19,7 @@ seen in training are *cold*: in neither group.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -68,7 +68,7 @@ def _tail_rows(b: Batch, head_share: float, metric: str) -> np.ndarray:
 def aplt_kernel(b: Batch, head_share: float) -> np.ndarray:
     total = b.seg_sum(_tail_rows(b, head_share, "aplt"))
     n = b.lengths.astype(np.float64)
-    return np.divide(total, n, out=np.zeros_like(total), where=n > 0)
+    return cast(np.ndarray, np.divide(total, n, out=np.zeros_like(total), where=n > 0))
 
 
 def aclt_kernel(b: Batch, head_share: float) -> np.ndarray:
@@ -227,7 +227,7 @@ register(
 
 def profile_popularity_kernel(b: Batch) -> np.ndarray:
     tr_sum, tr_n = train_popularity(b, "profile_popularity")
-    return np.divide(tr_sum, tr_n, out=np.full(len(tr_n), np.nan), where=tr_n > 0)
+    return cast(np.ndarray, np.divide(tr_sum, tr_n, out=np.full(len(tr_n), np.nan), where=tr_n > 0))
 
 
 def profile_popularity_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,

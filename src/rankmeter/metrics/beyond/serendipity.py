@@ -14,7 +14,7 @@ training items (popularity descending, ties by item id descending, the order in 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -64,7 +64,7 @@ def serendipity_kernel(b: Batch, rel: float, pm: int | None, norm: str) -> np.nd
     if norm == "k" and b.k is not None:
         return total / b.k
     n = b.lengths.astype(np.float64)
-    return np.divide(total, n, out=np.zeros_like(total), where=n > 0)
+    return cast(np.ndarray, np.divide(total, n, out=np.zeros_like(total), where=n > 0))
 
 
 def serendipity_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,

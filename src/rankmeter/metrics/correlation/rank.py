@@ -24,7 +24,7 @@ mean over queries stays defined, and distance 0.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -70,11 +70,11 @@ def _counts(b: Batch) -> RS.KendallCounts:
 
 def spearman_kernel(b: Batch) -> np.ndarray:
     off, x, y = _common(b)
-    return np.nan_to_num(RS.spearman_rho(off, x, y), nan=0.0)
+    return cast(np.ndarray, np.nan_to_num(RS.spearman_rho(off, x, y), nan=0.0))
 
 
 def kendall_kernel(b: Batch, variant: str) -> np.ndarray:
-    return np.nan_to_num(RS.kendall_tau(_counts(b), variant), nan=0.0)
+    return cast(np.ndarray, np.nan_to_num(RS.kendall_tau(_counts(b), variant), nan=0.0))
 
 
 def kendall_distance_kernel(b: Batch, normalize: bool) -> np.ndarray:

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -37,11 +37,11 @@ def tp_kernel(b: Batch, rel: float) -> np.ndarray:
 
 
 def fp_kernel(b: Batch, rel: float) -> np.ndarray:
-    return b.lengths - _tp(b, rel)
+    return cast(np.ndarray, b.lengths - _tp(b, rel))
 
 
 def fn_kernel(b: Batch, rel: float) -> np.ndarray:
-    return b.n_rel(rel) - _tp(b, rel)
+    return cast(np.ndarray, b.n_rel(rel) - _tp(b, rel))
 
 
 def _catalog_size(catalog: int | None, context: Mapping[str, Any] | None) -> int:
@@ -69,7 +69,7 @@ def tn_kernel(b: Batch, rel: float, catalog: int | None) -> np.ndarray:
         raise ParameterError(
             f"The 'catalog' parameter of tn must be at least the number of items recommended or relevant for "
             f"each query. Got {size} instead, but query #{q + 1} has {int(seen[q])}.")
-    return size - seen
+    return cast(np.ndarray, size - seen)
 
 
 def set_f_kernel(b: Batch, rel: float, beta: float) -> np.ndarray:
@@ -80,7 +80,7 @@ def set_f_kernel(b: Batch, rel: float, beta: float) -> np.ndarray:
     r = np.divide(tp, nrel, out=np.zeros_like(tp), where=nrel > 0)
     b2 = beta * beta
     den = b2 * p + r
-    return np.divide((1 + b2) * p * r, den, out=np.zeros_like(den), where=den > 0)
+    return cast(np.ndarray, np.divide((1 + b2) * p * r, den, out=np.zeros_like(den), where=den > 0))
 
 
 def _ref_counts(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> tuple[int, int, int]:

@@ -13,7 +13,7 @@ is judged with grade >= rel for subtopic s; c_s(r) is the number of items at ran
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -245,7 +245,7 @@ def ideal_ideal(b: Batch, rel: float, alpha: float, discount: str) -> np.ndarray
     with np.errstate(under="ignore"):
         terms = np.power(1.0 - alpha, ranks - 1.0) * weights(ranks, discount)
     cum = np.concatenate(([0.0], np.cumsum(terms)))
-    return r.n_sub * cum[d]
+    return cast(np.ndarray, r.n_sub * cum[d])
 
 
 def weights(ranks: np.ndarray, discount: str) -> np.ndarray:

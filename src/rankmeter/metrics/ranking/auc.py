@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -22,7 +22,7 @@ def auc_kernel(b: Batch, rel: float) -> np.ndarray:
     below = np.where(flags, neg_total - (b.pos - cum), 0)
     correct = b.seg_sum(below)
     pairs = n_pos * n_neg
-    return np.divide(correct, pairs, out=np.full(len(pairs), 0.5), where=pairs > 0)
+    return cast(np.ndarray, np.divide(correct, pairs, out=np.full(len(pairs), 0.5), where=pairs > 0))
 
 
 def auc_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:

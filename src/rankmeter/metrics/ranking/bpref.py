@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -22,7 +22,7 @@ def bpref_kernel(b: Batch, rel: float) -> np.ndarray:
     denom = np.repeat(np.minimum(R, N), b.lengths)
     penalty = np.divide(np.minimum(nonrel_above, R_row), denom, out=np.zeros(len(denom)), where=denom > 0)
     total = b.seg_sum(np.where(flags, 1.0 - penalty, 0.0))
-    return np.divide(total, R, out=np.zeros_like(total), where=R > 0)
+    return cast(np.ndarray, np.divide(total, R, out=np.zeros_like(total), where=R > 0))
 
 
 def bpref_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -13,7 +13,7 @@ from ._common import top
 
 def judged_kernel(b: Batch) -> np.ndarray:
     judged = b.seg_sum(b.matched)
-    return np.divide(judged, b.lengths, out=np.zeros(b.n_queries), where=b.lengths > 0)
+    return cast(np.ndarray, np.divide(judged, b.lengths, out=np.zeros(b.n_queries), where=b.lengths > 0))
 
 
 def judged_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None) -> float:

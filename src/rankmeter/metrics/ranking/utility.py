@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 
@@ -24,7 +24,7 @@ def rank_score_kernel(b: Batch, rel: float, alpha: float) -> np.ndarray:
     terms = np.exp2(-np.arange(width) / alpha)
     csum = np.concatenate(([0.0], np.cumsum(terms)))
     best = csum[n_best.astype(np.int64)]
-    return np.divide(got, best, out=np.zeros_like(got), where=best > 0)
+    return cast(np.ndarray, np.divide(got, best, out=np.zeros_like(got), where=best > 0))
 
 
 def rank_score_reference(
@@ -64,7 +64,7 @@ def lift_index_kernel(b: Batch, rel: float) -> np.ndarray:
     weight = 1.0 - 0.1 * decile
     hits = b.seg_sum(flags)
     total = b.seg_sum(np.where(flags, weight, 0.0))
-    return np.divide(total, hits, out=np.zeros_like(total), where=hits > 0)
+    return cast(np.ndarray, np.divide(total, hits, out=np.zeros_like(total), where=hits > 0))
 
 
 def lift_index_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:

@@ -13,7 +13,7 @@ command's engine), against which tests check both on integer grades.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -78,7 +78,7 @@ def _seg_scan(values: np.ndarray, offsets: np.ndarray, op: np.ufunc, reverse: bo
     if op is np.add and not reverse and bool(np.all(v == np.trunc(v))) and float(np.abs(v).sum()) < 2.0 ** 52:
         # whole numbers: every partial sum is exact, so one running sum less each segment's start is too
         c = np.cumsum(v)
-        return c - np.repeat(np.concatenate(([0.0], c))[offsets[:-1]], lengths)
+        return cast(np.ndarray, c - np.repeat(np.concatenate(([0.0], c))[offsets[:-1]], lengths))
     if bool(np.all(lengths == lengths[0])):  # every segment as long: one matrix, no gather
         m = v.reshape(len(lengths), int(lengths[0]))
         return (op.accumulate(m[:, ::-1], axis=1)[:, ::-1] if reverse else op.accumulate(m, axis=1)).ravel()
@@ -321,7 +321,7 @@ def infap_kernel(b: Batch, rel: float) -> np.ndarray:
     query = np.searchsorted(b.offsets, rows, side="right") - 1
     total = np.bincount(query, weights=term, minlength=b.n_queries).astype(np.float64)
     R = b.n_rel(rel)
-    return np.divide(total, R, out=np.zeros_like(total), where=R > 0)
+    return cast(np.ndarray, np.divide(total, R, out=np.zeros_like(total), where=R > 0))
 
 
 def infap_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
@@ -381,7 +381,7 @@ def bing_kernel(b: Batch, rel: float) -> np.ndarray:
     term = 1.0 / np.log2(2.0 + (rank - k))  # 2 + relevant-free rows above
     total = np.bincount(query, weights=term, minlength=b.n_queries).astype(np.float64)
     R = b.n_rel(rel)
-    return np.divide(total, R, out=np.zeros_like(total), where=R > 0)
+    return cast(np.ndarray, np.divide(total, R, out=np.zeros_like(total), where=R > 0))
 
 
 def bing_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
@@ -427,7 +427,7 @@ def g_kernel(b: Batch) -> np.ndarray:
     term = gain[nz] / np.log2(2.0 + sum_cost[nz] - sum_results[nz])
     total = np.bincount(q[nz], weights=term, minlength=b.n_queries).astype(np.float64)
     sum_ideal = S.seg_sum(ideal, ioff)
-    return np.divide(total, sum_ideal, out=np.zeros_like(total), where=sum_ideal > 0)
+    return cast(np.ndarray, np.divide(total, sum_ideal, out=np.zeros_like(total), where=sum_ideal > 0))
 
 
 def g_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None) -> float:
@@ -491,7 +491,7 @@ def ndcg_rel_kernel(b: Batch) -> np.ndarray:
     idcg_total = np.where(n_ideal > 0, icum[np.maximum(ioff[1:] - 1, 0)] if len(icum) else 0.0, 0.0)
     rest = np.divide((n_ideal - n_hit) * dcg_total, idcg_total, out=np.zeros(b.n_queries), where=idcg_total > 0)
     total = total + rest
-    return np.divide(total, n_ideal, out=np.zeros(b.n_queries), where=(n_ideal > 0) & (total > 0))
+    return cast(np.ndarray, np.divide(total, n_ideal, out=np.zeros(b.n_queries), where=(n_ideal > 0) & (total > 0)))
 
 
 def ndcg_rel_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None) -> float:
@@ -650,7 +650,7 @@ def relative_p_kernel(b: Batch, rel: float) -> np.ndarray:
     R = b.n_rel(rel)
     hits = b.seg_sum(b.relevant(rel))
     denom = np.minimum(R, b.k if b.k is not None else b.lengths).astype(np.float64)
-    return np.divide(hits, denom, out=np.zeros(b.n_queries), where=(denom > 0) & (R > 0))
+    return cast(np.ndarray, np.divide(hits, denom, out=np.zeros(b.n_queries), where=(denom > 0) & (R > 0)))
 
 
 def relative_p_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
@@ -680,7 +680,7 @@ def set_map_kernel(b: Batch, rel: float) -> np.ndarray:
     R = b.n_rel(rel)
     hits = b.seg_sum(b.relevant(rel))
     denom = (b.lengths * R).astype(np.float64)
-    return np.divide(hits * hits, denom, out=np.zeros(b.n_queries), where=denom > 0)
+    return cast(np.ndarray, np.divide(hits * hits, denom, out=np.zeros(b.n_queries), where=denom > 0))
 
 
 def set_map_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
@@ -709,7 +709,7 @@ def utility_kernel(batch: Batch, rel: float, a: float, b: float, c: float, d: fl
     R = batch.n_rel(rel)
     hits = batch.seg_sum(batch.relevant(rel))
     ret = batch.lengths.astype(np.float64)
-    return a * hits + b * (ret - hits) + c * (R - hits) + d * (n_docs + hits - ret - R)
+    return cast(np.ndarray, a * hits + b * (ret - hits) + c * (R - hits) + d * (n_docs + hits - ret - R))
 
 
 def utility_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, a: float,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -278,7 +278,7 @@ def ref_propensity(context: Mapping[str, Any] | None, item: str, propensity: str
     """Slow path: one item's clipped propensity from a plain dict reading of the context (or its rank);
     a per-(query, item) table is read row by row for ``query``."""
     if propensity == "position":
-        return max(rank ** -exponent, clip)
+        return cast("float", max(rank ** -exponent, clip))
     table = _need(context, _KEY[propensity], metric)
     pairs = pair_table(table, metric) if propensity == "given" else None
     if pairs is not None:
@@ -305,4 +305,4 @@ def jain_propensity(count: np.ndarray | float, n: float, a: float, b: float) -> 
     0.28152
     """
     c = (math.log(n) - 1.0) * (b + 1.0) ** a
-    return 1.0 / (1.0 + c * np.power(np.asarray(count, dtype=np.float64) + b, -a))
+    return cast(np.ndarray, 1.0 / (1.0 + c * np.power(np.asarray(count, dtype=np.float64) + b, -a)))

@@ -17,7 +17,7 @@ every item the user would find relevant, observed or not.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -169,7 +169,7 @@ def ndcg_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: fl
     w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, "ips_ndcg")
     dcg = np.bincount(q, weights=w / np.log2(rank + 1.0), minlength=b.n_queries)
     ideal = _idcg(b.n_rel(rel), b.k)
-    return np.divide(dcg, ideal, out=np.zeros(b.n_queries), where=ideal > 0)
+    return cast(np.ndarray, np.divide(dcg, ideal, out=np.zeros(b.n_queries), where=ideal > 0))
 
 
 def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
@@ -223,7 +223,7 @@ def rbp_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | N
                   exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0,
                   query: str | None = None) -> float:
     hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_rbp", query)
-    return (1 - p) * sum(w * p ** (r - 1) for r, w in hits)
+    return cast("float", (1 - p) * sum(w * p ** (r - 1) for r, w in hits))
 
 
 register(MetricSpec(

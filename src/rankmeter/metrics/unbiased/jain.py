@@ -15,7 +15,7 @@ context) and ``N`` the number of training users.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -102,7 +102,7 @@ def psndcg_kernel(batch: Batch, /, a: float, b: float, clip: float, rel: float) 
     w, q, rank = _weights(batch, rel, a, b, clip, "psndcg")
     dcg = np.bincount(q, weights=w / np.log2(rank + 1.0), minlength=batch.n_queries)
     ideal = _idcg(batch.n_rel(rel), batch.k)
-    return np.divide(dcg, ideal, out=np.zeros(batch.n_queries), where=ideal > 0)
+    return cast(np.ndarray, np.divide(dcg, ideal, out=np.zeros(batch.n_queries), where=ideal > 0))
 
 
 def psndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,

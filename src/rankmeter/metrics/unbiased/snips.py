@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -116,7 +116,7 @@ def ideal_dcg(n: np.ndarray, k: int | None) -> np.ndarray:
     top = int(whole.max()) if len(whole) else 0
     disc = 1.0 / np.log2(np.arange(2, top + 3, dtype=np.float64))
     cum = np.concatenate(([0.0], np.cumsum(disc)))
-    return cum[whole] + (m - whole) * disc[whole]
+    return cast(np.ndarray, cum[whole] + (m - whole) * disc[whole])
 
 
 def _ref_normaliser(qrels, rel, context, propensity, exponent, clip, metric, query):
@@ -130,7 +130,7 @@ def _ref_normaliser(qrels, rel, context, propensity, exponent, clip, metric, que
 def recall_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: float) -> np.ndarray:
     n, _, w, q, _r = _parts(b, propensity, exponent, clip, rel, "snips_recall")
     num = np.bincount(q, weights=w, minlength=b.n_queries)
-    return np.divide(num, n, out=np.zeros(b.n_queries), where=n > 0)
+    return cast(np.ndarray, np.divide(num, n, out=np.zeros(b.n_queries), where=n > 0))
 
 
 def recall_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
@@ -176,7 +176,7 @@ def precision_kernel(b: Batch, propensity: str, exponent: float, clip: float, re
     n, count, w, q, _r = _parts(b, propensity, exponent, clip, rel, "snips_precision")
     num = np.bincount(q, weights=w, minlength=b.n_queries)
     d = (b.lengths.astype(np.float64) if b.k is None else np.full(b.n_queries, float(b.k))) * n
-    return np.divide(num * count, d, out=np.zeros(b.n_queries), where=d > 0)
+    return cast(np.ndarray, np.divide(num * count, d, out=np.zeros(b.n_queries), where=d > 0))
 
 
 def precision_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
@@ -222,7 +222,7 @@ def ndcg_kernel(b: Batch, propensity: str, exponent: float, clip: float, rel: fl
     n, _, w, q, rank = _parts(b, propensity, exponent, clip, rel, "snips_ndcg")
     dcg = np.bincount(q, weights=w / np.log2(rank + 1.0), minlength=b.n_queries)
     ideal = ideal_dcg(n, b.k)
-    return np.divide(dcg, ideal, out=np.zeros(b.n_queries), where=ideal > 0)
+    return cast(np.ndarray, np.divide(dcg, ideal, out=np.zeros(b.n_queries), where=ideal > 0))
 
 
 def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
@@ -268,7 +268,7 @@ register(MetricSpec(
 def rbp_kernel(b: Batch, p: float, propensity: str, exponent: float, clip: float, rel: float) -> np.ndarray:
     n, count, w, q, rank = _parts(b, propensity, exponent, clip, rel, "snips_rbp")
     num = (1 - p) * np.bincount(q, weights=w * np.power(p, rank - 1.0), minlength=b.n_queries)
-    return np.divide(num * count, n, out=np.zeros(b.n_queries), where=n > 0)
+    return cast(np.ndarray, np.divide(num * count, n, out=np.zeros(b.n_queries), where=n > 0))
 
 
 def rbp_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
@@ -418,7 +418,7 @@ def corpus_reference(measure: str, rankings: Mapping[str, Sequence[str]], qrels:
         return 0.0
     s = sum(weights) / sum(counts)
     if measure != "ndcg":
-        return sum(values) / len(values) / s
+        return cast("float", sum(values) / len(values) / s)
     out = []
     for v, c in zip(values, counts, strict=True):
         ideal = _ideal(c * s, k)
