@@ -133,3 +133,13 @@ def test_compare_html_report_has_no_raw_terminal_bytes(files) -> None:
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", page)
     assert "x\\x1b]0;title\\x07\\x1b[2J" in page
     assert b"\x1b" not in out.stdout + out.stderr
+
+
+def test_compare_html_takes_dollar_signs_in_names_as_text(files) -> None:
+    """A run named like matplotlib math (``$x^$`` cannot parse as math) is drawn as written, never a crash."""
+    pytest.importorskip("matplotlib")
+    report = files["dir"] / "dollars.html"
+    out = run("compare", str(files["qrels"]), f"$x^$={files['run']}", f"b_$\\frac={files['run']}", "-m", "P@1",
+              "--resamples", "50", "--html", str(report), "--k-max", "3")
+    assert out.returncode == 0, out.stderr
+    assert "$x^$" in report.read_text(encoding="utf-8")

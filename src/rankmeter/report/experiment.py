@@ -28,7 +28,7 @@ import numpy as np
 from .._errors import MissingExtraError
 from ._common import fmt, fmt_signed, no_value_text, show_n
 from ._common import test_label as _test_label
-from .html import _CSS, _bars, _colors, _d, _e, _img, _mpl
+from .html import _CSS, _bars, _colors, _d, _e, _img, _mpl, plain_figure_text
 
 # The result is typed as Any: report/ renders what recsys/ computes and does not import it
 # (not even for type checking), so the two packages never import each other.
@@ -587,6 +587,7 @@ def _group_marker(gv: Any, metric: str, group: str, name: str, base: str | None,
 
 # --------------------------------------------------------------------------- page
 
+@plain_figure_text
 def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | None = None, digits: int = 4) -> str:
     """The experiment's report as one self-contained HTML page (see the module docstring).
 

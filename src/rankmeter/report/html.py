@@ -20,9 +20,10 @@ global backend switch):
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -367,6 +368,27 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
     return "\n".join(parts)
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def plain_figure_text(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``fn`` with the figures' text taken as written: a ``$`` in a run or metric name is not read as
+    matplotlib's math (``$x^$`` would fail to parse); matplotlib's settings are restored afterwards."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            import matplotlib
+        except ImportError:
+            return fn(*args, **kwargs)
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@plain_figure_text
 def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digits: int = 4,
             progress: Progress | None = None, groups: Any = None) -> str:
     Figure, Canvas = _mpl()
