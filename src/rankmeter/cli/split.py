@@ -214,10 +214,11 @@ def _prepare_out(out: Path, overwrite: bool, fmt: str, method: str, folds: int |
     entries = folder_entries(out)
     if not entries:
         return out
-    left = _interrupted(out)
-    if left is not None:  # only what an interrupted split left (no complete split): replaced without --overwrite
-        _remove(out, left)
-        click.echo(f"rankmeter split: removed the {len(left)} files an interrupted split left in {out}", err=True)
+    leftovers = _interrupted(out)
+    if leftovers is not None:  # only what an interrupted split left (no complete split): replaced without --overwrite
+        _remove(out, leftovers)
+        click.echo(f"rankmeter split: removed the {len(leftovers)} files an interrupted split left in {out}",
+                   err=True)
         entries = folder_entries(out)
         if not entries:
             return out
