@@ -205,6 +205,15 @@ class RelevanceEvaluator:
                 raise _TypeInputError(f"the scores of query {q!r} must be a dict {{doc: score}} (as pytrec_eval), "
                                       f"got {type(docs).__name__}")
         wanted = [q for q in scores if q in self._qrels]
+        if len(wanted) < len(scores):  # queries without judgments are not evaluated, but typed as pytrec_eval types
+            for q, docs in scores.items():
+                if q not in self._qrels:
+                    for d, x in docs.items():
+                        if not isinstance(d, str):
+                            raise _TypeInputError(f"document ids must be strings (as pytrec_eval); query {q!r} has "
+                                                  f"{d!r}")
+                        if not isinstance(x, (int, float)) and not hasattr(x, "__float__"):
+                            _score(x, q, d)
         if not self._plan:
             return {q: {} for q in wanted}  # no measure: every evaluated query, with no value (as pytrec_eval)
         fast = [q for q in wanted if len(scores[q]) > 0]

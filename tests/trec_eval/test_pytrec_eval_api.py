@@ -145,6 +145,8 @@ def test_trec_eval_908_regression_outputs(results: str, qrels: str, expected: st
     lambda m: m.RelevanceEvaluator(QREL, {"map"}).evaluate({"q1": {1: 1.0}}),
     lambda m: m.RelevanceEvaluator(QREL, {"map"}).evaluate({"q1": {"d1": "1.5"}}),  # a score as text
     lambda m: m.RelevanceEvaluator(QREL, {"map"}).evaluate({"q1": {"d1": None}}),
+    lambda m: m.RelevanceEvaluator(QREL, {"map"}).evaluate({"q9": {1: 1.0}}),  # (a query without judgments too)
+    lambda m: m.RelevanceEvaluator(QREL, {"map"}).evaluate({"q9": {"d1": "x"}}),
     lambda m: m.RelevanceEvaluator(QREL, {"map"}, relevance_level=0),
     lambda m: m.RelevanceEvaluator(QREL, {"map"}, relevance_level=1.0),
     lambda m: m.RelevanceEvaluator(QREL, {"map"}, relevance_level=2**40),
