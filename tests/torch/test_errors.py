@@ -101,3 +101,14 @@ def test_missing_context_fails_at_the_first_update() -> None:
     ev = rmt.Evaluator(["catalog_coverage@2"])
     with pytest.raises(ParameterError, match=r"context\['catalog'\]"):
         ev.update(S, R)
+
+
+@pytest.mark.parametrize("selection", ["key", "margin"])
+def test_minus_infinity_in_a_top_k_is_refused_unless_hidden(selection: str) -> None:
+    scores = torch.tensor([[0.9, float("-inf"), 0.1], [0.2, 0.8, 0.4]])
+    with pytest.raises(InputError, match="scores hold 1 infinite values among the selected top 3"):
+        rmt.evaluate(scores, R, ["P@3"], selection=selection)
+    hidden = rmt.evaluate(scores, R, ["P@3"], exclude=[[1], []], selection=selection)
+    assert hidden.values["P@3"].tolist() == [1 / 3, 1 / 3]
+    below = rmt.evaluate(scores, R, ["P@1"], selection=selection)  # below the top k + 1: never ranked
+    assert below.values["P@1"].tolist() == [1.0, 1.0]

@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch")
 
 import rankmeter  # noqa: E402
 import rankmeter.torch as rmt  # noqa: E402
+from rankmeter.torch._inputs import Exclusion  # noqa: E402
 from rankmeter.torch._select import item_rank, select_topk  # noqa: E402
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -170,7 +171,7 @@ def test_selection_is_the_python_top_k(c: dict[str, Any], method: str) -> None:
     mask = torch.from_numpy(c["excluded"])
     kk = min(c["k"], m)
     # small blocks too: the selection of rows block by block is the same
-    sel = select_topk(scores, kk, rank, lambda a, b: mask[a:b], method=method, cells=max(1, m * 2))
+    sel = select_topk(scores, kk, rank, Exclusion(n, m, dense=mask), method=method, cells=max(1, m * 2))
     want = python_topk(scores.to(torch.float64).numpy(), c["excluded"], ids, kk)
     got = [sel.index[u, :int(sel.valid[u])].tolist() for u in range(n)]
     assert got == want
@@ -199,7 +200,7 @@ def test_float32_lists_identical_on_large_ties() -> None:
     ids = [str(j) for j in range(300)]
     want = python_topk(scores.double().numpy(), excluded.numpy(), ids, 20)
     for method in ("key", "margin"):
-        sel = select_topk(scores, 20, torch.from_numpy(item_rank(None, 300)), lambda a, b: excluded[a:b],
+        sel = select_topk(scores, 20, torch.from_numpy(item_rank(None, 300)), Exclusion(40, 300, dense=excluded),
                           method=method)
         assert [sel.index[u, :int(sel.valid[u])].tolist() for u in range(40)] == want
 
@@ -232,3 +233,27 @@ def test_evaluator_with_user_ids_and_lists() -> None:
     ev.update(torch.tensor([[0.2, 0.3, 0.1]]), [{0: 2}], user_ids=["bob"])
     r = ev.compute()
     assert r.queries == ["ann", "bob"] and r.values["recall@2"].tolist() == [0.5, 1.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.integers(40, 160), st.integers(1, 45), st.integers(2, 6), st.booleans(),
+       st.sampled_from(["key", "margin"]), st.integers(0, 2**31))
+def test_selection_with_ties_past_the_window(n: int, m: int, k: int, levels: int, sparse: bool, method: str,
+                                             seed: int) -> None:
+    """Few score levels over many items: the tie at the k-th score runs past the margin's window."""
+    g = torch.Generator().manual_seed(seed)
+    scores = torch.randint(0, levels, (n, m), generator=g).float() - 1.0
+    excluded = torch.rand((n, m), generator=g) < 0.3
+    excl = Exclusion(n, m, rows=np.nonzero(excluded.numpy())[0], cols=np.nonzero(excluded.numpy())[1]) \
+        if sparse else Exclusion(n, m, dense=excluded)
+    ids = [str(j) for j in range(m)]
+    sel = select_topk(scores, k, torch.from_numpy(item_rank(None, m)), excl, method=method, cells=m * 2)
+    want = python_topk(scores.double().numpy(), excluded.numpy(), ids, k)
+    assert [sel.index[u, :int(sel.valid[u])].tolist() for u in range(n)] == want
+
+
+def test_nan_count_leaves_out_hidden_cells() -> None:
+    nan = float("nan")
+    scores = torch.tensor([[nan, nan, 0.1], [nan, 0.8, 0.4]])
+    with pytest.raises(rankmeter.InputError, match="scores hold 2 NaN values in cells that are not excluded"):
+        rmt.evaluate(scores, torch.ones((2, 3)), ["P@1"], exclude=[[0], []])

@@ -84,7 +84,7 @@ class _Piece:
     jgrades: np.ndarray
 
 
-def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, kk: int, rank: torch.Tensor,
+def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, k: int, rank: torch.Tensor,
                   selection: str, func: str) -> _Piece:
     torch = load_torch()
     scores = check_scores(scores, func)
@@ -93,24 +93,24 @@ def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, kk: i
     excl = as_exclusion(exclude, n, m, scores.device)
     judg = as_judgments(relevant, scores, excl)
     with torch.no_grad():
-        sel = select_topk(scores.detach(), kk, rank, excl.mask_rows, method=selection)
+        sel = select_topk(scores.detach(), k + 1, rank, excl, method=selection, check=k)
     if sel.bad:
-        nan = sel.nan
-        if nan:
-            total = int(torch.isnan(scores).sum()) if excl.dense is None else \
-                int((torch.isnan(scores) & ~excl.dense).sum())
+        if sel.nan:
+            isnan = torch.isnan(scores.detach())
+            excl.fill_(isnan, 0, n, False)
+            total = int(isnan.sum())
             raise InputError(f"scores hold {total} NaN values in cells that are not excluded: NaN cannot be ranked "
                              "(rankmeter refuses it rather than guess a place); mask those cells with exclude= or "
                              "replace them", source="scores")
-        raise InputError(f"scores hold {sel.bad} infinite values among the selected top {kk}: rankmeter ranks finite "
+        raise InputError(f"scores hold {sel.bad} infinite values among the selected top {k}: rankmeter ranks finite "
                          "scores only; hide such cells with exclude= rather than a score of -inf", source="scores")
     index = sel.index.cpu().numpy()
     valid = sel.valid.cpu().numpy()
     rows, cols, grades = judg.rows, judg.cols, judg.grades
-    if judg.dense is not None and kk:
+    if judg.dense is not None and k:
         # every cell of a dense `relevant` is judged: the listed cells of grade 0 are judged not relevant
         g = torch.gather(judg.dense, 1, sel.index).cpu().numpy()
-        taken = np.arange(index.shape[1])[None, :] < valid[:, None]
+        taken = np.arange(index.shape[1])[None, :] < np.minimum(valid, k)[:, None]
         zero = taken & (g == 0)
         zr, zc = np.nonzero(zero)
         rows = np.concatenate((rows, zr.astype(np.int64)))
@@ -250,7 +250,8 @@ class _Setup:
         return self.items
 
     def for_scores(self, scores: Any) -> tuple[int, Any]:
-        """Fix the number of items on the first scores seen; the item ranks on the scores' device."""
+        """Fix the number of items on the first scores seen: the depth k, and the item ranks on the scores'
+        device."""
         torch = load_torch()
         scores = check_scores(scores, self.func)
         m = int(scores.shape[1])
@@ -268,7 +269,7 @@ class _Setup:
         dev = scores.device
         if dev not in self.rank:
             self.rank[dev] = torch.from_numpy(self.rank_np).to(dev)
-        return min(self.k + 1, m), self.rank[dev]
+        return self.k, self.rank[dev]
 
 
 def evaluate(
@@ -320,8 +321,8 @@ def evaluate(
     """
     func = "rankmeter.torch.evaluate"
     setup = _Setup(metrics, item_ids, context, popularity, ties, selection, func)
-    kk, rank = setup.for_scores(scores)
-    piece = _select_piece(scores, relevant, exclude, user_ids, kk, rank, setup.selection, func)
+    k, rank = setup.for_scores(scores)
+    piece = _select_piece(scores, relevant, exclude, user_ids, k, rank, setup.selection, func)
     return _evaluate_pieces([piece], setup.vocabulary(), setup.metrics, setup.k, setup.context)
 
 
@@ -352,12 +353,12 @@ class Evaluator:
     def update(self, scores: torch.Tensor, relevant: Any, *, exclude: Any = None,
                user_ids: Sequence[str] | None = None) -> None:
         """Select the top k of a batch of users (rows) on its device and keep it with its judgments."""
-        kk, rank = self._setup.for_scores(scores)
+        k, rank = self._setup.for_scores(scores)
         named = [p.users is not None for p in self._pieces]
         if named and (user_ids is not None) != named[0]:
             raise ParameterError("rankmeter.torch.Evaluator.update: give user_ids for every batch or for none "
                                  "(users without ids are named by their row over all batches)")
-        self._pieces.append(_select_piece(scores, relevant, exclude, user_ids, kk, rank, self._setup.selection,
+        self._pieces.append(_select_piece(scores, relevant, exclude, user_ids, k, rank, self._setup.selection,
                                           "rankmeter.torch.Evaluator.update"))
 
     def reset(self) -> None:

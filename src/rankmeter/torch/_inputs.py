@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -145,20 +145,64 @@ def _sparse_parts(t: torch.Tensor, name: str) -> tuple[Any, Any, Any]:
     raise InputError(f"{name}: unsupported tensor layout {t.layout} (dense, sparse_coo or sparse_csr)", source=name)
 
 
-@dataclass
 class Exclusion:
-    """Cells hidden from a user: a device mask per block of rows, and the pairs on the host."""
+    """Cells hidden from users: filled into a block of scores on the device; counted per row; and, on the
+    host, the (row, column) keys of every hidden cell (built on first use)."""
 
-    mask_rows: Callable[[int, int], torch.Tensor] | None
-    dense: torch.Tensor | None  # the boolean mask as given, when given dense
-    keys: np.ndarray  # row * n_items + column of every excluded cell, sorted (host)
+    def __init__(self, n: int, m: int, dense: Any = None, rows: np.ndarray | None = None,
+                 cols: np.ndarray | None = None, device: Any = None) -> None:
+        self.n, self.m = n, m
+        self.dense = dense  # the boolean mask as given, when given dense
+        self.any = dense is not None or (rows is not None and len(rows) > 0)
+        self._keys: np.ndarray | None = None
+        if rows is not None and cols is not None:
+            torch = load_torch()
+            keys = np.unique(rows * m + cols)
+            self._keys = keys
+            r_sorted, c_sorted = keys // max(m, 1), keys % max(m, 1)
+            self.offsets = np.searchsorted(r_sorted, np.arange(n + 1))
+            self.r_dev = torch.from_numpy(r_sorted).to(device)
+            self.c_dev = torch.from_numpy(c_sorted).to(device)
+            self.counts_dev = torch.from_numpy(np.diff(self.offsets).astype(np.int64)).to(device)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """row * n_items + column of every excluded cell, sorted (host)."""
+        if self._keys is None:
+            torch = load_torch()
+            self._keys = torch.nonzero(self.dense.reshape(-1)).flatten().cpu().numpy().astype(np.int64) \
+                if self.dense is not None else np.zeros(0, dtype=np.int64)
+        return self._keys
+
+    def fill_(self, block: Any, a: int, b: int, value: float | int) -> None:
+        """Write ``value`` into the hidden cells of ``block``, which holds rows ``a:b``."""
+        if self.dense is not None:
+            block.masked_fill_(self.dense[a:b], value)
+        elif self.any:
+            lo, hi = int(self.offsets[a]), int(self.offsets[b])
+            block[self.r_dev[lo:hi] - a, self.c_dev[lo:hi]] = value
+
+    def counts(self, a: int, b: int, rows: Any) -> Any:
+        """Hidden cells of some rows (positions in ``a:b``, a device tensor)."""
+        if self.dense is not None:
+            return self.dense[a:b][rows].sum(dim=1)
+        if self.any:
+            return self.counts_dev[a + rows]
+        return rows * 0
 
     def excludes(self, rows: np.ndarray, cols: np.ndarray, m: int) -> np.ndarray:
-        if not len(self.keys):
+        """Which of these cells are hidden (host arrays in, a host mask out)."""
+        if self.dense is not None:  # looked up on the device: no copy of the mask
+            torch = load_torch()
+            dev = self.dense.device
+            r, c = torch.from_numpy(rows).to(dev), torch.from_numpy(cols).to(dev)
+            return self.dense[r, c].cpu().numpy().astype(bool)  # type: ignore[no-any-return]
+        keys = self.keys
+        if not len(keys):
             return np.zeros(len(rows), dtype=bool)
         k = rows * m + cols
-        at = np.minimum(np.searchsorted(self.keys, k), len(self.keys) - 1)
-        return self.keys[at] == k  # type: ignore[no-any-return]
+        at = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
+        return keys[at] == k  # type: ignore[no-any-return]
 
 
 def as_exclusion(exclude: Any, n: int, m: int, device: torch.device) -> Exclusion:
@@ -167,7 +211,7 @@ def as_exclusion(exclude: Any, n: int, m: int, device: torch.device) -> Exclusio
     ``n`` users x ``m`` items on ``device``."""
     torch = load_torch()
     if exclude is None:
-        return Exclusion(None, None, np.zeros(0, dtype=np.int64))
+        return Exclusion(n, m)
     same_device(device, exclude, "exclude")
     if isinstance(exclude, torch.Tensor) and exclude.layout == torch.strided:
         if tuple(exclude.shape) != (n, m):
@@ -176,9 +220,7 @@ def as_exclusion(exclude: Any, n: int, m: int, device: torch.device) -> Exclusio
         if exclude.dtype != torch.bool:
             raise InputError(f"a dense exclude must be a boolean mask; found {exclude.dtype} (use a sparse tensor, "
                              "(rows, columns) pairs or lists of column indices for indices)", source="exclude")
-        dense = exclude
-        keys = torch.nonzero(dense.reshape(-1)).flatten().cpu().numpy().astype(np.int64)
-        return Exclusion(lambda a, b: dense[a:b], dense, keys)
+        return Exclusion(n, m, dense=exclude)
     if isinstance(exclude, torch.Tensor):
         if tuple(exclude.shape) != (n, m):
             raise InputError(f"exclude has shape {tuple(exclude.shape)} but scores have shape {(n, m)}",
@@ -195,20 +237,7 @@ def as_exclusion(exclude: Any, n: int, m: int, device: torch.device) -> Exclusio
         raise ParameterError("The 'exclude' parameter must be a boolean mask tensor, a sparse COO or CSR tensor, a "
                              "(rows, columns) pair or one sequence of column indices per user. "
                              f"Got {type(exclude).__name__} instead.")
-    keys = np.unique(rows * m + cols)
-    r_sorted, c_sorted = keys // m, keys % m
-    offsets = np.searchsorted(r_sorted, np.arange(n + 1))
-    dev = device
-    r_dev = torch.from_numpy(r_sorted).to(dev)
-    c_dev = torch.from_numpy(c_sorted).to(dev)
-
-    def mask_rows(a: int, b: int) -> Any:
-        lo, hi = int(offsets[a]), int(offsets[b])
-        mask = torch.zeros((b - a, m), dtype=torch.bool, device=dev)
-        mask[r_dev[lo:hi] - a, c_dev[lo:hi]] = True
-        return mask
-
-    return Exclusion(mask_rows, None, keys)
+    return Exclusion(n, m, rows=rows, cols=cols, device=device)
 
 
 @dataclass
@@ -241,7 +270,7 @@ def as_judgments(relevant: Any, scores: torch.Tensor, excl: Exclusion) -> Judgme
         at = torch.nonzero(nz)
         g = relevant[nz].to(torch.float64).cpu().numpy()
         rows, cols = at[:, 0].cpu().numpy().astype(np.int64), at[:, 1].cpu().numpy().astype(np.int64)
-        if excl.dense is None and len(excl.keys):
+        if excl.dense is None and excl.any:
             keep = ~excl.excludes(rows, cols, m)
             rows, cols, g = rows[keep], cols[keep], g[keep]
         _finite(g, "relevant")

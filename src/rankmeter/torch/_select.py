@@ -11,13 +11,14 @@ Two selections, equal in what they pick:
   cell, the score's order-preserving integer image in the high 32 bits and the item
   rank in the low 32 bits, then one ``topk`` over the keys. The image maps -0.0 and
   +0.0 to the same integer (rankmeter ties them) and every NaN above +inf.
-- ``"margin"`` (any floating dtype, float64 included): ``topk`` over the scores, then
-  an exact resolution of the boundary: a row where more items share the k-th score
-  than were taken is selected again with a key of (above the k-th score, item rank).
-  The taken items are finally put in order by (score, item rank), descending.
+- ``"margin"`` (any floating dtype, float64 included; the default): ``topk`` of a window
+  of k + max(k, 32) items, put in order by (score, item rank) descending, its first k
+  kept. That is exact when the window holds every item tied with the k-th score (its
+  last score is lower); a row where the tie runs past the window is selected again
+  over the whole row, with a key of (above the k-th score, item rank).
 
-Cells marked excluded are never selected. Rows are processed in blocks that bound the
-temporary memory (a 64-bit key per cell of a block).
+Both are measured by ``benchmarks/bench_torch.py``. Cells marked excluded are never
+selected. Rows are processed in blocks that bound the temporary memory.
 """
 
 from __future__ import annotations
@@ -30,11 +31,14 @@ import numpy as np
 if TYPE_CHECKING:
     import torch
 
+    from ._inputs import Exclusion
+
 __all__ = ["Selection", "block_cells", "item_rank", "select_topk", "SELECTIONS"]
 
 SELECTIONS = ("auto", "key", "margin")
 _INT64_MIN = -(2**63)
 _BLOCK_CELLS = 1 << 24  # cells per block of rows (a 128 MiB key block)
+_MARGIN = 32  # the window of the margin selection: kk + max(kk, _MARGIN) items
 
 
 @dataclass
@@ -89,12 +93,14 @@ def block_cells(device: torch.device) -> int:
     return _BLOCK_CELLS
 
 
-def select_topk(scores: torch.Tensor, kk: int, rank: torch.Tensor, exclude: Any = None, *,
-                method: str = "auto", cells: int | None = None) -> Selection:
+def select_topk(scores: torch.Tensor, kk: int, rank: torch.Tensor, exclude: Exclusion | None = None, *,
+                method: str = "auto", cells: int | None = None, row0: int = 0, check: int | None = None
+                ) -> Selection:
     """The exact top ``kk`` of every row of ``scores`` (users x items) under the tie rule.
 
-    ``rank``: :func:`item_rank` as a tensor on the scores' device. ``exclude``: a callable
-    giving the boolean mask of rows ``a:b`` (on the device), or None.
+    ``rank``: :func:`item_rank` as a tensor on the scores' device. ``exclude``: the hidden cells
+    (:class:`~._inputs.Exclusion`), whose row ``row0`` is the first row of ``scores``. ``check``: the
+    leading positions whose scores are counted in ``bad`` and ``nan`` (default: all ``kk``).
     """
     import torch
 
@@ -102,12 +108,13 @@ def select_topk(scores: torch.Tensor, kk: int, rank: torch.Tensor, exclude: Any 
     kk = min(kk, m)
     dev = scores.device
     if method == "auto":
-        method = "key" if scores.dtype in (torch.float32, torch.float16, torch.bfloat16) else "margin"
+        method = "margin"
     if method == "key" and scores.dtype not in (torch.float32, torch.float16, torch.bfloat16):
         from .._errors import ParameterError
 
         raise ParameterError(f"The 'selection' parameter 'key' needs scores of at most 32 bits (float32, float16, "
                              f"bfloat16). Got {scores.dtype} scores: use selection='margin' or 'auto'.")
+    excl = exclude if exclude is not None and exclude.any else None
     out_dtype = torch.float64 if scores.dtype == torch.float64 else torch.float32
     index = torch.empty((n, kk), dtype=torch.int64, device=dev)
     score = torch.empty((n, kk), dtype=out_dtype, device=dev)
@@ -118,17 +125,15 @@ def select_topk(scores: torch.Tensor, kk: int, rank: torch.Tensor, exclude: Any 
     for a in range(0, n, step):
         b = min(n, a + step)
         s = scores[a:b]
-        mask = exclude(a, b) if exclude is not None else None
-        nvalid = (m - mask.sum(dim=1)) if mask is not None else torch.full((b - a,), m, dtype=torch.int64, device=dev)
-        v = torch.clamp(nvalid, max=kk)
         if kk == 0:
-            idx = torch.zeros((b - a, 0), dtype=torch.int64, device=dev)
+            idx, v = torch.zeros((b - a, 0), dtype=torch.int64, device=dev), torch.zeros(b - a, dtype=torch.int64,
+                                                                                          device=dev)
         elif method == "key":
-            idx = _by_key(s, kk, rank, mask)
+            idx, v = _by_key(s, kk, rank, excl, row0 + a, row0 + b)
         else:
-            idx = _by_margin(s, kk, rank, mask, nvalid)
+            idx, v = _by_margin(s, kk, rank, excl, row0 + a, row0 + b)
         sel = torch.gather(s, 1, idx).to(out_dtype)
-        taken = torch.arange(kk, device=dev)[None, :] < v[:, None]
+        taken = torch.arange(kk, device=dev)[None, :] < torch.clamp(v, max=kk if check is None else check)[:, None]
         bad += (~torch.isfinite(sel) & taken).sum()
         nan += (torch.isnan(sel) & taken).sum()
         index[a:b] = idx
@@ -137,7 +142,8 @@ def select_topk(scores: torch.Tensor, kk: int, rank: torch.Tensor, exclude: Any 
     return Selection(index=index, score=score, valid=valid, bad=int(bad), nan=int(nan))
 
 
-def _by_key(s: torch.Tensor, kk: int, rank: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+def _by_key(s: torch.Tensor, kk: int, rank: torch.Tensor, excl: Exclusion | None, a: int, b: int
+            ) -> tuple[torch.Tensor, torch.Tensor]:
     """One 64-bit key per cell: the score's order-preserving integer image above the item rank."""
     import torch
 
@@ -146,34 +152,61 @@ def _by_key(s: torch.Tensor, kk: int, rank: torch.Tensor, mask: torch.Tensor | N
     hi = torch.where(bits < 0, -mag, mag)  # -0.0 and +0.0 both give 0; larger floats give larger integers
     hi = hi.masked_fill(mag > 0x7F800000, 0x7FFFFFFF)  # every NaN above +inf, so that it is always seen
     key = (hi.to(torch.int64) << 32) | rank[None, :]
-    if mask is not None:
-        key.masked_fill_(mask, _INT64_MIN)  # below every real key (those are > -2**63)
-    return torch.topk(key, kk, dim=1, largest=True, sorted=True).indices
+    if excl is not None:
+        excl.fill_(key, a, b, _INT64_MIN)  # below every real key (those are > -2**63)
+    top = torch.topk(key, kk, dim=1, largest=True, sorted=True)
+    return top.indices, (top.values != _INT64_MIN).sum(dim=1)
 
 
-def _by_margin(s: torch.Tensor, kk: int, rank: torch.Tensor, mask: torch.Tensor | None,
-               nvalid: torch.Tensor) -> torch.Tensor:
-    """``topk`` over the scores, then the boundary resolved exactly and the taken items put in order."""
+def _by_margin(s: torch.Tensor, kk: int, rank: torch.Tensor, excl: Exclusion | None, a: int, b: int
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``topk`` of a wider window (kk + margin) over the scores; a row whose group of scores tied with its
+    kk-th runs past the window is resolved exactly over the whole row. The taken items are then put in
+    order: score descending, item rank descending."""
     import torch
 
-    low = torch.tensor(float("-inf"), dtype=s.dtype, device=s.device)
-    ms = s.masked_fill(mask, low) if mask is not None else s
-    vals, idx = torch.topk(ms, kk, dim=1, largest=True, sorted=False)
-    # rows with NaN among the taken: leave them as they are (the caller refuses NaN scores)
-    kth = vals.amin(dim=1)
-    taken_eq = (vals == kth[:, None]).sum(dim=1)
-    all_eq = (ms == kth[:, None]).sum(dim=1)
-    amb = torch.nonzero((all_eq > taken_eq) & (nvalid > kk)).flatten()
-    if amb.numel():
-        sub = ms[amb]
-        t = kth[amb][:, None]
+    m = s.shape[1]
+    ms = s
+    if excl is not None:
+        ms = s.clone()
+        excl.fill_(ms, a, b, float("-inf"))
+    w = min(m, kk + max(kk, _MARGIN))
+    vals, idx = torch.topk(ms, w, dim=1, largest=True, sorted=True)
+    t = vals[:, kk - 1]
+    # the window holds every item tied with the kk-th when its last score is below it (or it is the whole row;
+    # a kk-th of -inf: fewer items than kk are left, all taken; NaN: refused by the caller)
+    open_ = (vals[:, w - 1] >= t) & (t > float("-inf")) if w < m else torch.zeros_like(t, dtype=torch.bool)
+    idx = _tie_order(vals, idx, rank)[:, :kk].contiguous()
+    rows = torch.nonzero(open_).flatten()
+    if rows.numel():
+        sub = ms[rows]
+        tr = t[rows][:, None]
         big = torch.tensor(1 << 40, dtype=torch.int64, device=s.device)
-        key = torch.where(sub > t, big, torch.where(sub == t, rank[None, :].expand_as(sub), -1))
-        idx[amb] = torch.topk(key, kk, dim=1, largest=True, sorted=False).indices
-        vals[amb] = torch.gather(ms[amb], 1, idx[amb])
-    # order the taken items: score descending, then item rank descending (-0.0 made +0.0 first)
-    r = rank[idx]
-    o = torch.argsort(r, dim=1, descending=True, stable=True)
-    idx, vals = torch.gather(idx, 1, o), torch.gather(vals, 1, o)
-    o = torch.argsort(vals + 0.0, dim=1, descending=True, stable=True)
-    return torch.gather(idx, 1, o)
+        key = torch.where(sub > tr, big, torch.where(sub == tr, rank[None, :].expand_as(sub), -1))
+        pick = torch.topk(key, kk, dim=1, largest=True, sorted=False).indices
+        pv = torch.gather(sub, 1, pick)
+        o = torch.argsort(pv, dim=1, descending=True, stable=True)
+        idx[rows] = _tie_order(torch.gather(pv, 1, o), torch.gather(pick, 1, o), rank)
+    # how many are real: kk, unless the row has fewer items that are not hidden
+    top = torch.gather(ms, 1, idx)
+    seen = (top > float("-inf")) | torch.isnan(top)
+    v = seen.sum(dim=1)
+    short = torch.nonzero(v < kk).flatten()
+    if short.numel():
+        hidden = excl.counts(a, b, short) if excl is not None else torch.zeros_like(short)
+        v[short] = torch.clamp(m - hidden, max=kk)  # a -inf score that is not hidden stays in, to be refused
+    return idx, v
+
+
+def _tie_order(vals: torch.Tensor, idx: torch.Tensor, rank: torch.Tensor) -> torch.Tensor:
+    """Columns ``idx`` whose scores ``vals`` are sorted descending in each row, put in rank order: within each
+    run of equal scores (-0.0 equal to +0.0), item rank descending. One sort of a 64-bit key per row: the
+    run's number above the complement of the item rank."""
+    import torch
+
+    if vals.shape[1] < 2:
+        return idx
+    step = (vals[:, 1:] != vals[:, :-1]).to(torch.int64)
+    run = torch.cat((torch.zeros_like(step[:, :1]), torch.cumsum(step, dim=1)), dim=1)
+    key = (run << 32) | (0xFFFFFFFF - rank[idx])
+    return torch.gather(idx, 1, torch.argsort(key, dim=1))

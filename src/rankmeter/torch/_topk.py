@@ -139,9 +139,7 @@ def topk(
         for a in range(0, n, step):
             b = min(n, a + step)
             s = u[a:b] @ it.T
-            rows = excl.mask_rows
-            mask = (lambda lo, hi, a=a, rows=rows: rows(a + lo, a + hi)) if rows is not None else None
-            sel = select_topk(s, kk, rank, mask, method=selection, cells=(b - a) * m)
+            sel = select_topk(s, kk, rank, excl, method=selection, cells=(b - a) * m, row0=a, check=k)
             if sel.bad:
                 raise InputError(f"the scores of users {a} to {b - 1} hold {sel.bad} values that are not finite "
                                  "numbers among their top k (NaN or infinite embeddings?)", source="user_emb")
