@@ -5,14 +5,20 @@ judged_docs_only_flag=False)``, ``.evaluate(run)`` returning ``{query: {measure:
 value}}``, ``supported_measures``, ``supported_nicknames``, ``parse_qrel``,
 ``parse_run``), the same measure spellings (``"P.5,10"``, ``"P_5"``,
 ``"ndcg_cut.10"``, nicknames ``"official"``, ``"all_trec"``, ``"set"``) and the same
-values: trec_eval 9.0.8's definitions, as pytrec_eval bundles them. Per query, as
+values: trec_eval 9.0.8's definitions, as pytrec_eval bundles them, scores included:
+9.0.8 holds a score as a C ``float``, so scores are rounded to single precision before
+ranking (scores that differ beyond it tie, and the tie goes by docno). Per query, as
 pytrec_eval: the queries of the run that have judgments; ``runid`` and
 ``relstring`` are 0.0, ``num_q`` is 1.0 and ``gm_map`` / ``gm_bpref`` hold
 ``log(max(value, 1e-5))`` (the mean of these, exponentiated, is the geometric mean).
+The errors pytrec_eval raises as ``TypeError`` are ``TypeError`` here too (and
+:class:`rankmeter.InputError` / :class:`rankmeter.ParameterError`).
 
-Differences (deliberate): a query judged only with negative grades, which crashes
-pytrec_eval, is evaluated (it has no relevant item); bad input raises
-:class:`rankmeter.InputError` / :class:`ValueError` instead of an ``AssertionError``.
+Differences (deliberate): a query judged only with negative grades and an empty ranking,
+which crash pytrec_eval, are evaluated; a ``nan`` score, whose place in trec_eval's
+order depends on its sort routine, is an :class:`rankmeter.InputError`; bad input raises
+rankmeter's errors instead of an ``AssertionError`` (``parse_qrel``, ``parse_run``).
+See docs/trec_eval.md.
 
 >>> ev = RelevanceEvaluator({"q1": {"d1": 1, "d2": 0}}, {"map", "P.1"})
 >>> ev.evaluate({"q1": {"d1": 0.5, "d2": 1.5}})

@@ -45,7 +45,7 @@ _HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Print z-scores against the means and deviations of this file (qid measure mean sd).")
 @click.option("-v", "--version", "version", is_flag=True, help="Print the trec_eval version followed and exit.")
 @click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
-              help="trec_eval version to follow.")
+              help="trec_eval version to follow (9.0.8, as pytrec_eval: scores held in single precision).")
 @click.option("--bug-compatible", is_flag=True,
               help="Also reproduce trec_eval's known bugs (see docs/trec_eval.md).")
 @click.option("--path", "path", type=click.Choice(["auto", "vector", "walk"]), default="auto", hidden=True,
