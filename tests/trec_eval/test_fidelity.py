@@ -126,3 +126,15 @@ def test_nan_score_is_refused_with_its_line(tmp_path: Path, path: str) -> None:
     got = te(tmp_path, QRELS, "q1 Q0 a 1 3.0 r\nq1 Q0 b 2 nan r\n", "--path", path, "-m", "map")
     assert got.returncode == 2 and got.stdout == ""
     assert got.stderr.startswith("rankmeter: error: run:2: the score is nan")
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_908_single_precision_ties_are_said(tmp_path: Path, path: str) -> None:
+    # the example: a and b tie in a C float, and b wins by docno (P_1 = 0); 10.0 keeps the doubles (P_1 = 1)
+    qrels, run = "1 0 a 1\n1 0 b 0\n", "1 Q0 a 1 1.00000002 r\n1 Q0 b 2 1.00000001 r\n"
+    old = te(tmp_path, qrels, run, "--path", path, "--compat", "9.0.8", "-m", "P.1")
+    assert values(old.stdout)[("P_1", "all")] == "0.0000"
+    assert ("note: run: 1 pair of scores of 1 query differ only beyond single precision: tied, ordered by docno, "
+            "as trec_eval 9.0.8 does") in old.stderr
+    new = te(tmp_path, qrels, run, "--path", path, "-m", "P.1")
+    assert values(new.stdout)[("P_1", "all")] == "1.0000" and "single precision" not in new.stderr

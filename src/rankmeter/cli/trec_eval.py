@@ -142,7 +142,17 @@ def _slow_lines(qrels: str, run: str, selected: list[Any], params: dict[str, str
     lines = evaluate_lines(q.judgments, r, selected, params, opts, query_flag=query_flag, complete=complete,
                            summary=summary, zscores=zscores, bug_compatible=bug_compatible,
                            grouped=rel_format == "qrels_jg", prefs=wanted == "prefs")
-    return lines, coverage_notes(qrels, q, run, r, complete=complete, compat=opts.compat)
+    notes = coverage_notes(qrels, q, run, r, complete=complete, compat=opts.compat)
+    if opts.compat == "9.0.8":
+        import numpy as np
+
+        lens = [len(r.sims[x]) for x in r.sims]
+        codes = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+        doubles = np.fromiter((x for sims in r.sims.values() for x in sims), dtype=np.float64, count=int(sum(lens)))
+        note = float_ties_note(run, codes, doubles)
+        if note:
+            notes.append(note)
+    return lines, notes
 
 
 def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict[str, str], opts: Any, *,
@@ -198,9 +208,13 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             raise InputError("a blank or indented '#' line in the judgments")
         rtext, rraw = texts["run"]
         table = rtext.table.select(["query", "item", "score"])
+        float_note = None
         if opts.compat in FLOAT_SCORES:  # 9.0.8 holds a score in a C float: ties beyond its precision
-            table = table.set_column(2, "score", pa.array(stored_scores(to_numpy(table.column("score")),
-                                                                        opts.compat)))
+            doubles = np.asarray(to_numpy(table.column("score")), dtype=np.float64)
+            codes = np.asarray(to_numpy(C.dictionary_encode(as_string_array(table.column("query"))).indices),
+                               dtype=np.int64)
+            float_note = float_ties_note(run_path, codes, doubles)
+            table = table.set_column(2, "score", pa.array(stored_scores(doubles, opts.compat)))
         run_ids = as_string_array(C.unique(table.column("query")))
         judged = q.query_ids.to_pylist()
         in_run = set(run_ids.to_pylist())
@@ -294,7 +308,36 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                            SimpleNamespace(judgments=dict.fromkeys(judged), comment_lines=qtext.comment_lines),
                            run_path, SimpleNamespace(docnos=dict.fromkeys(in_run), comment_lines=rtext.comment_lines),
                            complete=complete, compat=opts.compat)
-    return lines, notes
+    return lines, notes + ([float_note] if float_note else [])
+
+
+def float_ties_note(run_name: str, codes: Any, scores: Any) -> str | None:
+    """What single precision (trec_eval 9.0.8) does to a run: scores of one query that differ as doubles and
+    are equal as floats, so that their order goes by docno. None when there are none.
+
+    >>> import numpy as np
+    >>> float_ties_note("run", np.array([0, 0, 0, 1]), np.array([1.00000002, 1.00000001, 0.5, 1.0]))
+    'run: 1 pair of scores of 1 query differ only beyond single precision: tied, ordered by docno, as trec_eval 9.0.8 does'
+    >>> float_ties_note("run", np.array([0, 1]), np.array([1.00000002, 1.00000001])) is None
+    True
+    """
+    import numpy as np
+
+    from ..metrics.trec.engine import stored_scores
+
+    singles = stored_scores(scores, "9.0.8")
+    if not len(scores) or bool(np.array_equal(singles, scores, equal_nan=True)):
+        return None
+    order = np.lexsort((scores, codes))
+    c, a, b = codes[order], scores[order], singles[order]
+    merged = (c[1:] == c[:-1]) & (a[1:] != a[:-1]) & (b[1:] == b[:-1])
+    pairs = int(np.count_nonzero(merged))
+    if not pairs:
+        return None
+    queries = len(np.unique(c[1:][merged]))
+    return (f"{run_name}: {pairs} pair{'s' if pairs > 1 else ''} of scores of {queries} quer"
+            f"{'ies' if queries > 1 else 'y'} differ only beyond single precision: tied, ordered by docno, "
+            "as trec_eval 9.0.8 does")
 
 
 def _seqsum(values: Any) -> float:
