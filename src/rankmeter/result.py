@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -174,6 +175,43 @@ class Result:
         return out
 
     @property
+    def sums(self) -> dict[str, float]:
+        """Metric -> the sum of its per-query values (query-level metrics only).
+
+        For a count (``num_ret``, ``num_rel_ret``...: the registry's ``count=True``) this is
+        what trec_eval prints on its ``all`` line, and what the CLI shows, labelled
+        ``(sum)``; :attr:`mean` keeps the mean. Counts sum to an int.
+
+        >>> import rankmeter
+        >>> r = rankmeter.evaluate({"q1": ["a"], "q2": ["c"]}, {"q1": ["a", "b"], "q2": ["c"]},
+        ...                        ["num_ret", "num_rel_ret"])
+        >>> r.sums, r.mean
+        ({'num_ret': 3, 'num_rel_ret': 2}, {'num_ret': 1.5, 'num_rel_ret': 1.0})
+        """
+        counts = self.counts
+        out: dict[str, float] = {}
+        for m, v in self.values.items():
+            total = float(np.sum(np.asarray(v, dtype=np.float64)))
+            out[m] = int(round(total)) if m in counts and math.isfinite(total) else total
+        return out
+
+    @property
+    def counts(self) -> tuple[str, ...]:
+        """The metrics that are counts (registry ``count=True``): summed where the CLI aggregates them."""
+        if self.metrics:
+            return tuple(m.text for m in self.metrics if getattr(getattr(m, "spec", None), "count", False)
+                         and m.text in self.values)
+        from .metrics.registry import is_count
+
+        def count(name: str) -> bool:
+            try:
+                return is_count(name)
+            except ValueError:  # not a registered metric's name (a hand-built Result)
+                return False
+
+        return tuple(m for m in self.values if count(m))
+
+    @property
     def n_queries(self) -> int:
         return len(self.queries)
 
@@ -187,8 +225,11 @@ class Result:
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
         """``{"queries": N, "mean": {...}, "per_query": {query: {metric: value}}}`` (corpus-level
-        metrics appear in ``mean`` only)."""
+        metrics appear in ``mean`` only; counts also in ``"sum"``: :attr:`sums`)."""
         out: dict[str, Any] = {"queries": self.n_queries, "mean": self.mean}
+        if self.counts:  # trec_eval's aggregate of a count: its sum
+            sums = self.sums
+            out["sum"] = {m: sums[m] for m in self.counts}
         if per_query:
             names = list(self.values)
             cols = [np.asarray(self.values[m]).tolist() for m in names]

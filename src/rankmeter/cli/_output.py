@@ -64,7 +64,9 @@ def csv_text(value: Any) -> str:
 
 
 def csv_number(v: Any) -> str:
-    """A number as we write it (never quoted as text): ``repr`` of the float, ``nan`` as empty."""
+    """A number as we write it (never quoted as text): ``repr`` of the float (an int as an int), ``nan`` as empty."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
     f = float(v)
     if math.isnan(f):
         return ""
@@ -123,6 +125,8 @@ def write_table(title: str, index_names: Sequence[str], rows: Sequence[tuple[Seq
 
 
 def fmt_number(v: float) -> str:
+    if isinstance(v, int) and not isinstance(v, bool):  # a count, or a count's sum: an integer always
+        return str(v)
     if v != v:
         return "nan"
     if float(v).is_integer() and abs(v) > 1:

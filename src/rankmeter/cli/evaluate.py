@@ -214,6 +214,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
     single = len(results) == 1
     first = next(iter(results.values()))
     names = _names(first)
+    counts = set(first.counts)  # shown by their sum, as trec_eval, and labelled so
     # a mean no query qualifies for is undefined: said on stderr, and in the JSON's notes
     undefined = {run: undefined_means(res.mean, fmt=fmt) for run, res in results.items()}
     for run, lines in undefined.items():
@@ -234,12 +235,12 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         if views is not None:  # one CSV table: the means per group
             _groups.write(views, "csv")
             return
-        if per_query:
+        if per_query:  # the "all" row: each metric's aggregate, the sum for a count (header says so)
             write_csv(["query"] if single else ["run", "query"], _per_query_rows(results, totals=True),
-                      list(first.values))
+                      [f"{m} (all: sum)" if m in counts else m for m in first.values])
         else:
-            write_csv(["metric"], [([m], [res.mean[m] for res in results.values()]) for m in names],
-                      ["mean"] if single else list(results))
+            write_csv(["metric"], [([_label(m, counts)], [_aggregate(res, m, counts) for res in results.values()])
+                                   for m in names], ["mean"] if single else list(results))
         return
     if fmt == "trec":
         from ..metrics.registry import trec_output_name
@@ -271,17 +272,18 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
     if single:
         res = first
         caption = f"{res.n_queries} {_plural_queries(res.n_queries)} ({_policy(res)})"
-        write_table("", ["metric"], [([m], [res.mean[m]]) for m in names], ["mean"], caption=caption)
+        write_table("", ["metric"], [([_label(m, counts)], [_aggregate(res, m, counts)]) for m in names], ["mean"],
+                    caption=caption)
     else:
-        counts = {res.n_queries for res in results.values()}
-        if len(counts) == 1:
-            n = counts.pop()
+        sizes = {res.n_queries for res in results.values()}
+        if len(sizes) == 1:
+            n = sizes.pop()
             caption = f"{n} {_plural_queries(n)} each ({_policy(first)})"
         else:
             caption = "; ".join(f"{run}: {res.n_queries} {_plural_queries(res.n_queries)}"
                                 for run, res in results.items()) + f" ({_policy(first)})"
-        write_table("", ["metric"], [([m], [res.mean[m] for res in results.values()]) for m in names],
-                    list(results), caption=caption)
+        write_table("", ["metric"], [([_label(m, counts)], [_aggregate(res, m, counts) for res in results.values()])
+                                     for m in names], list(results), caption=caption)
     if views is not None:
         _groups.write(views, "table")
 
@@ -289,15 +291,29 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
 def _per_query_rows(results: dict[str, Any], totals: bool = False) -> list[tuple[list[str], list[float]]]:
     """One row per (run, query) in run order (the run column only with several runs); ``totals``
     adds each run's ``all`` row of means."""
+    import numpy as np
+
     rows: list[tuple[list[str], list[float]]] = []
     single = len(results) == 1
     for run, res in results.items():
-        cols = [res.values[m] for m in res.values]
+        counts = set(res.counts)
+        cols = [np.asarray(res.values[m]).round().astype(np.int64).tolist() if m in counts
+                else np.asarray(res.values[m]).tolist() for m in res.values]
         key = [] if single else [run]
         rows += [([*key, qid], [c[i] for c in cols]) for i, qid in enumerate(res.queries)]
         if totals:
-            rows.append(([*key, "all"], [res.mean[m] for m in res.values]))
+            rows.append(([*key, "all"], [_aggregate(res, m, counts) for m in res.values]))
     return rows
+
+
+def _label(metric: str, counts: set[str]) -> str:
+    """A metric's name where its aggregate is shown: ``num_ret (sum)`` for a count."""
+    return f"{metric} (sum)" if metric in counts else metric
+
+
+def _aggregate(res: Any, metric: str, counts: set[str]) -> Any:
+    """The aggregate the CLI shows: a count's sum (an int, as trec_eval's ``all`` line), else the mean."""
+    return res.sums[metric] if metric in counts else res.mean[metric]
 
 
 def _plural_queries(n: int) -> str:
@@ -315,11 +331,16 @@ def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str,
 
     first = next(iter(results.values()))
     policy = _policy(first)
-    counts = {res.n_queries for res in results.values()}
-    caption = (f"Mean over {counts.pop()} queries ({policy})." if len(counts) == 1
+    sizes = {res.n_queries for res in results.values()}
+    count_metrics = set(first.counts)
+    caption = (f"Mean over {sizes.pop()} queries ({policy})." if len(sizes) == 1
                else f"Mean over each run's queries ({policy}).")
-    means = Table("", ["run", "queries"], [([run, str(res.n_queries)], [res.mean[m] for m in names])
-                                           for run, res in results.items()], names, caption)
+    if count_metrics:
+        caption += " Counts (sum) are summed over the queries, as trec_eval does."
+    means = Table("", ["run", "queries"], [([run, str(res.n_queries)], [_aggregate(res, m, count_metrics)
+                                                                        for m in names])
+                                           for run, res in results.items()],
+                  [_label(m, count_metrics) for m in names], caption)
     tables = [means]
     if per_query:
         tables.append(Table("Per query", ["query"] if len(results) == 1 else ["run", "query"],

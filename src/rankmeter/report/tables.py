@@ -41,6 +41,8 @@ class Table:
 
 
 def _num(v: float, digits: int) -> str:
+    if isinstance(v, int) and not isinstance(v, bool):  # a count or a count's sum
+        return str(v)
     f = float(v)
     if math.isnan(f):
         return "n/a"
