@@ -31,8 +31,9 @@ from .experiment import experiment
 # isort: on
 
 if TYPE_CHECKING:  # the names loaded on first use (_LAZY), as type checkers and IDEs should see them
-    from . import datasets, metrics, recommenders, split, stats
+    from . import datasets, judges, metrics, recommenders, split, stats, stochastic
     from .beyond import context_from_train
+    from .compare.across import compare_across
     from .compare.comparison import Comparison
     from .engines.stream import evaluate_stream
     from .io.interactions import Interactions, read_interactions
@@ -55,6 +56,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "metrics": ("rankmeter.metrics", None),
     "datasets": ("rankmeter.datasets", None),
     "recommenders": ("rankmeter.recommenders", None),
+    "compare_across": ("rankmeter.compare.across", "compare_across"),
+    "judges": ("rankmeter.judges", None),
+    "stochastic": ("rankmeter.stochastic", None),
 }
 
 __all__ = [
@@ -72,12 +76,14 @@ __all__ = [
     "Result",
     "Run",
     "compare",
+    "compare_across",
     "context_from_train",
     "datasets",
     "evaluate",
     "evaluate_ratings",
     "evaluate_stream",
     "experiment",
+    "judges",
     "metrics",
     "parse_metric",
     "read_interactions",
@@ -86,6 +92,7 @@ __all__ = [
     "recommenders",
     "split",
     "stats",
+    "stochastic",
 ]
 
 
