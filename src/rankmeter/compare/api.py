@@ -73,6 +73,7 @@ def compare(
     """
     from ..evaluation import check_options
     from ..result import Result
+    from ..stats import resampling as R
     from . import stages as S
     from .comparison import Comparison, Settings
 
@@ -84,7 +85,7 @@ def compare(
     rbo_p = S._overlap_p(overlap)
     plan = S.check_settings(test, correction, alpha, confidence, interval, n_resamples, seed, pairs, family, queries,
                           exact_max_n)
-    gen_flip, gen_boot, gen_nan = S.R.streams(seed, 3)
+    gen_flip, gen_boot, gen_nan = R.streams(seed, 3)
     items = S.name_runs(runs)
     names = [n for n, _ in items]
     if baseline is None:
@@ -97,7 +98,7 @@ def compare(
 
     metric_texts, metric_objs = S.resolve_metrics(metrics, ranked, given)
     n_pairs = len(S._run_pairs(len(names), names.index(baseline), pairs)) * len(metric_texts)
-    S.R.check_memory(plan.n_resamples, len(names) * len(metric_texts), n_pairs, name="compare")
+    R.check_memory(plan.n_resamples, len(names) * len(metric_texts), n_pairs, name="compare")
 
     ev = S.Evaluated(missing={n: 0 for n in names})
     if ranked:
@@ -109,9 +110,10 @@ def compare(
     final = S.align(given, ev)
     scores = S.score_matrix(names, metric_texts, final, ev)
 
-    hib = {m: (next((o.spec.higher_is_better for o in metric_objs if o.text == m), None)
-               if metric_objs else None) for m in metric_texts}
-    hib = {m: (v if v is not None else S._higher_is_better(m, [r for _, r in given])) for m, v in hib.items()}
+    declared = {m: (next((o.spec.higher_is_better for o in metric_objs if o.text == m), None)
+                    if metric_objs else None) for m in metric_texts}
+    hib: dict[str, bool] = {m: (bool(v) if v is not None else S._higher_is_better(m, [r for _, r in given]))
+                            for m, v in declared.items()}
 
     lay = S.layout(scores, names, metric_texts, baseline, pairs)
     rs = S.resample(lay, plan, gen_boot, progress)

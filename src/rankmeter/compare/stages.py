@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -194,12 +194,12 @@ def resolve_metrics(metrics: Any, ranked: list[tuple[str, Any]],
             if not metric_texts:
                 raise MetricNameError("no metric given")
     for n, r in given:
-        for m in metric_texts:
-            if _find_metric(r, m) is None:
-                if m in getattr(r, "corpus", {}):
-                    raise ParameterError(f"metric {m!r} of run {n!r} is corpus-level (one value per run): it has "
-                                         "no per-query values to test")
-                raise InputError(f"run {n!r} has no per-query values of metric {m!r} "
+        for text in metric_texts:
+            if _find_metric(r, text) is None:
+                if text in getattr(r, "corpus", {}):
+                    raise ParameterError(f"metric {text!r} of run {n!r} is corpus-level (one value per run): it "
+                                         "has no per-query values to test")
+                raise InputError(f"run {n!r} has no per-query values of metric {text!r} "
                                  f"(it has: {', '.join(r.values) or 'none'})", source=n)
     return metric_texts, metric_objs
 
@@ -331,7 +331,7 @@ def collect_results(given: list[tuple[str, Result]], metric_texts: list[str], ou
             raise InputError(f"result {n!r} lists a query more than once", source=n)
         vals = {}
         for m in metric_texts:
-            key = _find_metric(r, m)
+            key = cast(str, _find_metric(r, m))  # found: checked when the inputs were read
             vals[m] = np.asarray(r.values[key], dtype=np.float64)
             label = _label(r, key, getattr(r, "index_name", "query"))
             if label is not None:
@@ -574,6 +574,7 @@ def degenerate_notes(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, 
                      metric_texts: list[str]) -> list[str]:
     """Notes on cases a reader must know of: one query, identical runs, zero variance, BCa fallbacks."""
     Rn, nq = lay.n_runs, lay.X.shape[0]
+    D: np.ndarray | list[np.ndarray]  # one row of differences per pair (its own queries when some are nan)
     col_pairs, pair_metric, D = lay.col_pairs, lay.pair_metric, lay.D
     notes: list[str] = []
     if nq == 1:
@@ -702,12 +703,14 @@ def nan_pairing(lay: Layout, plan: Plan, rs: Resampled, results: dict[str, tuple
         if not block.any():
             continue
         counts[m] = {names[r]: int(block[:, r].sum()) for r in range(Rn)}
-        ex = [queries[q] for q in np.flatnonzero(block.any(axis=1))]
+        ex = [queries[int(q)] for q in np.flatnonzero(block.any(axis=1))]
         per_run = ", ".join(f"{n} in {r}" for r, n in counts[m].items())
-        pairs = [int(lay.n_pair[k]) for k in np.flatnonzero(lay.pair_metric == mi)]
-        lo, hi = min(pairs), max(pairs)
-        tested = (f"each paired test uses the {lo} {units} with a value in both runs" if lo == hi else
-                  f"each paired test uses the {units} with a value in both runs ({lo} to {hi}; n in the tests table)")
+        n_pairs = [int(lay.n_pair[k]) if lay.n_pair is not None else nq
+                   for k in np.flatnonzero(lay.pair_metric == mi)]
+        fewest, most = min(n_pairs), max(n_pairs)
+        tested = (f"each paired test uses the {fewest} {units} with a value in both runs" if fewest == most else
+                  f"each paired test uses the {units} with a value in both runs ({fewest} to {most}; n in the tests "
+                  "table)")
         notes.append(f"{m}: no value (nan) for {per_run} of the {nq} {units} (e.g. {examples(ex)}); they are left "
                      f"out of that run's mean and interval, and {tested}")
     return notes, counts

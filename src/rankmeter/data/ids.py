@@ -9,7 +9,7 @@ themselves). Lookups between vocabularies are exact hash lookups.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -97,7 +97,7 @@ def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
-def as_string_array(values: object) -> pa.Array:
+def as_string_array(values: Any) -> pa.Array:
     """Any id column (strings, integers, a chunked array) as one string array."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -143,7 +143,7 @@ def numeric_type(t: pa.DataType) -> bool:
     return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t))
 
 
-def _float_column(values: object, name: str) -> np.ndarray:
+def _float_column(values: Any, name: str) -> np.ndarray:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if isinstance(values, pa.ChunkedArray):
             values = values.combine_chunks()  # ChunkedArray.to_numpy would import pandas
@@ -159,7 +159,7 @@ def _float_column(values: object, name: str) -> np.ndarray:
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        seq = list(values)  # type: ignore[call-overload]
+        seq = list(values)
         for i, v in enumerate(seq):
             try:
                 float(v)

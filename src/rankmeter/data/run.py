@@ -139,7 +139,7 @@ class Run(Grouped):
         np.cumsum(np.bincount(qcodes, minlength=len(qvocab)), out=offsets[1:])
         signatures = string_signature(iarr)
         if moved is not None:
-            signatures[moved] = signatures[perm[moved]]
+            signatures[moved] = signatures[cast(np.ndarray, perm)[moved]]  # (rows moved: a permutation)
         elif perm is not None:
             signatures = signatures[perm]
         if may_repeat(offsets, signatures):

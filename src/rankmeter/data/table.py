@@ -94,7 +94,7 @@ def lookup_keys(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, n
         slot >>= shift
         slot = slot.view(np.int64)
     itype = np.int32 if nt < 2**31 else np.int64
-    table = np.full(1 << bits, -1, dtype=itype)
+    table: np.ndarray = np.full(1 << bits, -1, dtype=itype)
     table[t_slot] = np.arange(nt, dtype=itype)
     lost = np.flatnonzero(table[t_slot] != np.arange(nt, dtype=itype))  # table keys that share their slot
     lost_keys = table_keys[lost]

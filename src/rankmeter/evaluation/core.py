@@ -340,7 +340,7 @@ class Engine:
             other_queries=C.take(heads, ints(np.flatnonzero(~sel))),
         )
         if not sel.any():
-            return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)  # type: ignore[arg-type]
+            return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)
         if not sel.all():
             mask = np.repeat(sel, lengths)
             table = C.take(table, ints(np.flatnonzero(mask)))  # (pa.array would import pyarrow.compute)
@@ -353,9 +353,9 @@ class Engine:
             if got is not None:
                 values, states = got
                 return ChunkOut(queries=sel_ids, values=values, states=states, path="fast",
-                                **out_base)  # type: ignore[arg-type]
+                                **out_base)
         values, states, qids = self._exact(table, row_index, sel_ids, sel_codes)
-        return ChunkOut(queries=qids, values=values, states=states, path="exact", **out_base)  # type: ignore[arg-type]
+        return ChunkOut(queries=qids, values=values, states=states, path="exact", **out_base)
 
     def _dedupe_chunk(self, table: pa.Table, row_index: np.ndarray) -> ChunkOut:
         """A chunk under a duplicates policy: build the (deduplicated) run first, count its rows."""
@@ -534,8 +534,8 @@ class Engine:
             context=self.context,
             qrel_sorted=True,
         )
-        batch.pos = pos  # type: ignore[misc]  (the cached positions, computed above)
-        batch.lengths = lengths  # type: ignore[misc]
+        batch.pos = pos  # the cached positions, computed above
+        batch.lengths = lengths
         return compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule)
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:

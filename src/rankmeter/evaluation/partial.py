@@ -135,7 +135,7 @@ class Accumulator:
                 merge = m.spec.merge
                 if merge is None:
                     raise RuntimeError(f"corpus-level metric {m.name} has no merge")
-                self.states[m.text] = m.spec.merge(self.states[m.text], states[m.text])
+                self.states[m.text] = merge(self.states[m.text], states[m.text])
             else:
                 self.states[m.text] = states[m.text]
 

@@ -631,7 +631,7 @@ def _read_parquet(path: Path) -> pa.Table:
 
 def _open_text(path: str | bytes) -> _io.TextIOWrapper:
     stream = _io.BytesIO(path) if isinstance(path, bytes) else pa.input_stream(path, compression="detect")
-    return _io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")  # type: ignore[arg-type]
+    return _io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
 
 
 def _first_lines(path: str | bytes, n: int) -> list[tuple[int, str]]:

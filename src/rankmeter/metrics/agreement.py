@@ -91,7 +91,7 @@ def _flatten(ranking: Any, name: str, func: str) -> _Flat:
     return _Flat(ids, np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64))
 
 
-def tie_groups(items: Sequence[Any], scores: Sequence[float]) -> list[Any]:
+def tie_groups(items: Sequence[Any], scores: Sequence[float] | np.ndarray) -> list[Any]:
     """A ranking with tie groups from items and scores: score descending, equal scores tied.
 
     Within the ranking, groups are ordered by score; a group of one item is the item
@@ -226,7 +226,7 @@ def rbo(a: Sequence[Any], b: Sequence[Any], p: float = 0.9, *, ties: str | None 
         raise ParameterError("The 'ties' parameter of rbo must be one of a, b, w when a ranking has tied items "
                              "(a: expected value over the orders of the ties; b: tau-b-like correction; "
                              "w: ties mean equality). Got None instead.")
-    variant = ties if tied else "w"  # without ties the variants coincide; 'w' is the cheapest
+    variant = ties if tied and ties is not None else "w"  # without ties the variants coincide; 'w' is the cheapest
     S, L = (fa, fb) if len(fa) <= len(fb) else (fb, fa)
     s, l = len(S), len(L)  # noqa: E741  (the paper's s and l, as in the formula above)
     depths = np.arange(1, l + 1, dtype=np.float64)

@@ -69,7 +69,7 @@ def order_by(*keys: tuple[np.ndarray, int]) -> np.ndarray:
         packed <<= row_bits
         packed |= np.arange(n, dtype=np.int64)
         packed.sort()
-        return packed & ((1 << row_bits) - 1)  # type: ignore[no-any-return]
+        return packed & ((1 << row_bits) - 1)
     return np.lexsort(tuple(codes for codes, _ in reversed(keys)))
 
 
@@ -210,8 +210,8 @@ def average_ranks(offsets: np.ndarray, values: np.ndarray, method: str = "auto")
     if lv is not None and (method == "table" or _table_ok(n_seg, len(lv[0]), n)):
         # counts per (segment, level): rank = rows of lower levels + (count + 1) / 2
         m = len(lv[0])
-        seg = _seg_ids(offsets) if n_seg > 1 else np.zeros(n, dtype=np.int64)
-        cell = seg * m + lv[1]
+        row_seg = _seg_ids(offsets) if n_seg > 1 else np.zeros(n, dtype=np.int64)
+        cell = row_seg * m + lv[1]
         counts = np.bincount(cell, minlength=n_seg * m).reshape(n_seg, m)
         before = np.cumsum(counts, axis=1) - counts
         avg = before + (counts + 1) / 2.0
@@ -227,9 +227,11 @@ def average_ranks(offsets: np.ndarray, values: np.ndarray, method: str = "auto")
     gid, starts = _run_starts(new)
     ends = np.append(starts[1:], n)  # exclusive
     # position of the sorted row within its segment, 1-based
-    seg_start = offsets[:-1][seg] if seg is not None else 0
-    first = starts - (seg_start[starts] if seg is not None else 0) + 1
-    last = ends - (seg_start[starts] if seg is not None else 0)
+    if seg is not None:
+        group_start = offsets[:-1][seg][starts]  # where each group's segment starts
+        first, last = starts - group_start + 1, ends - group_start
+    else:
+        first, last = starts + 1, ends
     avg = (first + last) / 2.0
     out[order] = avg[gid]
     return out
@@ -549,7 +551,10 @@ def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: st
             dis, yt, xt, jt, yd, xd = _kendall_one(y, lx[1], len(lx[0]))
         else:
             dis, xt, yt, jt, xd, yd = _kendall_sorted(x, y)
-        arr = lambda v: np.array([v], dtype=np.int64)  # noqa: E731
+
+        def arr(v: int) -> np.ndarray:
+            return np.array([v], dtype=np.int64)
+
         return KendallCounts(n=lengths.astype(np.int64), pairs=pairs.astype(np.int64), discordant=arr(dis),
                              x_ties=arr(xt), y_ties=arr(yt), joint_ties=arr(jt), x_distinct=arr(xd),
                              y_distinct=arr(yd))

@@ -368,7 +368,7 @@ def register(spec: MetricSpec) -> MetricSpec:
         _check_preset(spec, f"trec_eval name {t.name!r}", t.preset)
         if t.cutoff and not spec.cutoff:
             raise RuntimeError(f"trec_eval name {t.name!r} takes a cutoff but {spec.name!r} does not")
-        if t.param is not None and (spec.param(t.param) is None or spec.param(t.param).type is not float):
+        if t.param is not None and ((p := spec.param(t.param)) is None or p.type is not float):
             raise RuntimeError(f"trec_eval name {t.name!r} of {spec.name!r} prints parameter {t.param!r}, "
                                "which is not a float parameter of it")
     sql = [spec.sql_name, *spec.sql_aliases] if spec.sql_name else []
@@ -633,7 +633,9 @@ def _parse_params(text: str, raw: str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     if raw is None or not raw.strip():
         return out
-    parts, cur, quote = [], [], ""
+    parts: list[str] = []
+    cur: list[str] = []
+    quote = ""
     for ch in raw:
         if quote:
             quote = "" if ch == quote else quote
@@ -731,7 +733,8 @@ def split_metric_list(text: str) -> list[str]:
     ['P_5', 'P_10', 'ndcg_cut_5', 'ndcg_cut_10']
     """
     parts: list[str] = []
-    depth, quote, cur = 0, "", []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             if ch == quote:

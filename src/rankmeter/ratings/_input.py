@@ -189,7 +189,7 @@ def _given(columns: Sequence[str], name: str, role: str, source: str) -> str:
 def _as_array(col: Any) -> pa.Array:
     if isinstance(col, pa.ChunkedArray):
         return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-    return col  # type: ignore[no-any-return]
+    return col
 
 
 def _numeric(col: Any, what: str, side_error: Callable[[str, int | None], InputError]) -> np.ndarray:

@@ -93,7 +93,7 @@ def _parse_one(raw: str | Metric) -> Metric:
         try:
             m = parse_metric(raw)
         except MetricNameError:
-            m = None  # type: ignore[assignment]
+            m = None
             first_error = True
         else:
             first_error = False

@@ -76,7 +76,7 @@ def local_session(
     if quick_jit:
         java_opts.append("-XX:TieredStopAtLevel=1")
     if class_cache is not False and SparkSession.getActiveSession() is None:
-        where = _cache_dir() if class_cache is True else Path(class_cache)  # type: ignore[arg-type]
+        where = _cache_dir() if class_cache is True else Path(class_cache)
         java_opts += _class_cache_options(where)
     builder = (SparkSession.builder.master(f"local[{cores or '*'}]").appName(app_name)
                .config("spark.driver.memory", memory)

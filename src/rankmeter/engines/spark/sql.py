@@ -98,10 +98,10 @@ def _wrap(fn: Any, arity: int, arrow_udf: Any) -> Any:
     if arity == 3:
         def p3(a: pd.Series, b: pd.Series, c: pd.Series) -> pd.Series:
             return fn(conv(a), conv(b), conv(c)).to_pandas()
-        return pandas_udf(p3, DoubleType())  # type: ignore[call-overload]
+        return pandas_udf(p3, DoubleType())
 
     def p4(a: pd.Series, b: pd.Series, c: pd.Series, d: pd.Series) -> pd.Series:
         return fn(conv(a), conv(b), conv(c), conv(d)).to_pandas()
-    return pandas_udf(p4, DoubleType())  # type: ignore[call-overload]
+    return pandas_udf(p4, DoubleType())
 
 

@@ -96,7 +96,7 @@ def user_pairs(context: Mapping[str, Any] | None, key: str, metric: str) -> tupl
             users += [u] * len(its)
             items += its
     elif isinstance(value, tuple) and len(value) == 2:
-        users, items = value  # type: ignore[assignment]
+        users, items = value
     else:
         raise ParameterError(f"context[{key!r}] of {metric} must be a mapping user -> item ids or a (user ids, "
                              f"item ids) pair. Got {type(value).__name__} instead.")

@@ -269,7 +269,10 @@ def _setup_gains(pairs: Sequence[tuple[str, float]], rr: ResRels) -> _Gains:
             gains.append(float(lv))
             counts.append(int(rr.rel_levels[lv]))
     # trec_eval sorts with a comparator that truncates the gain difference to an int
-    idx = sorted(range(len(levels)), key=cmp_to_key(lambda a, b: int(gains[a] - gains[b])))
+    def by_gain(a: int, b: int) -> int:
+        return int(gains[a] - gains[b])
+
+    idx = sorted(range(len(levels)), key=cmp_to_key(by_gain))
     return _Gains([levels[i] for i in idx], [gains[i] for i in idx], [counts[i] for i in idx])
 
 
@@ -634,7 +637,8 @@ def trec_relstring(rr: ResRels, length: float) -> str:
 
 # --- the measure table ---------------------------------------------------------------------
 
-Calc = Callable[[ResRels, Any, Options], list[Any]]
+# (a query's ResRels, or the list of them of its judgment groups for the *_avgjg measures), params, options
+Calc = Callable[[Any, Any, Options], list[Any]]
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def read_propensities(source: Any, *, query: str | None = None, item: str | None
     t = data.table
     q = as_string_array(t.column(data.user))
     i = as_string_array(t.column(data.item))
-    p = np.asarray(t.column(data.rating).to_numpy(), dtype=np.float64)  # type: ignore[arg-type]
+    p = np.asarray(t.column(data.rating).to_numpy(), dtype=np.float64)
 
     def where(row: int) -> dict[str, Any]:
         line = None if data.first_line is None else data.first_line + row
