@@ -173,8 +173,10 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     listed = np.minimum(valid, k)
     take = np.arange(kk)[None, :] < listed[:, None]
     urow, ucol = np.nonzero(take)
+    # the lists are in rank order already (the device applied the tie rule; tests/torch checks it against
+    # rankmeter's own order): order="given" keeps them as they are, without sorting their ties again
     run = Run.from_columns(C.take(users, ints(urow)), C.take(items, ints(index[urow, ucol])),
-                           score[urow, ucol].astype(np.float64))
+                           score[urow, ucol].astype(np.float64), order="given")
     jrows = np.concatenate([p.jrows + offs[i] for i, p in enumerate(pieces)]) if pieces else np.zeros(0, np.int64)
     jcols = np.concatenate([p.jcols for p in pieces]) if pieces else np.zeros(0, np.int64)
     jgrades = np.concatenate([p.jgrades for p in pieces]) if pieces else np.zeros(0)

@@ -182,6 +182,14 @@ class Exclusion:
             lo, hi = int(self.offsets[a]), int(self.offsets[b])
             block[self.r_dev[lo:hi] - a, self.c_dev[lo:hi]] = value
 
+    def filled(self, block: Any, a: int, b: int, value: float | int) -> Any:
+        """A copy of ``block`` (rows ``a:b``) with ``value`` in its hidden cells (one pass for a mask)."""
+        if self.dense is not None:
+            return block.masked_fill(self.dense[a:b], value)
+        out = block.clone()
+        self.fill_(out, a, b, value)
+        return out
+
     def counts(self, a: int, b: int, rows: Any) -> Any:
         """Hidden cells of some rows (positions in ``a:b``, a device tensor)."""
         if self.dense is not None:

@@ -166,10 +166,7 @@ def _by_margin(s: torch.Tensor, kk: int, rank: torch.Tensor, excl: Exclusion | N
     import torch
 
     m = s.shape[1]
-    ms = s
-    if excl is not None:
-        ms = s.clone()
-        excl.fill_(ms, a, b, float("-inf"))
+    ms = excl.filled(s, a, b, float("-inf")) if excl is not None else s
     w = min(m, kk + max(kk, _MARGIN))
     vals, idx = torch.topk(ms, w, dim=1, largest=True, sorted=True)
     t = vals[:, kk - 1]
