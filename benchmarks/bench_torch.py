@@ -90,7 +90,8 @@ def rankmeter_torch(rmt: Any, d: dict[str, Any], selection: str) -> Any:
 
 
 def numpy_path(rankmeter: Any, host: dict[str, np.ndarray], k: int = K) -> Any:
-    """The exact top k with numpy (a partition per row, then the tie rule), then rankmeter.evaluate."""
+    """The exact top k with numpy (a partition per row for the k-th score, the tie rule on the candidates at or
+    above it, vectorised), then rankmeter.evaluate on the lists."""
     import pyarrow as pa
 
     s = np.where(host["excluded"], -np.inf, host["scores"])
@@ -100,21 +101,18 @@ def numpy_path(rankmeter: Any, host: dict[str, np.ndarray], k: int = K) -> Any:
     rank[np.argsort(ids.astype("S"), kind="stable")] = np.arange(m)  # byte order of the ids
     part = np.argpartition(-s, k - 1, axis=1)[:, :k]
     kth = np.take_along_axis(s, part, axis=1).min(axis=1)
-    qs, items, scores = [], [], []
-    for u in range(n):
-        cand = np.flatnonzero(s[u] >= kth[u])
-        cand = cand[np.isfinite(s[u, cand])]
-        order = np.lexsort((-rank[cand], -s[u, cand]))[:k]  # score desc, then id desc by bytes
-        top = cand[order]
-        qs.append(np.full(len(top), u))
-        items.append(top)
-        scores.append(s[u, top])
-    q = np.concatenate(qs)
-    it = np.concatenate(items)
-    run = pa.table({"query": pa.array(q).cast(pa.string()), "item": pa.array(ids[it]),
-                    "score": np.concatenate(scores).astype(np.float64)})
+    r, c = np.nonzero(s >= kth[:, None])
+    v = s[r, c]
+    keep = np.isfinite(v)
+    r, c, v = r[keep], c[keep], v[keep]
+    o = np.lexsort((-rank[c], -v, r))  # by user, then score descending, then id descending by bytes
+    r, c, v = r[o], c[o], v[o]
+    top = (np.arange(len(r)) - np.searchsorted(r, r)) < k
+    r, c, v = r[top], c[top], v[top]
+    run = pa.table({"query": pa.array(r).cast(pa.string()), "item": pa.array(c).cast(pa.string()),
+                    "score": v.astype(np.float64)})
     rr, cc = host["pairs"]
-    qrels = pa.table({"query": pa.array(rr).cast(pa.string()), "item": pa.array(ids[cc]),
+    qrels = pa.table({"query": pa.array(rr).cast(pa.string()), "item": pa.array(cc).cast(pa.string()),
                       "grade": np.ones(len(rr), dtype=np.int64)})
     return rankmeter.evaluate(qrels, run, METRICS)
 
