@@ -257,3 +257,21 @@ def test_nan_count_leaves_out_hidden_cells() -> None:
     scores = torch.tensor([[nan, nan, 0.1], [nan, 0.8, 0.4]])
     with pytest.raises(rankmeter.InputError, match="scores hold 2 NaN values in cells that are not excluded"):
         rmt.evaluate(scores, torch.ones((2, 3)), ["P@1"], exclude=[[0], []])
+
+
+@settings(max_examples=25, deadline=None)
+@given(cases())
+def test_metrics_without_a_cutoff_rank_every_item(c: dict[str, Any]) -> None:
+    n, m = c["scores"].shape
+    ids = names(c["item_ids"], m)
+    metrics = ["ap", "ndcg", "rr", "auc", "recall@3"]
+    got = rmt.evaluate(c["scores"], torch.from_numpy(c["grades"]), metrics, exclude=torch.from_numpy(c["excluded"]),
+                       item_ids=c["item_ids"])
+    s64 = c["scores"].to(torch.float64).numpy()
+    lists = python_topk(s64, c["excluded"], ids, m)
+    qrels = {str(u): {ids[j]: int(c["grades"][u, j]) for j in range(m) if not c["excluded"][u, j]} for u in range(n)}
+    run = {str(u): {ids[j]: float(s64[u, j]) for j in lst} for u, lst in enumerate(lists) if lst}
+    want = rankmeter.evaluate({u: j for u, j in qrels.items() if j}, run, metrics)
+    assert_values_equal(got, want)
+    assert got.coverage is not None and want.coverage is not None
+    assert got.coverage.to_dict() == want.coverage.to_dict()
