@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the names loaded on first use (_LAZY), as type checkers and
     from .compare.comparison import Comparison
     from .engines.stream import evaluate_stream
     from .io.interactions import Interactions, read_interactions
-    from .ratings import evaluate_ratings
+    from .ratings.evaluate import evaluate_ratings
     from .recsys.result import ExperimentResult
 
 __version__ = "0.1.0"

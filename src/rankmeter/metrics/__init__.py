@@ -18,7 +18,7 @@ Importing this package is light (numpy only); the functions load on first use.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     # ratings
@@ -66,6 +66,43 @@ __all__ = [
 ]
 
 _AGREEMENT = ("rbo", "RBOResult", "tau_ap", "kendall_tau_rankings", "tie_groups")
+
+if TYPE_CHECKING:  # the functions loaded on first use, as type checkers see them
+    from .agreement import RBOResult, kendall_tau_rankings, rbo, tau_ap, tie_groups
+    from .functions import (
+        average_precision,
+        bpref,
+        confusion_counts,
+        dcg,
+        err,
+        f_score,
+        hits,
+        kendall_distance,
+        kendall_tau,
+        lift_index,
+        mae,
+        mean_cost,
+        metric,
+        mse,
+        ndcg,
+        nmae,
+        nrmse,
+        precision,
+        r_precision,
+        rank_score,
+        ranking_auc,
+        ranking_kendall,
+        ranking_spearman,
+        rbp,
+        recall,
+        reciprocal_rank,
+        rmse,
+        roc_auc,
+        roc_curve,
+        set_precision_recall_f,
+        spearman_rho,
+        success,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -22,7 +22,7 @@ the cutoff ``k`` (None: the whole list) and the metric's parameters.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 import numpy as np
 
@@ -121,7 +121,16 @@ def metric(name: str, ranked: Sequence[Any], relevance: Any, k: int | None = Non
     return float(np.asarray(spec.kernel(batch.cut(k), **values), dtype=np.float64)[0])
 
 
-def _ranking_fn(spec_name: str, preset: Mapping[str, Any] | None = None) -> Any:
+class RankingFunction(Protocol):
+    """The signature of the single-ranking functions (:func:`ndcg`, :func:`precision`, ...)."""
+
+    def __call__(self, ranked: Sequence[Any], relevance: Any, k: int | None = None, **params: Any) -> float: ...
+
+
+_F = TypeVar("_F")
+
+
+def _ranking_fn(spec_name: str, preset: Mapping[str, Any] | None = None) -> RankingFunction:
     def fn(ranked: Sequence[Any], relevance: Any, k: int | None = None, **params: Any) -> float:
         spec = get_spec(spec_name)
         _check_k(k, spec.name)
@@ -132,13 +141,14 @@ def _ranking_fn(spec_name: str, preset: Mapping[str, Any] | None = None) -> Any:
     return fn
 
 
-def _doc(fn: Any, name: str, spec_name: str, extra: str = "") -> Any:
-    fn.__name__ = fn.__qualname__ = name
+def _doc(fn: _F, name: str, spec_name: str, extra: str = "") -> _F:
+    f: Any = fn  # a function: its name and docstring are set
+    f.__name__ = f.__qualname__ = name
     spec = get_spec(spec_name)
     params = ", ".join(f"{p.name}={p.default!r}" for p in spec.params) or "none"
-    fn.__doc__ = (f"{spec.summary}\n\n    Formula: ``{spec.formula}``\n\n    {spec.convention}\n\n"
-                  f"    Parameters of the registered metric ``{spec.name}``: {params}. Reference: {spec.citation}"
-                  f"{extra}")
+    f.__doc__ = (f"{spec.summary}\n\n    Formula: ``{spec.formula}``\n\n    {spec.convention}\n\n"
+                 f"    Parameters of the registered metric ``{spec.name}``: {params}. Reference: {spec.citation}"
+                 f"{extra}")
     return fn
 
 

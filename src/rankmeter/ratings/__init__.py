@@ -8,7 +8,7 @@ and runs the rating metrics of the registry (``mae``, ``rmse``, ``nmae``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..metrics.rating_batch import RatingsBatch
 from ..metrics.rating_costs import CostMatrix
@@ -24,6 +24,10 @@ __all__ = [
     "load_ratings",
     "roc_curves",
 ]
+
+if TYPE_CHECKING:  # the names loaded on first use, as type checkers see them
+    from ._input import RatingsCoverage, load_ratings
+    from .evaluate import RatingsResult, evaluate_ratings, roc_curves
 
 _LAZY = {
     "evaluate_ratings": "evaluate",

@@ -112,8 +112,8 @@ def holdout(
     rule = "fewer than 2 interactions"
     check_small_policy(prep, small, small_users, rule, "a per-user hold-out needs one train and one test row")
     eligible = counts >= 2
-    m = np.where(eligible, round_count(counts, fraction), 0)
-    test = random_per_user(prep, eligible, m, rng)
+    n_test = np.where(eligible, round_count(counts, fraction), 0)
+    test = random_per_user(prep, eligible, n_test, rng)
     return finish(
         prep, test, method=func, params=params, small=small, small_rule=rule,
         small_users=small_users, drop_cold_users=drop_cold_users, drop_cold_items=drop_cold_items,

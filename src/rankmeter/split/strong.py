@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, ParameterError
+from ..io.interactions import to_input_kind
 from ._common import (
     Cold,
     Counts,
@@ -35,7 +36,6 @@ from ._common import (
     prepare,
     random_per_user,
     round_count,
-    to_input_kind,
 )
 from .temporal import _cutoff_threshold, latest_per_user, time_values_for
 

@@ -187,10 +187,10 @@ def temporal(
         kth = total - m
         boundary = np.partition(tt, kth)[kth]
         local = tt > boundary
-        need = m - int(np.count_nonzero(local))
-        if need > 0:
+        short = m - int(np.count_nonzero(local))  # test rows still to take from the boundary's ties
+        if short > 0:
             ties = np.flatnonzero(tt == boundary)
-            local[ties[len(ties) - need:]] = True
+            local[ties[len(ties) - short:]] = True
         params["test_fraction"] = float(test_fraction)  # type: ignore[arg-type]
         params["threshold"] = _number(boundary)
         params["threshold_time"] = _as_time(boundary, data.time_unit)
@@ -446,7 +446,7 @@ def _as_time(threshold: Any, unit: str | None) -> str | None:
         return None
     try:
         if isinstance(threshold, (int, np.integer)):
-            return str(np.datetime64(int(threshold), unit))
+            return str(np.datetime64(int(threshold), unit))  # type: ignore[call-overload]  # numpy types units as literals
         return str(np.datetime64(int(math.ceil(float(threshold) * _NS_PER[unit])), "ns"))
     except (OverflowError, ValueError):  # pragma: no cover - out of datetime64 range
         return None

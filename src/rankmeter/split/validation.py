@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -56,8 +56,8 @@ def carve(split: Split, fraction: Any, *, latest: bool, per_user: bool, seed: An
         take = pos >= np.repeat(counts - m, counts)
         chosen[grouped[take]] = True
     elif len(rows) >= 2:
-        m = int(round_count(len(rows), f))
-        chosen[ordered[len(ordered) - m:]] = True
+        n_valid = int(round_count(len(rows), f))
+        chosen[ordered[len(ordered) - n_valid:]] = True
     train = split.train_mask & ~chosen
 
     def counts_of(mask: np.ndarray) -> Counts:
@@ -71,17 +71,22 @@ def carve(split: Split, fraction: Any, *, latest: bool, per_user: bool, seed: An
     return out
 
 
-Splitter = Callable[..., Any]
+# a splitter returns a Split or Folds; the decorator keeps that return type for type checkers (its
+# parameters stay unchecked: the added keyword validation_fraction has no static spelling)
+SplitT = TypeVar("SplitT", Split, Folds)
+Splitter = Callable[..., SplitT]
 
 
-def with_validation(rule: Callable[[dict[str, Any]], tuple[bool, bool]]) -> Callable[[Splitter], Splitter]:
+def with_validation(
+    rule: Callable[[dict[str, Any]], tuple[bool, bool]],
+) -> Callable[[Splitter[SplitT]], Splitter[SplitT]]:
     """Give a splitter a ``validation_fraction`` keyword; ``rule(kwargs) -> (latest, per_user)``."""
 
-    def deco(func: Callable[..., Any]) -> Callable[..., Any]:
+    def deco(func: Splitter[SplitT]) -> Splitter[SplitT]:
         sig = inspect.signature(func)
 
         @functools.wraps(func)
-        def wrapper(*args: Any, validation_fraction: float | None = None, **kwargs: Any) -> Any:
+        def wrapper(*args: Any, validation_fraction: float | None = None, **kwargs: Any) -> SplitT:
             result = func(*args, **kwargs)
             if validation_fraction is None:
                 return result
