@@ -128,10 +128,11 @@ def pair_table(value: Any, metric: str = "propensity") -> tuple[pa.Array, pa.Arr
     if absent:
         raise ParameterError(f"context['propensity'] of {metric} is a table without a {absent[0]} column "
                              f"(expected one of {', '.join(PAIR_COLUMNS[absent[0]])}; found {', '.join(names)})")
+    column = {role: name for role, name in found.items() if name is not None}  # every role: checked above
     try:
-        q = as_string_array(cols[found["query"]])
-        i = as_string_array(cols[found["item"]])
-        v = cols[found["propensity"]]
+        q = as_string_array(cols[column["query"]])
+        i = as_string_array(cols[column["item"]])
+        v = cols[column["propensity"]]
         v = np.asarray(v.to_numpy(zero_copy_only=False) if hasattr(v, "to_numpy") else v, dtype=np.float64)
     except (TypeError, ValueError, pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
         raise ParameterError(f"context['propensity'] of {metric}: cannot read the table: {exc}") from None

@@ -37,13 +37,16 @@ _MISSING = ("A relevant recommended item without a propensity is an InputError (
             "of 0 after clipping is an InputError naming clip. " + HELP + ".")
 
 
-def _weighted_rows(b: Batch, rel: float, propensity: str, exponent: float, clip: float, metric: str):
+def _weighted_rows(b: Batch, rel: float, propensity: str, exponent: float, clip: float,
+                   metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows, query, rank = b.relevant_rows(rel)
     w = 1.0 / row_propensity(b, rows, propensity, exponent, clip, metric, rank, query)
     return w, query, rank
 
 
-def _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, metric, query=None):
+def _ref_hits(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float,
+              context: Mapping[str, Any] | None, propensity: str, exponent: float, clip: float, metric: str,
+              query: str | None = None) -> list[tuple[int, float]]:
     kept = list(ranking if k is None else ranking[:k])
     out = []
     for r, d in enumerate(kept, start=1):
@@ -52,7 +55,7 @@ def _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, metri
     return out
 
 
-def _nrel(qrels, rel):
+def _nrel(qrels: Mapping[str, float], rel: float) -> int:
     return sum(1 for g in qrels.values() if g >= rel and g >= 0)
 
 
@@ -223,7 +226,7 @@ def rbp_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | N
                   exponent: float = 0.5, clip: float = 0.0, rel: float = 1.0,
                   query: str | None = None) -> float:
     hits = _ref_hits(ranking, qrels, k, rel, context, propensity, exponent, clip, "ips_rbp", query)
-    return cast("float", (1 - p) * sum(w * p ** (r - 1) for r, w in hits))
+    return (1 - p) * sum(w * p ** (r - 1) for r, w in hits)
 
 
 register(MetricSpec(

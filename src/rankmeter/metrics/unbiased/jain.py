@@ -29,7 +29,8 @@ _B = Param("b", float, 1.5, "Jain et al.'s B (1.5 for most data sets)", low=0)
 _CTX = {"popularity": {"a": 0.5, "b": 0.01, "c": 0.2}, "n_users": 100}
 
 
-def _weights(b: Batch, rel: float, a: float, bb: float, clip: float, metric: str):
+def _weights(b: Batch, rel: float, a: float, bb: float, clip: float,
+             metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows, q, rank = b.relevant_rows(rel)
     share = row_propensity(b, rows, "popularity", 1.0, 0.0, metric)
     n = float(_need(b.context, "n_users", metric))
@@ -37,7 +38,9 @@ def _weights(b: Batch, rel: float, a: float, bb: float, clip: float, metric: str
     return 1.0 / p, q, rank
 
 
-def _ref_weights(ranking, qrels, k, rel, context, a, bb, clip, metric):
+def _ref_weights(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float,
+                 context: Mapping[str, Any] | None, a: float, bb: float, clip: float,
+                 metric: str) -> list[tuple[int, float]]:
     n = float(_need(context, "n_users", metric))
     out = []
     for r, d in enumerate(list(ranking if k is None else ranking[:k]), start=1):

@@ -97,7 +97,8 @@ def _normaliser(b: Batch, propensity: str, exponent: float, clip: float, rel: fl
             np.bincount(q, minlength=b.n_queries).astype(np.float64))
 
 
-def _parts(b: Batch, propensity: str, exponent: float, clip: float, rel: float, metric: str):
+def _parts(b: Batch, propensity: str, exponent: float, clip: float, rel: float,
+           metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The normaliser (n_u, |S_u|) and the weighted relevant rows (weights, queries, ranks) of a batch."""
     n, count = _normaliser(b, propensity, exponent, clip, rel, metric)
     w, q, rank = _weighted_rows(b, rel, propensity, exponent, clip, metric)
@@ -119,7 +120,8 @@ def ideal_dcg(n: np.ndarray, k: int | None) -> np.ndarray:
     return cast(np.ndarray, cum[whole] + (m - whole) * disc[whole])
 
 
-def _ref_normaliser(qrels, rel, context, propensity, exponent, clip, metric, query):
+def _ref_normaliser(qrels: Mapping[str, float], rel: float, context: Mapping[str, Any] | None, propensity: str,
+                    exponent: float, clip: float, metric: str, query: str | None) -> tuple[float, int]:
     rel_items = [d for d, g in qrels.items() if g >= rel and g >= 0]
     n = sum(1.0 / ref_propensity(context, d, propensity, exponent, clip, metric, 1, query) for d in rel_items)
     return n, len(rel_items)
@@ -418,7 +420,7 @@ def corpus_reference(measure: str, rankings: Mapping[str, Sequence[str]], qrels:
         return 0.0
     s = sum(weights) / sum(counts)
     if measure != "ndcg":
-        return cast("float", sum(values) / len(values) / s)
+        return sum(values) / len(values) / s
     out = []
     for v, c in zip(values, counts, strict=True):
         ideal = _ideal(c * s, k)
