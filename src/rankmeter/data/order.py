@@ -35,7 +35,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .ids import distinct, ints, take_rows, to_numpy
 
-__all__ = ["rank_order", "segment_order"]
+__all__ = ["group_rows", "rank_order", "segment_order"]
 
 # lengths classes of a segmented sort: below this many distinct lengths each length is its own class
 # (no padding); above, lengths are padded up to a power of two (at most 2x the cells, ~log2(max) classes)
@@ -96,7 +96,7 @@ def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray) -> tuple
         q, v = qcodes[perm], value[perm]
         return perm, (q[1:] == q[:-1]) & (v[1:] == v[:-1])
     grouped = bool((dq >= 0).all())
-    group = None if grouped else _group_rows(qcodes)
+    group = None if grouped else group_rows(qcodes)
     q = qcodes if group is None else qcodes[group]
     v = value if group is None else value[group]
     bounds = np.flatnonzero(q[1:] != q[:-1]) + 1 if group is not None else np.flatnonzero(dq) + 1
@@ -108,13 +108,18 @@ def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray) -> tuple
     return (within if group is None else group[within]), same
 
 
-def _group_rows(qcodes: np.ndarray) -> np.ndarray:
+def group_rows(qcodes: np.ndarray) -> np.ndarray:
     """The rows in query order, rows of a query in input order (a stable sort by query code).
 
     Codes and row numbers packed in one 64-bit key are distinct, so the fast unstable sort of
     the keys gives the stable order; too wide for 64 bits, a stable argsort.
+
+    >>> group_rows(np.array([2, 0, 2, 1, 0])).tolist()
+    [1, 4, 3, 0, 2]
     """
     n = len(qcodes)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
     lo, hi = int(qcodes.min()), int(qcodes.max())
     shift = max(n - 1, 1).bit_length()
     if (hi - lo).bit_length() + shift <= 63:

@@ -15,7 +15,7 @@ from ..evaluation.threads import resolve_threads
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..result import Result
-from .stream import grouped_file, open_file, query_starts
+from .stream import grouped_file, open_file, query_starts, regrouped_text
 
 __all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "open_ahead", "run_pieces",
            "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]
@@ -181,6 +181,8 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
         blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=FILE_CHUNK_ROWS, threads=n_threads,
                            ahead=False)  # (the engine, hence the judgments, is ready)
     acc = grouped_file(engine, blocks, threads=n_threads) if blocks is not None else None
+    if acc is None and blocks is not None:  # not grouped by query: a TREC text file is put in query order in memory
+        acc = regrouped_text(engine, blocks, threads=n_threads, chunk_rows=FILE_CHUNK_ROWS)
     if acc is None:
         options: dict[str, Any] = {k: v for k, v in (columns or {}).items() if v is not None}
         if engine.order != "score":

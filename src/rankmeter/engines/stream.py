@@ -812,6 +812,70 @@ def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
         blocks.close()
 
 
+def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_rows: int) -> Any:
+    """The in-process route for a TREC text file *not* grouped by query (rows in any order): its ranges
+    parsed on ``threads`` threads, the rows put in query order by one sort (a query's rows keep their file
+    order, queries come in order of first appearance, as in a run read whole), then evaluated in chunks of
+    whole queries of about ``chunk_rows`` rows on the same threads. The result equals the one of the run
+    read whole; errors name the file's line. None when the file is not a plain TREC text file."""
+    from ..data.order import group_rows
+
+    src = blocks.src
+    if blocks.parallel is None:
+        return None
+    size = min(max(1 << 16, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))
+    spans = list(src.query_spans(size))
+
+    def parse(span: tuple[int, int]) -> tuple[pa.Table, Any]:
+        data, line = src.map_span(*span)
+        try:
+            return src.parse_block(data, line)  # type: ignore[no-any-return]
+        finally:
+            data.release()
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval") as pool:
+        parsed = list(pool.map(parse, spans))
+        firsts = np.cumsum([0] + [t.num_rows for t, _ in parsed])
+        comments = sum(p.comment_lines for _, p in parsed)
+        tables = [t for t, _ in parsed if t.num_rows]
+        if not tables:
+            raise InputError("no run lines (the file is empty or only comments)", source=src.source)
+        # one copy of the rows (Arrow's take from many chunks would join them again for every chunk taken);
+        # each chunk of whole queries is then taken from it, in query order, by its worker
+        table = pa.concat_tables(tables).combine_chunks()
+        del tables
+        infos = [p for _, p in parsed]  # (for an error's line)
+        del parsed
+        for info in infos:
+            info.table = info.table.slice(0, 0)  # (the rows are in the one copy now)
+        q = table.column("query")
+        codes = to_numpy(C.dictionary_encode(q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q).indices)
+        codes = codes.astype(np.int64)  # (codes of first appearance)
+        rows = group_rows(codes)  # file rows in query order
+        starts = np.append(np.flatnonzero(np.diff(codes[rows])) + 1, len(rows))
+        cuts = [0]
+        for at in starts[np.searchsorted(starts, np.arange(chunk_rows, len(rows), chunk_rows))].tolist():
+            if at > cuts[-1]:
+                cuts.append(at)
+        if cuts[-1] != len(rows):
+            cuts.append(len(rows))
+
+        def task(ab: tuple[int, int]) -> Any:
+            a, b = ab
+            return engine.evaluate_table(C.take(table, ints(rows[a:b])).combine_chunks(), row_index=rows[a:b])
+
+        acc = engine.accumulator()
+        try:
+            for out in pool.map(task, list(zip(cuts[:-1], cuts[1:], strict=True))):
+                acc.add(out)
+        except RowError as exc:  # a row of the file: the error of its range, which names the line
+            k = int(np.searchsorted(firsts, exc.row, side="right")) - 1
+            raise infos[k].error(RowError(exc.row - int(firsts[k]), exc.message)) from None
+    acc.comment_lines = comments
+    acc.reader_notes = [comment_note(comments, src.source)] if comments else []
+    return acc
+
+
 def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,
               grouped: bool | None, order: str, duplicates: str, progress: bool | None, workers: int | None,
               tmp_dir: Any, depth: int | None = None, judged_only: bool = False, ties: str = "id") -> Result:
