@@ -90,26 +90,26 @@ def _evaluate(files: dict[str, Path], fmt: str) -> str:
     return out.stdout.decode("utf-8")
 
 
-def test_csv_rows_are_distinct_and_read_back(files) -> None:
+def test_csv_rows_are_distinct_and_read_back(files: dict[str, Path]) -> None:
     rows = list(csv.reader(io.StringIO(_evaluate(files, "csv"))))
     assert [csv_uncell(r[0]) for r in rows[1:-1]] == sorted(IDS)
     assert len({r[0] for r in rows}) == len(rows)
 
 
-def test_trec_lines_have_three_fields_and_read_back(files) -> None:
+def test_trec_lines_have_three_fields_and_read_back(files: dict[str, Path]) -> None:
     lines = _evaluate(files, "trec").splitlines()
     assert all(len(line.split()) == 3 for line in lines)  # a blank in an id no longer splits the line
     assert [unescape(line.split()[1]) for line in lines[:-1]] == sorted(IDS)
     assert "q\\x201" in lines[[unescape(x.split()[1]) for x in lines].index(BLANK)]
 
 
-def test_table_rows_are_distinct(files) -> None:
+def test_table_rows_are_distinct(files: dict[str, Path]) -> None:
     table = _evaluate(files, "table")
     assert " a\\tb " in table and " a\\\\tb " in table
     assert "\x1b" not in table and "\x07" not in table and "x\\x1b]0;title\\x07\\x1b[2J" in table
 
 
-def test_markdown_neutralises_links_and_math(files) -> None:
+def test_markdown_neutralises_links_and_math(files: dict[str, Path]) -> None:
     md = _evaluate(files, "markdown")
     assert LINK not in md and "\\[x\\](javascript:alert(1))" in md
     assert MATH not in md and "\\$x^2\\$" in md
@@ -117,13 +117,13 @@ def test_markdown_neutralises_links_and_math(files) -> None:
     assert "\x1b" not in md
 
 
-def test_evaluate_html_has_no_raw_terminal_bytes(files) -> None:
+def test_evaluate_html_has_no_raw_terminal_bytes(files: dict[str, Path]) -> None:
     page = _evaluate(files, "html")
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", page)
     assert "x\\x1b]0;title\\x07\\x1b[2J" in page and "a\\\\tb" in page
 
 
-def test_compare_html_report_has_no_raw_terminal_bytes(files) -> None:
+def test_compare_html_report_has_no_raw_terminal_bytes(files: dict[str, Path]) -> None:
     pytest.importorskip("matplotlib")
     report = files["dir"] / "report.html"
     out = run("compare", str(files["qrels"]), f"{TERMINAL}={files['run']}", f"b={files['run']}", "-m", "P@1",
@@ -135,7 +135,7 @@ def test_compare_html_report_has_no_raw_terminal_bytes(files) -> None:
     assert b"\x1b" not in out.stdout + out.stderr
 
 
-def test_compare_html_takes_dollar_signs_in_names_as_text(files) -> None:
+def test_compare_html_takes_dollar_signs_in_names_as_text(files: dict[str, Path]) -> None:
     """A run named like matplotlib math (``$x^$`` cannot parse as math) is drawn as written, never a crash."""
     pytest.importorskip("matplotlib")
     report = files["dir"] / "dollars.html"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,7 @@ def _commands(f: dict[str, Path]) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("name", ["evaluate", "evaluate-csv", "trec_eval", "compare", "metrics"])
-def test_full_disk_behind_stdout_is_one_message_and_exit_2(files, name) -> None:
+def test_full_disk_behind_stdout_is_one_message_and_exit_2(files: dict[str, Path], name: str) -> None:
     with open("/dev/full", "wb") as full:
         out = run(*_commands(files)[name], stdout=full)
     err = out.stderr.decode()
@@ -56,14 +57,14 @@ def test_full_disk_behind_stdout_is_one_message_and_exit_2(files, name) -> None:
     assert lines == ["rankmeter: error: cannot write stdout (/dev/full): No space left on device (ENOSPC)"], err
 
 
-def test_full_disk_as_the_html_report_names_the_file(files) -> None:
+def test_full_disk_as_the_html_report_names_the_file(files: dict[str, Path]) -> None:
     pytest.importorskip("matplotlib")
     out = run(*_commands(files)["compare"], "--html", "/dev/full")
     err = out.stderr.decode()
     assert out.returncode == 2 and "rankmeter: error: cannot write /dev/full: No space left on device (ENOSPC)" in err
 
 
-def test_full_disk_as_an_output_file_leaves_nothing_behind(tmp_path) -> None:
+def test_full_disk_as_an_output_file_leaves_nothing_behind(tmp_path: Path) -> None:
     """The atomic writer: a failed write (here: /dev/full as the file) is one OutputError naming the file; a file
     being written whole goes to a temporary name, which a failure removes."""
     from rankmeter._errors import OutputError
@@ -84,7 +85,7 @@ def test_full_disk_as_an_output_file_leaves_nothing_behind(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("name", ["evaluate", "evaluate-trec", "trec_eval", "compare", "metrics"])
-def test_closed_pipe_ends_quietly_by_sigpipe(files, name) -> None:
+def test_closed_pipe_ends_quietly_by_sigpipe(files: dict[str, Path], name: str) -> None:
     """Like ``cat ... | head -c1`` once the reader is gone: no message, and death by SIGPIPE (the shell's 141)."""
     p = subprocess.Popen([sys.executable, "-m", "rankmeter", *_commands(files)[name]], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env())
@@ -96,7 +97,7 @@ def test_closed_pipe_ends_quietly_by_sigpipe(files, name) -> None:
     assert "error" not in err and "Broken pipe" not in err, err
 
 
-def test_closed_pipe_in_a_shell_is_status_141(files) -> None:
+def test_closed_pipe_in_a_shell_is_status_141(files: dict[str, Path]) -> None:
     cmd = " ".join(f"'{a}'" for a in _commands(files)["evaluate-trec"])
     out = subprocess.run(["bash", "-c", f"{sys.executable} -m rankmeter {cmd} 2>/dev/null | head -c1 >/dev/null; "
                                         "echo ${PIPESTATUS[0]}"], capture_output=True, text=True, timeout=120,
@@ -108,7 +109,7 @@ def test_closed_pipe_in_a_shell_is_status_141(files) -> None:
 
 
 @pytest.mark.parametrize("name", ["evaluate", "evaluate-trec", "evaluate-csv", "trec_eval", "compare", "metrics"])
-def test_ascii_terminal_gets_escapes_never_a_crash(files, name) -> None:
+def test_ascii_terminal_gets_escapes_never_a_crash(files: dict[str, Path], name: str) -> None:
     out = run(*_commands(files)[name], environ=env(PYTHONIOENCODING="ascii"))
     assert out.returncode == 0, out.stderr
     text = out.stdout.decode("ascii")  # nothing beyond ASCII
@@ -119,7 +120,7 @@ def test_ascii_terminal_gets_escapes_never_a_crash(files, name) -> None:
         assert "q\\xe93" in text and "q\\u4e2d4" in text and "q\\U0001f6005" in text
 
 
-def test_ascii_terminal_rows_read_back_by_the_rule(files) -> None:
+def test_ascii_terminal_rows_read_back_by_the_rule(files: dict[str, Path]) -> None:
     """The escapes of an ASCII terminal are the rule's: the CSV's ids read back exactly."""
     import csv
     import io
@@ -133,7 +134,7 @@ def test_ascii_terminal_rows_read_back_by_the_rule(files) -> None:
     assert [unescape(line.split("\t")[1]) for line in trec.splitlines()][:-1] == IDS
 
 
-def test_ascii_terminal_error_message_is_escaped(files) -> None:
+def test_ascii_terminal_error_message_is_escaped(files: dict[str, Path]) -> None:
     missing = files["dir"] / "nowhere-é.txt"
     out = run("evaluate", str(files["qrels"]), str(missing), "-m", "P@1", environ=env(PYTHONIOENCODING="ascii"))
     assert out.returncode == 2
@@ -141,7 +142,7 @@ def test_ascii_terminal_error_message_is_escaped(files) -> None:
     assert "nowhere-\\xe9.txt" in err and err.count("rankmeter: error:") == 1
 
 
-def test_truncated_gzip_is_not_taken_for_ctrl_c(files, tmp_path) -> None:
+def test_truncated_gzip_is_not_taken_for_ctrl_c(files: dict[str, Path], tmp_path: Path) -> None:
     """A compressed input that ends early is an error (exit 2), never "Aborted." with 130."""
     import gzip
 
@@ -152,3 +153,49 @@ def test_truncated_gzip_is_not_taken_for_ctrl_c(files, tmp_path) -> None:
         out = run(*args)
         err = out.stderr.decode()
         assert out.returncode == 2 and "Aborted" not in err, err
+
+
+# --------------------------------------------------------------------------- an output file that cannot be written
+
+
+def _limited(limit: int) -> Callable[[], None]:
+    import resource
+
+    def set_limit() -> None:  # files may grow to ``limit`` bytes: a write beyond fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return set_limit
+
+
+@pytest.mark.parametrize("name", ["run-experiment", "split", "compare-html"])
+def test_an_output_file_that_cannot_grow_is_one_message_and_leaves_complete_files(tmp_path: Path, name: str) -> None:
+    """An output file the system refuses to grow (EFBIG, as ENOSPC on a full disk): one message naming the file
+    and the cause, exit 2; no temporary file left, and the manifest lists only files that are there and complete."""
+    import json
+
+    from rankmeter.recsys.output import MANIFEST, complete_files
+
+    if name != "split":
+        pytest.importorskip("matplotlib")
+    data = tmp_path / "inter.csv"
+    data.write_text("user,item,rating,timestamp\n" + "".join(
+        f"u{u},i{(u * 7 + j) % 23},{1 + (u + j) % 5},{u * 100 + j}\n" for u in range(40) for j in range(10)))
+    out = tmp_path / "out"
+    q, r = write_trec(tmp_path, [f"q{i}" for i in range(20)])
+    args = {"run-experiment": ["run-experiment", "-i", str(data), "--out", str(out), "-k", "5", "-r", "popular",
+                               "-r", "random", "--no-progress"],
+            "split": ["split", str(data), "--out", str(out), "--method", "holdout"],
+            "compare-html": ["compare", str(q), f"a={r}", f"b={r}", "-m", "P@1", "--resamples", "50", "--html",
+                             str(out / "report.html"), "--k-max", "3"]}[name]
+    out.mkdir()
+    p = subprocess.run([sys.executable, "-m", "rankmeter", *args], capture_output=True, env=env(), timeout=300,
+                       preexec_fn=_limited(3000))
+    err = p.stderr.decode()
+    clean(err)
+    assert p.returncode == 2, err
+    assert f"rankmeter: error: cannot write {out}/" in err and "File too large (EFBIG)" in err, err
+    files = {x.relative_to(out).as_posix() for x in out.rglob("*") if x.is_file()}
+    assert not [f for f in files if f.endswith(".rankmeter-tmp")], files
+    if MANIFEST in files:
+        json.loads((out / MANIFEST).read_text())
+        assert complete_files(out) <= files
