@@ -275,3 +275,48 @@ def test_metrics_without_a_cutoff_rank_every_item(c: dict[str, Any]) -> None:
     assert_values_equal(got, want)
     assert got.coverage is not None and want.coverage is not None
     assert got.coverage.to_dict() == want.coverage.to_dict()
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(), st.sampled_from(["average", "optimistic", "pessimistic", "bounds"]))
+def test_tie_rules_equal_rankmeter_evaluate(c: dict[str, Any], ties: str) -> None:
+    """ties= other than "id": the whole group of tied scores that a cutoff cuts through reaches the core."""
+    from rankmeter.metrics.registry import parse_metric
+    from rankmeter.metrics.ties import supports
+
+    n, m = c["scores"].shape
+    ids = names(c["item_ids"], m)
+    k = c["k"]
+    metrics = [t for t in [f"ndcg@{k}", f"P@{max(1, k // 2)}", f"recall@{k}", f"ap@{k}", f"rr@{k}", f"dcg@{k}",
+                           f"success@{max(1, k // 3)}", f"rbp@{k}", f"hits@{k}"]
+               if supports(parse_metric(t), "optimistic" if ties == "bounds" else ties)]
+    if not metrics:
+        return
+    got = rmt.evaluate(c["scores"], torch.from_numpy(c["grades"]), metrics, exclude=torch.from_numpy(c["excluded"]),
+                       item_ids=c["item_ids"], ties=ties)
+    s64 = c["scores"].to(torch.float64).numpy()
+    lists = python_topk(s64, c["excluded"], ids, m)
+    qrels = {str(u): {ids[j]: int(c["grades"][u, j]) for j in range(m) if not c["excluded"][u, j]} for u in range(n)}
+    run = {str(u): {ids[j]: float(s64[u, j]) for j in lst} for u, lst in enumerate(lists) if lst}
+    want = rankmeter.evaluate({u: j for u, j in qrels.items() if j}, run, metrics, ties=ties)
+    assert_values_equal(got, want)
+    for name, (lo, hi) in want.tie_values.items():
+        np.testing.assert_allclose(got.tie_values[name][0], lo, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got.tie_values[name][1], hi, rtol=0, atol=1e-12)
+    assert [t for t in got.notes if not t.startswith("cutoff ")] == want.notes
+
+
+def test_evaluator_with_a_tie_rule_equals_one_call() -> None:
+    rng = np.random.default_rng(9)
+    scores = torch.from_numpy(rng.integers(0, 3, (17, 30)).astype(np.float32))
+    grades = torch.from_numpy(rng.choice([0, 0, 1, 2], (17, 30)))
+    metrics = ["ndcg@5", "P@3", "recall@5"]
+    one = rmt.evaluate(scores, grades, metrics, ties="bounds")
+    ev = rmt.Evaluator(metrics, ties="bounds")
+    for a, b in ((0, 4), (4, 5), (5, 17)):
+        ev.update(scores[a:b], grades[a:b])
+    got = ev.compute()
+    assert got.notes == one.notes and any(n.startswith("ties=bounds") for n in got.notes)
+    for name, (lo, hi) in one.tie_values.items():
+        np.testing.assert_array_equal(got.tie_values[name][0], lo)
+        np.testing.assert_array_equal(got.tie_values[name][1], hi)

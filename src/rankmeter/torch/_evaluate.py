@@ -35,7 +35,6 @@ __all__ = ["Evaluator", "SUPPORTED", "evaluate", "tie_notes"]
 # judges every cell, and only those cells are handed to the core. The property test checks each of them.
 SUPPORTED = ("ndcg", "dcg", "r", "p", "ap", "rr", "success", "hits", "rbp", "err", "auc", "judged",
              "num_ret", "num_rel", "num_rel_ret", "f", "catalog_coverage", "gini", "entropy", "arp")
-TIES = ("id",)
 
 
 def _check_metrics(metrics: Any, func: str) -> list[Metric]:
@@ -50,10 +49,11 @@ def _check_metrics(metrics: Any, func: str) -> list[Metric]:
 
 
 def _check_ties(ties: Any, func: str) -> None:
-    if ties not in TIES:
-        raise ParameterError(
-            f"The 'ties' parameter of {func} must be 'id' (equal scores ranked by item id, descending by bytes, "
-            f"as everywhere in rankmeter); other tie rules are not available on tensors yet. Got {ties!r} instead.")
+    from ..metrics.ties import TIE_MODES
+
+    if not isinstance(ties, str) or ties not in TIE_MODES:
+        raise ParameterError(f"The 'ties' parameter of {func} must be one of {', '.join(map(repr, TIE_MODES))}. "
+                             f"Got {ties!r} instead.")
 
 
 def _check_selection(selection: Any, func: str) -> None:
@@ -82,10 +82,46 @@ class _Piece:
     jrows: np.ndarray
     jcols: np.ndarray
     jgrades: np.ndarray
+    # ties other than "id": the rest of each group of tied scores that the cutoff k cuts through
+    xrows: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    xcols: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    xscores: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+
+
+def _cut_groups(scores: Any, sel: Any, excl: Any, k: int, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (row, column) cells tied with the k-th score, not hidden and not in the top k, of the rows where the
+    cutoff k falls inside a group of tied scores (the tie rules other than "id" read the whole group)."""
+    torch = load_torch()
+    n, m = scores.shape
+    kk = sel.index.shape[1]
+    if k >= kk:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    cut = (sel.valid > k) & (sel.score[:, k - 1] == sel.score[:, k])
+    t = torch.where(cut, sel.score[:, k - 1], torch.full_like(sel.score[:, k - 1], float("nan")))
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    step = max(1, (1 << 24) // max(m, 1))
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        if not bool(cut[a:b].any()):
+            continue
+        block = scores[a:b].to(t.dtype)
+        eq = block == t[a:b, None]
+        if excl.any:
+            excl.fill_(eq, a, b, False)
+        at = torch.nonzero(eq).cpu().numpy()
+        rows.append(at[:, 0].astype(np.int64) + a)
+        cols.append(at[:, 1].astype(np.int64))
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    top = (np.repeat(np.arange(n, dtype=np.int64), k) * m + index[:, :k].reshape(-1))
+    keep = ~np.isin(r * m + c, top)
+    return r[keep], c[keep]
 
 
 def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, k: int, rank: torch.Tensor,
-                  selection: str, func: str) -> _Piece:
+                  selection: str, func: str, ties: str = "id") -> _Piece:
     torch = load_torch()
     scores = check_scores(scores, func)
     n, m = scores.shape
@@ -106,6 +142,9 @@ def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, k: in
                          "scores only; hide such cells with exclude= rather than a score of -inf", source="scores")
     index = sel.index.cpu().numpy()
     valid = sel.valid.cpu().numpy()
+    score = sel.score.cpu().numpy()
+    xr, xc = _cut_groups(scores.detach(), sel, excl, k, index) if ties != "id" and k else \
+        (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     rows, cols, grades = judg.rows, judg.cols, judg.grades
     if judg.dense is not None and k:
         # every cell of a dense `relevant` is judged: the listed cells of grade 0 are judged not relevant
@@ -113,11 +152,16 @@ def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, k: in
         taken = np.arange(index.shape[1])[None, :] < np.minimum(valid, k)[:, None]
         zero = taken & (g == 0)
         zr, zc = np.nonzero(zero)
-        rows = np.concatenate((rows, zr.astype(np.int64)))
-        cols = np.concatenate((cols, index[zr, zc]))
+        zr, zc = zr.astype(np.int64), index[zr, zc]
+        if len(xr):  # and the rest of the groups the cutoff cuts through
+            xg = judg.dense[torch.from_numpy(xr).to(scores.device), torch.from_numpy(xc).to(scores.device)]
+            x0 = xg.cpu().numpy() == 0
+            zr, zc = np.concatenate((zr, xr[x0])), np.concatenate((zc, xc[x0]))
+        rows = np.concatenate((rows, zr))
+        cols = np.concatenate((cols, zc))
         grades = np.concatenate((grades, np.zeros(len(zr))))
-    return _Piece(users=users, n=n, index=index, score=sel.score.cpu().numpy(), valid=valid,
-                  jrows=rows, jcols=cols, jgrades=grades)
+    return _Piece(users=users, n=n, index=index, score=score, valid=valid, jrows=rows, jcols=cols, jgrades=grades,
+                  xrows=xr, xcols=xc, xscores=score[xr, k - 1] if len(xr) else np.zeros(0))
 
 
 def tie_notes(score: np.ndarray, valid: np.ndarray, cutoffs: Iterable[int]) -> list[str]:
@@ -147,7 +191,7 @@ def _ordinal(k: int) -> str:
 
 
 def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Metric], k: int,
-                     context: Mapping[str, Any] | None, first_row: int = 0) -> Result:
+                     context: Mapping[str, Any] | None, first_row: int = 0, ties: str = "id") -> Result:
     """Top-k lists and judgments as a Run and Qrels, evaluated by rankmeter.evaluate."""
     from ..engines.memory import evaluate as core_evaluate
 
@@ -173,15 +217,24 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     listed = np.minimum(valid, k)
     take = np.arange(kk)[None, :] < listed[:, None]
     urow, ucol = np.nonzero(take)
-    # the lists are in rank order already (the device applied the tie rule; tests/torch checks it against
-    # rankmeter's own order): order="given" keeps them as they are, without sorting their ties again
-    run = Run.from_columns(C.take(users, ints(urow)), C.take(items, ints(index[urow, ucol])),
-                           score[urow, ucol].astype(np.float64), order="given")
+    qrow, qcol, qscore = urow, index[urow, ucol], score[urow, ucol].astype(np.float64)
+    if ties == "id":
+        # the lists are in rank order already (the device applied the tie rule; tests/torch checks it against
+        # rankmeter's own order): order="given" keeps them as they are, without sorting their ties again
+        order = "given"
+    else:
+        # the rest of the groups of tied scores the cutoff cuts through: the tie rule reads whole groups
+        order = "score"
+        qrow = np.concatenate([qrow] + [p.xrows + offs[i] for i, p in enumerate(pieces)])
+        qcol = np.concatenate([qcol] + [p.xcols for p in pieces])
+        qscore = np.concatenate([qscore] + [p.xscores.astype(np.float64) for p in pieces])
+    run = Run.from_columns(C.take(users, ints(qrow)), C.take(items, ints(qcol)), qscore,
+                           order=order)  # type: ignore[arg-type]
     jrows = np.concatenate([p.jrows + offs[i] for i, p in enumerate(pieces)]) if pieces else np.zeros(0, np.int64)
     jcols = np.concatenate([p.jcols for p in pieces]) if pieces else np.zeros(0, np.int64)
     jgrades = np.concatenate([p.jgrades for p in pieces]) if pieces else np.zeros(0)
     qrels = Qrels.from_columns(C.take(users, ints(jrows)), C.take(items, ints(jcols)), jgrades)
-    result = core_evaluate(qrels, run, metrics, context=context)
+    result = core_evaluate(qrels, run, metrics, context=context, ties=ties)
     cutoffs = [m.k for m in metrics if m.k is not None]
     notes = tie_notes(score, valid, cutoffs)
     return dataclasses.replace(result, notes=list(result.notes) + notes) if notes else result
@@ -222,6 +275,7 @@ class _Setup:
         _check_ties(ties, func)
         _check_selection(selection, func)
         self.selection = str(selection)
+        self.ties = str(ties)
         self.item_ids = item_ids
         self.context_in = context
         self.popularity = popularity
@@ -240,7 +294,7 @@ class _Setup:
             return
         first = str(self.items[0].as_py())
         try:
-            core_evaluate({"0": {first: 1}}, {"0": {first: 1.0}}, self.metrics, context=self.context)
+            core_evaluate({"0": {first: 1}}, {"0": {first: 1.0}}, self.metrics, context=self.context, ties=self.ties)
         except ParameterError:
             raise
         except Exception:  # noqa: BLE001 (about this one row only: the real lists decide)
@@ -296,7 +350,9 @@ def evaluate(
     ``"10"``; without ``user_ids`` row i is named ``str(i)``. The lists and judgments are
     then evaluated by :func:`rankmeter.evaluate`: the result (per-user values, means,
     coverage, notes) is the one it gives on the same run and judgments, with a note
-    for each cutoff that falls inside a tie for some users.
+    for each cutoff that falls inside a tie for some users. ``ties``: the tie rules of
+    :func:`rankmeter.evaluate`; for those other than ``"id"`` each group of tied scores
+    that the cutoff cuts through is handed over whole (they read whole groups).
 
     ``relevant``: a dense tensor of grades (every cell judged, 0 = not relevant), a
     sparse COO/CSR tensor (its stored cells are the judgments), ``(rows, columns)`` or
@@ -324,8 +380,8 @@ def evaluate(
     func = "rankmeter.torch.evaluate"
     setup = _Setup(metrics, item_ids, context, popularity, ties, selection, func)
     k, rank = setup.for_scores(scores)
-    piece = _select_piece(scores, relevant, exclude, user_ids, k, rank, setup.selection, func)
-    return _evaluate_pieces([piece], setup.vocabulary(), setup.metrics, setup.k, setup.context)
+    piece = _select_piece(scores, relevant, exclude, user_ids, k, rank, setup.selection, func, setup.ties)
+    return _evaluate_pieces([piece], setup.vocabulary(), setup.metrics, setup.k, setup.context, ties=setup.ties)
 
 
 class Evaluator:
@@ -361,7 +417,7 @@ class Evaluator:
             raise ParameterError("rankmeter.torch.Evaluator.update: give user_ids for every batch or for none "
                                  "(users without ids are named by their row over all batches)")
         self._pieces.append(_select_piece(scores, relevant, exclude, user_ids, k, rank, self._setup.selection,
-                                          "rankmeter.torch.Evaluator.update"))
+                                          "rankmeter.torch.Evaluator.update", self._setup.ties))
 
     def reset(self) -> None:
         """Forget every batch (the metrics and item ids stay)."""
@@ -386,7 +442,8 @@ class Evaluator:
             pieces = [p for ps, _m in gathered for p in ps]
         if setup.items is None:
             raise ParameterError("rankmeter.torch.Evaluator.compute: no batch was given (call update() first)")
-        return _evaluate_pieces(pieces, setup.vocabulary(), setup.metrics, setup.k, setup.context, first_row)
+        return _evaluate_pieces(pieces, setup.vocabulary(), setup.metrics, setup.k, setup.context, first_row,
+                                setup.ties)
 
 
 def _distributed() -> Any:
