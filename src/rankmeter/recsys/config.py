@@ -247,8 +247,14 @@ def read_config(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file" if not p.exists() else "not a file", source=str(path))
+    from ..io.source import refusal
+
+    raw = p.read_bytes()
+    why = refusal(raw[:1 << 16])  # UTF-16/32, an archive, binary data: named
+    if why is not None:
+        raise InputError(f"{why} (a TOML configuration is expected)", source=str(path))
     try:
-        text = p.read_text(encoding="utf-8")
+        text = raw.decode("utf-8-sig")  # (a UTF-8 byte order mark, as some editors write, is dropped)
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text (a TOML configuration is expected)", source=str(path)) from None
     try:
