@@ -180,8 +180,8 @@ def tie_notes(score: np.ndarray, valid: np.ndarray, cutoffs: Iterable[int]) -> l
         inside = int(((valid > k) & (score[:, k - 1] == score[:, k])).sum())
         if inside:
             out.append(f"cutoff {k}: for {inside} of {n} users the {_ordinal(k)} and {_ordinal(k + 1)} items have "
-                       f"equal scores, so which items are in the top {k} follows the tie rule (equal scores: item "
-                       "id descending by bytes)")
+                       f"equal scores, so which items are in the top {k} depends on the order of tied scores "
+                       "(ties=id: item id descending by bytes; ties='bounds' shows how far it moves each metric)")
     return out
 
 
@@ -235,8 +235,8 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     jgrades = np.concatenate([p.jgrades for p in pieces]) if pieces else np.zeros(0)
     qrels = Qrels.from_columns(C.take(users, ints(jrows)), C.take(items, ints(jcols)), jgrades)
     result = core_evaluate(qrels, run, metrics, context=context, ties=ties)
-    cutoffs = [m.k for m in metrics if m.k is not None]
-    notes = tie_notes(score, valid, cutoffs)
+    # (under the other rules the tie rule decides, and says so in its own notes)
+    notes = tie_notes(score, valid, [m.k for m in metrics if m.k is not None]) if ties == "id" else []
     return dataclasses.replace(result, notes=list(result.notes) + notes) if notes else result
 
 
