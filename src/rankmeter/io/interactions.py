@@ -547,7 +547,8 @@ def _to_numpy(col: pa.ChunkedArray) -> np.ndarray:
 
 
 def _plain_file(path: Path) -> bool:
-    """A regular file that is not gzip-compressed under another name (read by its path)."""
+    """A regular file that is neither compressed under another name nor refused by its first bytes (read by its
+    path)."""
     import stat
 
     try:
@@ -558,11 +559,16 @@ def _plain_file(path: Path) -> bool:
         return stat.S_ISDIR(st.st_mode)  # a Parquet dataset folder is read by its path
     if path.name.lower().endswith(_COMPRESSION_SUFFIXES):
         return True
+    from .source import _codec_of, refusal
+
     try:
         with open(path, "rb") as fh:
-            return fh.read(2) != b"\x1f\x8b"
+            magic = fh.read(1 << 12)
     except OSError:
         return True
+    # compressed under any name (gzip, bz2, xz, zstd), or content refused by name (an archive, UTF-16...):
+    # read through open_input, which decompresses or names what it refuses
+    return _codec_of(magic) is None and refusal(magic) is None
 
 
 def _read_stream(name: str, *, sep: str | None, header: bool | None,
