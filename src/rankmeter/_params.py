@@ -246,10 +246,11 @@ def parse_int(name: str, text: str, *, func: str | None = None, low: int | None 
     t = text.strip()
     if not _INT_TEXT.fullmatch(t):
         raise _fail(name, func, _expected("an int", rng), text)
-    if len(t.lstrip("+-").lstrip("0")) > 19:  # beyond 64 bits; int() of over 4300 digits would fail
+    digits = t.lstrip("+-").lstrip("0") or "0"  # leading zeros dropped: int() refuses over 4300 digits
+    if len(digits) > 300:  # far beyond 64 bits: quoted (shortened), not converted
         limit = f"at most {INT64_MAX}" if not t.startswith("-") else f"at least {INT64_MIN}"
         raise _fail(name, func, f"{_expected('an int', rng)} ({limit}, 64 bits)", text)
-    return int(_check_int(name, int(t), func=func, rng=rng))
+    return int(_check_int(name, -int(digits) if t.startswith("-") else int(digits), func=func, rng=rng))
 
 
 def parse_number(name: str, text: str, *, func: str | None = None, rng: Range | None = None) -> float:

@@ -71,6 +71,11 @@ class Coverage:
             out.append("judged only: unjudged items (and items with a negative grade) were removed from every "
                        "ranking before every metric (trec_eval -J); these numbers are not comparable with "
                        "evaluations of the full rankings")
+        if self.evaluated == 0:  # never a silent nan: say why every per-query mean is undefined
+            why = ("the judgments are empty" if not (self.missing_from_run or self.without_relevant
+                                                      or self.not_in_run_left_out or self.without_judgments)
+                   else f"no query counts under queries={self.policy!r}")
+            out.append(f"no query was evaluated ({why}): every per-query metric's mean is undefined (nan)")
         if self.judged is not None and self.evaluated:
             at = f"top {self.judged_k}" if self.judged_k is not None else "whole rankings"
             out.append(f"judgment coverage: {100 * self.judged:.1f}% of the {at} have a judgment "

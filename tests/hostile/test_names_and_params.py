@@ -52,7 +52,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
                                     f"ndcg@-{HUGE}", f"P@{'0' * 5000}1{'9' * 30}"])
 def test_huge_integers_in_metric_names(files: dict[str, Path], metric: str) -> None:
     err = refused("evaluate", str(files["qrels"]), str(files["run"]), "-m", metric)
-    assert "rankmeter: error: The '" in err and "characters)" in err
+    assert "rankmeter: error: The '" in err and ("characters)" in err or "Got 1999999999999999999999999999999 " in err)
 
 
 @pytest.mark.parametrize("measure", ["ndcg.1=3,2=nan", "ndcg.1=3,2=inf", "ndcg.1=3,2=-inf", "ndcg_rel.2=1e999",

@@ -68,7 +68,12 @@ def evaluate(
     orders of each tied group, McSherry and Najork 2008), ``"optimistic"`` / ``"pessimistic"``
     (best / worst grade first), ``"bounds"`` (the id rule's values, and both of those in
     ``result.tie_bounds``); a metric the registry does not declare for the rule is refused.
-    Inputs are never modified.
+    Inputs are never modified. ``metrics`` may also be a comma list, as on the command line
+    (``"ndcg@10,map"``: each part is its own key).
+
+    With no query to evaluate (empty judgments, or none that counts under ``queries``),
+    every per-query mean is nan and ``result.notes`` says why: an empty evaluation is an
+    answer, not an error (the command line refuses an empty file before it gets there).
 
     >>> r = evaluate({"u1": ["1", "2", "4"]}, {"u1": ["1", "3", "2", "6"]}, ["ndcg@2", "P@2", "map"])
     >>> {k: round(v, 6) for k, v in r.mean.items()}
