@@ -27,7 +27,8 @@ from rankmeter.metrics.ties import supports
 
 AVERAGED = ["p@3", "p@1", "p(norm=retrieved)@3", "p", "r@2", "f@3", "f(beta=2)@2", "hits@4", "num_rel_ret",
             "success@2", "success@1", "dcg@3", "ndcg@4", "ndcg(gain=exp)@2", "ndcg(discount=jarvelin)", "dcg",
-            "rbp(p=0.7)", "rbp(residual=true)@3", "ap", "ap@3", "ap(norm=min)@2", "rr", "rr@3"]
+            "rbp(p=0.7)", "rbp(residual=true)@3", "ap", "ap@3", "ap(norm=min)@2", "rr", "rr@3",
+            "ndcg(ideal=k)@3", "ndcg(discount=reciprocal)@2", "ap(norm=k)@3", "ap(norm=k)", "rbp(gain=grade,p=0.6)"]
 ORDERED_ONLY = ["err(max_grade=2)@3", "rprec"]
 
 

@@ -146,6 +146,8 @@ def _entropy(lists, qrels, k, ctx, base, normalize):
     if total == 0:
         return math.nan
     h = -sum(x / total * math.log(x / total, base) for x in c)
+    if normalize == "distinct_count":  # RecBole: over the number of distinct recommended items
+        return h / len(c)
     if normalize != "none":
         n = len(_exposure(lists, ctx, normalize))
         return h / math.log(n, base) if n > 1 else 0.0

@@ -63,6 +63,8 @@ def reference_values(spec: MetricSpec, params: Mapping[str, Any], k: int | None,
             kw["context"] = ctx
         if "query" in inspect.signature(spec.reference).parameters:  # per-user metrics read the user's profile
             kw["query"] = q
+        if "scores" in inspect.signature(spec.reference).parameters:  # tie-aware references read the scores
+            kw["scores"] = [run.get(q, {})[d] for d in ranking]
         out[q] = spec.reference(ranking, qrels[q], k if spec.cutoff else None, **kw)
     return out
 

@@ -49,8 +49,8 @@ def _mean_distance(dist_sum: np.ndarray, n: np.ndarray) -> np.ndarray:
     return cast(np.ndarray, np.divide(dist_sum, pairs, out=np.zeros_like(dist_sum), where=pairs > 0))
 
 
-def _unit_rows(batch: Batch) -> np.ndarray:
-    """Unit feature vector of every code of the batch vocabulary (zero rows stay zero)."""
+def _feature_rows(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """The feature matrix, and each code of the batch vocabulary's row in it (-1: none)."""
     ids, mat = item_matrix(need(batch.context, "features", "ild"), "features", "ild")
     pos = positions(batch_vocab(batch), ids)
     rows = batch.item
@@ -58,6 +58,32 @@ def _unit_rows(batch: Batch) -> np.ndarray:
     if missing.any():
         raise missing_error("ild", "features", batch_vocab(batch), rows[missing], int(missing.sum()),
                             fix="give a feature vector for every recommendable item")
+    return mat, pos
+
+
+def _hamming_sums(batch: Batch) -> np.ndarray:
+    """Sum over pairs i<j of the number of features where the two items differ, per list: per feature,
+    all pairs minus the pairs that share a value."""
+    mat, pos = _feature_rows(batch)
+    if not len(batch.item):
+        return np.zeros(batch.n_queries)
+    x = mat[pos[batch.item]]
+    query = S.row_segments(batch.offsets)
+    total = np.zeros(batch.n_queries)
+    pairs = _pair_count(batch.lengths.astype(np.float64))
+    for f in range(x.shape[1]):
+        _, value = np.unique(x[:, f], return_inverse=True)
+        key = query * (int(value.max()) + 1) + value
+        groups, counts = np.unique(key, return_counts=True)
+        same = np.bincount(groups // (int(value.max()) + 1), weights=counts * (counts - 1) / 2.0,
+                           minlength=batch.n_queries)
+        total += pairs - same
+    return total
+
+
+def _unit_rows(batch: Batch) -> np.ndarray:
+    """Unit feature vector of every code of the batch vocabulary (zero rows stay zero)."""
+    mat, pos = _feature_rows(batch)
     norms = np.linalg.norm(mat, axis=1)
     unit = np.divide(mat, norms[:, None], out=np.zeros_like(mat), where=norms[:, None] > 0)
     out = np.zeros((len(pos), mat.shape[1]), dtype=np.float64)
@@ -225,8 +251,13 @@ def _pair_chunks(lengths: np.ndarray) -> Iterable[tuple[int, int]]:
 
 
 def ild_kernel(b: Batch, distance: str) -> np.ndarray:
-    sums = _cosine_sums(b) if distance == "cosine" else _jaccard_sums(b)
+    sums = {"cosine": _cosine_sums, "jaccard": _jaccard_sums, "hamming": _hamming_sums}[distance](b)
     return _mean_distance(sums, b.lengths)
+
+
+def ils_kernel(b: Batch, similarity: str) -> np.ndarray:
+    """Intra-list similarity: 1 - ILD; no value (nan, left out of the mean) for a list without a pair."""
+    return np.where(b.lengths >= 2, 1.0 - ild_kernel(b, similarity), np.nan)
 
 
 def _ref_features(context: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
@@ -245,7 +276,12 @@ def ild_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | N
     if n < 2:
         return 0.0
     total = 0.0
-    if distance == "cosine":
+    if distance == "hamming":
+        feats = _ref_features(context)
+        for x in range(n):
+            for y in range(x + 1, n):
+                total += float(np.sum(feats[kept[x]] != feats[kept[y]]))
+    elif distance == "cosine":
         feats = _ref_features(context)
         for x in range(n):
             for y in range(x + 1, n):
@@ -279,13 +315,16 @@ register(
             "two items scores 0. distance=cosine: 1 - cosine of the item feature vectors (context['features']; "
             "a zero vector has similarity 0 to everything, as scikit-learn). distance=jaccard: 1 - Jaccard "
             "index of the item category sets (context['categories']); two empty sets are at distance 0. "
-            "Ziegler et al.'s intra-list similarity is 1 - ILD (cosine). An item without features/categories "
-            "is an error with a count."
+            "Ziegler et al.'s intra-list similarity is 1 - ILD (cosine): ils. distance=hamming counts the "
+            "features (context['features']) in which two items differ, not their share (RecTools' "
+            "IntraListDiversity with a Hamming distance, rectools/metrics/diversity.py), so it is not bounded "
+            "by 2. An item without features/categories is an error with a count."
         ),
         kernel=ild_kernel,
         reference=ild_reference,
-        params=(Param("distance", str, "cosine", "cosine on feature vectors, or jaccard on category sets",
-                      choices=("cosine", "jaccard")),),
+        params=(Param("distance", str, "cosine", "cosine on feature vectors, jaccard on category sets, or "
+                      "hamming: the number of features in which two items differ (RecTools' IntraListDiversity "
+                      "with a Hamming distance)", choices=("cosine", "jaccard", "hamming")),),
         aliases={"intra_list_diversity": {}, "diversity": {}},
         examples=(
             ContextExample("ild@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX, (1 + 2 * (1 - 2 ** -0.5)) / 3,
@@ -294,9 +333,52 @@ register(
                            ((1 - 2 ** -0.5) + 0) / 2, note="v has one item: 0"),
             ContextExample("ild(distance=jaccard)@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX,
                            (0.5 + 1 + 1) / 3, note="a={x}, b={x,y}: 1 - 1/2; c={z} shares nothing"),
+            ContextExample("ild(distance=hamming)@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX,
+                           (2 + 1 + 1) / 3, note="a=(1,0), b=(0,1) differ in 2 features; c=(1,1) in 1 from each"),
         ),
         higher_is_better=True,
-        bounds=(0.0, 2.0),
+        bounds=(0.0, float("inf")),  # cosine: at most 2, jaccard 1, hamming the number of features
+        properties=frozenset({"beyond", "needs_context", "judgment_free"}),
+    )
+)
+
+
+def ils_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
+                  context: Mapping[str, Any] | None = None, similarity: str = "cosine") -> float:
+    kept = list(ranking if k is None else ranking[:k])
+    if len(kept) < 2:
+        return float("nan")
+    return 1.0 - ild_reference(ranking, qrels, k, context=context, distance=similarity)
+
+
+register(
+    MetricSpec(
+        name="ils",
+        family="beyond",
+        summary="Intra-list similarity: mean pairwise similarity of the recommended items (1 - ILD).",
+        formula=r"ILS@k(u) = \frac{2}{n(n-1)} \sum_{i<j \in L_u^k} s(i, j) = 1 - ILD@k(u)",
+        citation=(
+            "Ziegler, McNee, Konstan, Lausen (2005), Improving recommendation lists through topic "
+            "diversification, WWW, doi:10.1145/1060745.1060754; recmetrics' intra_list_similarity "
+            "(recmetrics/metrics.py)."
+        ),
+        convention=(
+            "s = cos(x_i, x_j) of the feature vectors (similarity=cosine, context['features'], as recmetrics) "
+            "or the Jaccard index of the category sets (similarity=jaccard); 1 - ILD with the same distance. "
+            "A list of fewer than two items has no pair: no value, left out of the mean (recmetrics' mean of "
+            "an empty triangle is nan)."
+        ),
+        kernel=ils_kernel,
+        reference=ils_reference,
+        params=(Param("similarity", str, "cosine", "cosine on feature vectors, or jaccard on category sets",
+                      choices=("cosine", "jaccard")),),
+        aliases={"intra_list_similarity": {}},
+        examples=(
+            ContextExample("ils@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX, (0 + 2 * 2 ** -0.5) / 3,
+                           note="cos(a,b) = 0; cos(a,c) = cos(b,c) = 1/sqrt(2)"),
+        ),
+        higher_is_better=False,
+        bounds=(-1.0, 1.0),
         properties=frozenset({"beyond", "needs_context", "judgment_free"}),
     )
 )

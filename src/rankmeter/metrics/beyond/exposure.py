@@ -115,6 +115,8 @@ def entropy_finalize(state: ItemState, *, context: Mapping[str, Any], base: floa
         return float("nan")
     p = c / total
     h = float(-np.sum(p * np.log(p)) / np.log(base))
+    if normalize == "distinct_count":  # RecBole's ShannonEntropy: over the number of distinct recommended items
+        return h / len(c)
     if normalize != "none":
         n = len(population_counts(state, context, normalize, "entropy"))
         return h / (np.log(n) / np.log(base)) if n > 1 else 0.0
@@ -135,14 +137,18 @@ register(
             "c_i is the exposure (number of top-k lists containing item i); items never recommended contribute "
             "0. Logarithm base 2 (bits) by default (base=...). normalize=none (default) gives bits; "
             "normalize=catalog divides by log n over the catalogue plus any recommended item outside it "
-            "(needs context['catalog']), normalize=recommended by log of the number of recommended items. "
+            "(needs context['catalog']), normalize=recommended by log of the number of recommended items, "
+            "normalize=distinct_count by the number of distinct recommended items itself (RecBole's "
+            "ShannonEntropy, with base=e: natural logarithm; recbole/evaluator/metrics.py). "
             "No exposure at all: nan."
         ),
         kernel=exposure_kernel,
         params=(
-            Param("base", float, 2.0, "logarithm base", low=0, low_open=True, exclude=(1.0,)),
+            Param("base", float, 2.0, "logarithm base (e: natural)", low=0, low_open=True, exclude=(1.0,),
+                  named={"e": float(np.e)}),
             Param("normalize", str, "none", "divide by the maximum entropy over the catalog or the recommended "
-                  "items", choices=("none", "catalog", "recommended")),
+                  "items, or by the number of distinct recommended items (distinct_count)",
+                  choices=("none", "catalog", "recommended", "distinct_count")),
         ),
         aliases={"shannon_entropy": {}},
         examples=(
@@ -152,6 +158,9 @@ register(
             ContextExample("entropy(base=2.718281828459045)@2", _RUN, _RUN, _CTX, 1.5 * 0.6931471805599453,
                            tol=1e-9, note="nats"),
             ContextExample("entropy@1", _RUN, _RUN, _CTX, 0.0, note="top 1: a only"),
+            ContextExample("entropy(normalize=distinct_count,base=e)@2", _RUN, _RUN, _CTX,
+                           1.5 * 0.6931471805599453 / 3, tol=1e-12,
+                           note="RecBole: 1.5 bits in nats, over the 3 distinct recommended items"),
         ),
         higher_is_better=True,
         bounds=(0.0, float("inf")),

@@ -139,22 +139,30 @@ register(
 )
 
 
+# arp's pop: (the context's share table, the total it scales by: None for a share)
+_ARP_POP = {"count": ("popularity", "n_users"), "share": ("popularity", None),
+            "interactions": ("popularity_interactions", "n_interactions"),
+            "interaction_share": ("popularity_interactions", None)}
+
+
 def arp_kernel(b: Batch, pop: str, norm: str) -> np.ndarray:
-    vals, _ = lookup(b, "popularity", "arp")
+    key, total = _ARP_POP[pop]
+    vals, _ = lookup(b, key, "arp")
     pr = np.nan_to_num(vals[b.item], nan=0.0) if len(b.item) else np.zeros(0)
-    if pop == "count":
-        pr = pr * float(need(b.context, "n_users", "arp(pop=count)"))
+    if total is not None:
+        pr = pr * float(need(b.context, total, f"arp(pop={pop})"))
     return _divide(b.seg_sum(pr), b, norm)
 
 
 def arp_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
                   context: Mapping[str, Any] | None = None, pop: str = "count", norm: str = "length") -> float:
     kept = list(ranking if k is None else ranking[:k])
-    table = ref_values(context, "popularity", "arp")
-    scale = float(need(context, "n_users", "arp")) if pop == "count" else 1.0
-    total = sum(float(table.get(i, 0.0)) * scale for i in kept)
+    key, total = _ARP_POP[pop]
+    table = ref_values(context, key, "arp")
+    scale = float(need(context, total, "arp")) if total is not None else 1.0
+    popularity = sum(float(table.get(i, 0.0)) * scale for i in kept)
     denom = k if (norm == "k" and k is not None) else len(kept)
-    return total / denom if denom else 0.0
+    return popularity / denom if denom else 0.0
 
 
 register(
@@ -173,14 +181,18 @@ register(
             "phi(i) is the number of training users who interacted with i (pop=count, Abdollahpouri et al.'s "
             "number of ratings for implicit, de-duplicated feedback); pop=share uses the share of training "
             "users. The mean is over the list's items (norm=length, Abdollahpouri et al.) or divides by k "
-            "(norm=k). An item absent from the popularity table has popularity 0 (it was not seen in "
+            "(norm=k). pop=interactions counts training rows instead of users (repeated (user, item) pairs "
+            "count again: RecTools' AvgRecPopularity and RecBole's AveragePopularity, rectools/metrics/"
+            "popularity.py, recbole/evaluator/metrics.py), pop=interaction_share their share. "
+            "An item absent from the popularity table has popularity 0 (it was not seen in "
             f"training). An empty list scores 0. Needs context['popularity'] and context['n_users'] (from {HELPER})."
         ),
         kernel=arp_kernel,
         reference=arp_reference,
         params=(
-            Param("pop", str, "count", "popularity as a number of training users (count) or a share (share)",
-                  choices=("count", "share")),
+            Param("pop", str, "count", "popularity as a number of training users (count) or a share (share); "
+                  "as a number of training rows (interactions) or a share of them (interaction_share)",
+                  choices=("count", "share", "interactions", "interaction_share")),
             Param("norm", str, "length", "divide by the list length (length) or by k (k)", choices=("length", "k")),
         ),
         aliases={"average_recommendation_popularity": {}, "avg_pop": {}},
@@ -188,6 +200,9 @@ register(
             ContextExample("arp@2", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX, (0.5 * 4 + 0.25 * 4) / 2,
                            note="2 and 1 of the 4 training users"),
             ContextExample("arp(pop=share)@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX, (0.5 + 0.25 + 1) / 3),
+            ContextExample("arp(pop=interactions)@2", {"u": ["a", "b", "c"]}, {"u": ["a"]},
+                           {"popularity_interactions": {"a": 0.5, "b": 0.1, "c": 0.4}, "n_interactions": 10},
+                           (5 + 1) / 2, note="a in 5 of the 10 training rows (a pair repeated counts again), b in 1"),
             ContextExample("arp@3", {"u": ["a", "z"], "v": ["c"]}, {"u": ["a"], "v": ["c"]}, _CTX,
                            ((2 + 0) / 2 + 4 / 1) / 2, note="z unseen in training: popularity 0; mean of users"),
         ),

@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence, cast
 import numpy as np
 import pyarrow as pa
 
+from ... import _compute as C
 from ..batch import Batch
 from ..registry import MetricSpec, Param, register
 from ._context import HELPER, ContextExample, batch_vocab, item_table, need, positions, ref_values
@@ -60,34 +61,124 @@ _HT_CONVENTION = (
 
 # ----------------------------------------------------------------------------- APLT / ACLT
 
-def _tail_rows(b: Batch, head_share: float, metric: str) -> np.ndarray:
-    groups = vocab_groups(b, head_share, metric)
+# the long tail by another rule than the short head's: tail=bottom_share (the least popular share of the
+# training items, RecBole's TailPercentage with tail_ratio < 1) or tail=max_count (items with at most
+# ``count`` training users or rows, RecBole's tail_ratio >= 1); popularity by users or by rows (pop)
+TAIL_RULE = Param("tail", str, "head_share", "the long tail: what the short head (head_share) leaves; the least "
+                  "popular share of the training items (bottom_share); items with at most count training users "
+                  "or rows (max_count)", choices=("head_share", "bottom_share", "max_count"))
+TAIL_SHARE = Param("share", float, 0.1, "tail=bottom_share: share of the training items in the tail (RecBole: 0.1)",
+                   low=0, high=1, low_open=True)
+TAIL_COUNT = Param("count", float, 1.0, "tail=max_count: the largest popularity count in the tail", low=0)
+TAIL_POP = Param("pop", str, "users", "popularity counted in training users (users) or rows (interactions: "
+                 "RecBole)", choices=("users", "interactions"))
+_TAIL_KEYS = {"users": ("popularity", "n_users"), "interactions": ("popularity_interactions", "n_interactions")}
+
+
+def _tail_counts(context: Mapping[str, Any] | None, pop: str, metric: str) -> tuple[pa.Array, np.ndarray]:
+    """Training items (popularity above 0) and their counts (share x total, exact integers)."""
+    key, total = _TAIL_KEYS[pop]
+    ids, share = item_table(need(context, key, metric), key, metric)
+    seen = share > 0
+    n = context.get(total) if context is not None else None
+    count = np.rint(share * float(n)) if n else share
+    return ids.filter(pa.array(seen)), count[seen]
+
+
+def tail_groups(context: Mapping[str, Any] | None, metric: str, head_share: float, tail: str, share: float,
+                count: float, pop: str) -> tuple[pa.Array, np.ndarray]:
+    """Training item ids and their group (HEAD or TAIL) under the tail rule."""
+    if tail == "head_share" and pop == "users":
+        return head_tail(context, head_share, metric)
+    ids, c = _tail_counts(context, pop, metric)
+    group = np.full(len(ids), HEAD, dtype=np.int64)
+    if not len(ids):
+        return ids, group
+    if tail == "max_count":
+        group[c <= count] = TAIL
+    elif tail == "bottom_share":  # count ascending, ties by id ascending (byte order)
+        id_rank = np.empty(len(ids), dtype=np.int64)
+        id_rank[np.asarray(C.sort_indices(ids))] = np.arange(len(ids))
+        order = np.lexsort((id_rank, c))
+        group[order[:max(int(len(ids) * share), 1)]] = TAIL
+    else:  # the short head by rows
+        id_rank = np.empty(len(ids), dtype=np.int64)
+        id_rank[np.asarray(C.sort_indices(ids))] = np.arange(len(ids))
+        order = np.lexsort((id_rank, -c))
+        cum = np.cumsum(c[order])
+        group[:] = TAIL
+        group[order[:int(np.searchsorted(cum, head_share * cum[-1], side="left")) + 1]] = HEAD
+    return ids, group
+
+
+def _tail_rows(b: Batch, metric: str, head_share: float, tail: str = "head_share", share: float = 0.1,
+               count: float = 1.0, pop: str = "users") -> np.ndarray:
+    if tail == "head_share" and pop == "users":
+        groups = vocab_groups(b, head_share, metric)
+    else:
+        ids, group = tail_groups(b.context, metric, head_share, tail, share, count, pop)
+        at = positions(batch_vocab(b), ids)
+        groups = np.where(at >= 0, group[np.maximum(at, 0)] if len(group) else COLD, COLD)
     return groups[b.item] == TAIL if len(b.item) else np.zeros(0, dtype=bool)
 
 
-def aplt_kernel(b: Batch, head_share: float) -> np.ndarray:
-    total = b.seg_sum(_tail_rows(b, head_share, "aplt"))
+def aplt_kernel(b: Batch, head_share: float, tail: str = "head_share", share: float = 0.1, count: float = 1.0,
+                pop: str = "users") -> np.ndarray:
+    total = b.seg_sum(_tail_rows(b, "aplt", head_share, tail, share, count, pop))
     n = b.lengths.astype(np.float64)
     return cast(np.ndarray, np.divide(total, n, out=np.zeros_like(total), where=n > 0))
 
 
-def aclt_kernel(b: Batch, head_share: float) -> np.ndarray:
-    return b.seg_sum(_tail_rows(b, head_share, "aclt"))
+def aclt_kernel(b: Batch, head_share: float, tail: str = "head_share", share: float = 0.1, count: float = 1.0,
+                pop: str = "users") -> np.ndarray:
+    return b.seg_sum(_tail_rows(b, "aclt", head_share, tail, share, count, pop))
+
+
+def ref_tail(context: Mapping[str, Any] | None, metric: str, head_share: float, tail: str, share: float,
+             count: float, pop: str) -> set[str]:
+    """Slow path: the long tail as a set of item ids, each rule written out."""
+    if tail == "head_share" and pop == "users":
+        return ref_head_tail(context, head_share, metric)[1]
+    key, total = _TAIL_KEYS[pop]
+    table = ref_values(context, key, metric)
+    n = context.get(total) if context is not None else None
+    counts = {i: (float(round(float(p) * float(n))) if n else float(p)) for i, p in table.items() if float(p) > 0}
+    if tail == "max_count":
+        return {i for i, c in counts.items() if c <= count}
+    if tail == "bottom_share":
+        order = sorted(counts, key=lambda i: (counts[i], i.encode("utf-8")))
+        return set(order[:max(int(len(order) * share), 1)])
+    order = sorted(counts, key=lambda i: (-counts[i], i.encode("utf-8")))
+    head: set[str] = set()
+    reached = 0.0
+    for i in order:
+        head.add(i)
+        reached += counts[i]
+        if reached >= head_share * sum(counts.values()):
+            break
+    return set(counts) - head
 
 
 def aplt_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
-                   context: Mapping[str, Any] | None = None, head_share: float = 0.8) -> float:
+                   context: Mapping[str, Any] | None = None, head_share: float = 0.8, tail: str = "head_share",
+                   share: float = 0.1, count: float = 1.0, pop: str = "users") -> float:
     kept = list(ranking if k is None else ranking[:k])
-    _, tail = ref_head_tail(context, head_share, "aplt")
-    return sum(1 for i in kept if i in tail) / len(kept) if kept else 0.0
+    long_tail = ref_tail(context, "aplt", head_share, tail, share, count, pop)
+    return sum(1 for i in kept if i in long_tail) / len(kept) if kept else 0.0
 
 
 def aclt_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, *,
-                   context: Mapping[str, Any] | None = None, head_share: float = 0.8) -> float:
+                   context: Mapping[str, Any] | None = None, head_share: float = 0.8, tail: str = "head_share",
+                   share: float = 0.1, count: float = 1.0, pop: str = "users") -> float:
     kept = list(ranking if k is None else ranking[:k])
-    _, tail = ref_head_tail(context, head_share, "aclt")
-    return float(sum(1 for i in kept if i in tail))
+    return float(sum(1 for i in kept if i in ref_tail(context, "aclt", head_share, tail, share, count, pop)))
 
+
+_TAIL_CONVENTION = (
+    " tail=bottom_share: the tail is the int(share x n) (at least 1) least popular training items, count "
+    "ascending, ties by id ascending; tail=max_count: the training items with a count <= count (RecBole's "
+    "TailPercentage, tail_ratio below / from 1, recbole/evaluator/metrics.py); pop=interactions counts "
+    "training rows (popularity_interactions x n_interactions), as RecBole does.")
 
 _HT_CITE = ("Abdollahpouri, Burke, Mobasher (2019), Managing popularity bias in recommender systems with personalized "
             "re-ranking, FLAIRS-32, arXiv:1901.07555 (APLT); Abdollahpouri, Burke, Mobasher (2017), Controlling "
@@ -101,11 +192,12 @@ register(
         summary="Average percentage of long tail: share of the top-k list in the long tail of training popularity.",
         formula=r"APLT@k(u) = \frac{|L_u^k \cap \Gamma|}{|L_u^k|},\quad \Gamma = \text{long tail}",
         citation=_HT_CITE,
-        convention=_HT_CONVENTION + " Divided by the list's length (a list shorter than k by its length); an empty "
-                   f"list scores 0. Needs context['popularity'] and context['n_users'] (from {HELPER}).",
+        convention=_HT_CONVENTION + _TAIL_CONVENTION + " Divided by the list's length (a list shorter than k by its "
+                   f"length); an empty list scores 0. Needs context['popularity'] and context['n_users'] (from "
+                   f"{HELPER}).",
         kernel=aplt_kernel,
         reference=aplt_reference,
-        params=(HEAD_SHARE,),
+        params=(HEAD_SHARE, TAIL_RULE, TAIL_SHARE, TAIL_COUNT, TAIL_POP),
         aliases={"average_percentage_of_long_tail": {}},
         examples=(
             ContextExample("aplt@3", _RUN, _QRELS, _CTX, (1 / 3 + 1 / 3) / 2,
@@ -114,6 +206,11 @@ register(
             ContextExample("aplt@2", _RUN, _QRELS, _CTX, (1 / 2 + 1 / 2) / 2, note="[a, d] and [b, e]"),
             ContextExample("aplt(head_share=0.5)@3", _RUN, _QRELS, _CTX, (1 / 3 + 3 / 3) / 2,
                            note="head {a} (5 of 10 reaches 0.5): tail b, c, d, e"),
+            ContextExample("aplt(tail=bottom_share,share=0.4)@3", _RUN, _QRELS, _CTX, (1 / 3 + 1 / 3) / 2,
+                           note="RecBole's TailPercentage: the 2 least popular of 5 items (c, d: counts 1, ties "
+                                "by id) are the tail: d for u1, c for u2"),
+            ContextExample("aplt(tail=max_count,count=1)@3", _RUN, _QRELS, _CTX, (1 / 3 + 2 / 3) / 2,
+                           note="items seen by at most 1 user: c, d, e"),
         ),
         higher_is_better=True,
         bounds=(0.0, 1.0),
@@ -128,11 +225,11 @@ register(
         summary="Average coverage of long tail: number of long-tail items in the top-k list.",
         formula=r"ACLT@k(u) = |L_u^k \cap \Gamma|,\quad \Gamma = \text{long tail}",
         citation=_HT_CITE,
-        convention=_HT_CONVENTION + " Averaged over users (Abdollahpouri et al. 2019). "
+        convention=_HT_CONVENTION + _TAIL_CONVENTION + " Averaged over users (Abdollahpouri et al. 2019). "
                    f"Needs context['popularity'] and context['n_users'] (from {HELPER}).",
         kernel=aclt_kernel,
         reference=aclt_reference,
-        params=(HEAD_SHARE,),
+        params=(HEAD_SHARE, TAIL_RULE, TAIL_SHARE, TAIL_COUNT, TAIL_POP),
         aliases={"average_coverage_of_long_tail": {}},
         examples=(
             ContextExample("aclt@3", _RUN, _QRELS, _CTX, 1.0, note="d for u1, e for u2"),

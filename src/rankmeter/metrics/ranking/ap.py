@@ -22,6 +22,8 @@ def ap_kernel(b: Batch, rel: float, norm: str) -> np.ndarray:
     elif norm == "min":
         nrel = b.n_rel(rel)
         denom = nrel if b.k is None else np.minimum(nrel, b.k)
+    elif norm == "k":  # k, or the number retrieved without a cutoff
+        denom = (np.full(b.n_queries, b.k) if b.k is not None else b.lengths).astype(np.float64)
     else:  # retrieved
         denom = np.bincount(query, minlength=b.n_queries).astype(np.float64)
     return cast(np.ndarray, np.divide(total, denom, out=np.zeros_like(total), where=denom > 0))
@@ -45,7 +47,10 @@ def ap_average(v: TieView, rel: float, norm: str) -> np.ndarray:
     total = full.seg_sum(np.where(v.in_top() & (r_row > 0), terms, 0.0))
     b = v.b
     nrel = b.n_rel(rel)
-    denom = nrel if (norm == "relevant" or b.k is None) else np.minimum(nrel, b.k)
+    if norm == "k":
+        denom = (np.full(b.n_queries, b.k) if b.k is not None else b.lengths).astype(np.float64)
+    else:
+        denom = nrel if (norm == "relevant" or b.k is None) else np.minimum(nrel, b.k)
     out: np.ndarray = np.divide(total, denom, out=np.zeros_like(total), where=denom > 0)
     return out
 
@@ -63,6 +68,8 @@ def ap_reference(
         denom = n_relevant(qrels, rel)
     elif norm == "min":
         denom = n_relevant(qrels, rel) if k is None else min(k, n_relevant(qrels, rel))
+    elif norm == "k":
+        denom = len(kept) if k is None else k
     else:
         denom = found
     return total / denom if denom else 0.0
@@ -82,7 +89,8 @@ register(
         convention=(
             "N is, by norm: relevant = all relevant items of the query, retrieved or not "
             "(default, trec_eval); min = min(k, relevant items) (evaluation notes); retrieved = relevant "
-            "items found in the top k (python-recsys, the ranking-metrics guide)."
+            "items found in the top k (python-recsys, the ranking-metrics guide); k = the cutoff k, or the "
+            "number retrieved without one (RecTools' MAP(divide_by_k=True), rectools/metrics/ranking.py)."
         ),
         kernel=ap_kernel,
         ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=ap_average,
@@ -90,7 +98,7 @@ register(
         reference=ap_reference,
         params=(
             REL,
-            Param("norm", str, "relevant", "denominator N", choices=("relevant", "min", "retrieved")),
+            Param("norm", str, "relevant", "denominator N", choices=("relevant", "min", "retrieved", "k")),
         ),
         aliases={"map": {}, "average_precision": {}},
         examples=(
@@ -110,6 +118,8 @@ register(
                     params={"norm": "retrieved"}, note="python-recsys: 1.0"),
             Example(("99", "3", "5"), {str(i): 1 for i in range(1, 6)}, (1 / 2 + 2 / 3) / 2,
                     params={"norm": "retrieved"}, note="python-recsys: 0.5833335", tol=1e-6),
+            Example(("a", "x", "b"), {"a": 1, "b": 1, "c": 1}, (1 + 2 / 3) / 5, k=5, params={"norm": "k"},
+                    note="RecTools MAP@5(divide_by_k=True): (1 + 2/3) / 5"),
         ),
         properties=frozenset({"ranking", "binary"}),
         trec_names=(TrecName("map"), TrecName("map_cut", cutoff=True)),

@@ -17,32 +17,42 @@ PERSISTENCE = Param("p", float, 0.8, "persistence: probability of looking at the
                     low=0, high=1, low_open=True, high_open=True)
 
 
-def rbp_kernel(b: Batch, rel: float, p: float, residual: bool) -> np.ndarray:
+def rbp_kernel(b: Batch, rel: float, p: float, residual: bool, gain: str = "binary") -> np.ndarray:
     w = (1.0 - p) * np.power(p, b.pos - 1.0)
     if not residual:
-        return b.seg_sum(np.where(b.relevant(rel), w, 0.0))
+        return b.seg_sum(w * _rbp_gain(b, rel, gain))
     # weight of unjudged items in the list plus everything below its depth
     depth = b.lengths if b.k is None else np.full(b.n_queries, b.k)
     return b.seg_sum(np.where(b.judged, 0.0, w)) + np.power(p, depth.astype(np.float64))
 
 
-def rbp_average(v: TieView, rel: float, p: float, residual: bool) -> np.ndarray:
+def _rbp_gain(b: Batch, rel: float, gain: str) -> np.ndarray:
+    """Each row's gain: 1 when relevant (binary), or its grade, negatives and unjudged at 0 (grade)."""
+    if gain == "grade":
+        return np.where(b.judged, b.gain, 0.0)
+    return b.relevant(rel).astype(np.float64)
+
+
+def rbp_average(v: TieView, rel: float, p: float, residual: bool, gain: str = "binary") -> np.ndarray:
     """``ties="average"``: E[RBP], each position's weight (1 - p) p^(i-1) times its tied group's share
     of relevant (or, for the residual, unjudged) rows: linearity of expectation, as McSherry and
     Najork (2008) use for DCG."""
     full = v.full
     w = (1.0 - p) * np.power(p, full.pos - 1.0)
     if not residual:
-        return v.expected_sum(full.relevant(rel), w)
+        return v.expected_sum(_rbp_gain(full, rel, gain), w)
     b = v.b
     depth = b.lengths if b.k is None else np.full(b.n_queries, b.k)
     return v.expected_sum(~full.judged, w) + np.power(p, depth.astype(np.float64))
 
 
 def rbp_reference(
-    ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, p: float, residual: bool
+    ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, p: float, residual: bool,
+    gain: str = "binary",
 ) -> float:
     kept = top(ranking, k)
+    if not residual and gain == "grade":
+        return sum((1 - p) * p**i * max(qrels.get(d, 0.0), 0.0) for i, d in enumerate(kept))
     if not residual:
         return sum((1 - p) * p**i for i, d in enumerate(kept) if is_rel(qrels, d, rel))
     depth = len(kept) if k is None else k
@@ -61,18 +71,24 @@ register(
         convention=(
             "Binary relevance (grade >= rel). residual=true gives the residual instead: the weight "
             "of unjudged items in the list and of all ranks below its depth d (the list length, or k), "
-            "so RBP lies in [rbp, rbp + residual] whatever the unjudged items are."
+            "so RBP lies in [rbp, rbp + residual] whatever the unjudged items are. gain=grade weighs each "
+            "item by its grade instead (ranx's rbp on graded judgments, ranx/metrics/rank_biased_precision.py); "
+            "the residual is the same for both gains."
         ),
         kernel=rbp_kernel,
         ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=rbp_average,
         ties_except={"optimistic": {"residual": (True,)}, "pessimistic": {"residual": (True,)}},
         reference=rbp_reference,
-        params=(REL, PERSISTENCE, Param("residual", bool, False, "return the residual instead of RBP")),
+        params=(REL, PERSISTENCE, Param("residual", bool, False, "return the residual instead of RBP"),
+                Param("gain", str, "binary", "gain of an item: binary = 1 when its grade is >= rel; grade = its "
+                      "grade (negatives 0), as ranx computes RBP on graded judgments", choices=("binary", "grade"))),
         aliases={"rank_biased_precision": {}},
         examples=(
             Example(("a", "b", "c"), {"a": 1, "c": 1}, 0.2 * (1 + 0.8**2), params={"p": 0.8}),
             Example(("a", "u", "c"), {"a": 1, "c": 1}, 0.2 * 0.8 + 0.8**3, params={"p": 0.8, "residual": True},
                     note="u unjudged: its weight plus p^3 beyond the list"),
+            Example(("a", "b", "c"), {"a": 2, "c": 3}, 0.2 * (2 + 3 * 0.8**2), params={"p": 0.8, "gain": "grade"},
+                    note="ranx rbp on grades 2 and 3: (1 - p)(2 + 3 p^2)"),
         ),
         properties=frozenset({"ranking", "binary"}),
     )

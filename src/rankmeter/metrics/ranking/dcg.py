@@ -7,7 +7,7 @@ from typing import Mapping, Sequence, cast
 
 import numpy as np
 
-from ..._errors import InputError
+from ..._errors import InputError, ParameterError
 from .. import _segments as S
 from ..batch import Batch
 from ..registry import Example, MetricSpec, Param, TrecName, register
@@ -20,9 +20,13 @@ DISCOUNT = Param(
     "discount",
     str,
     "log2",
-    "log2 = 1/log2(i+1); jarvelin = 1 at rank 1, 1/log2(i) from rank 2",
-    choices=("log2", "jarvelin"),
+    "log2 = 1/log2(i+1); jarvelin = 1 at rank 1, 1/log2(i) from rank 2; reciprocal = 1/i (Cornac's NCRR)",
+    choices=("log2", "jarvelin", "reciprocal"),
 )
+IDEAL = Param("ideal", str, "judged", "the ideal ranking: judged = every judged item by grade, cut at k; k = k items "
+              "of the query's top grade (k relevant items on binary judgments: RecTools' NDCG; without a cutoff, "
+              "as many as were retrieved)", choices=("judged", "k"))
+_IDEAL_K_MAX = 10_000_000  # ideal=k adds up k discounts
 _DCG_ALIASES = {"dcg": {"log2": {"gain": "linear"}, "exp-log2": {"gain": "exp"}}}
 
 
@@ -55,6 +59,8 @@ def _shift(b: Batch, gain: str) -> np.ndarray:
 
 def _discount(pos: np.ndarray, discount: str) -> np.ndarray:
     pos = pos.astype(np.float64)
+    if discount == "reciprocal":
+        return 1.0 / pos
     if discount == "jarvelin":
         return 1.0 / np.where(pos < 2, 1.0, np.log2(np.maximum(pos, 2.0)))
     return 1.0 / np.log2(pos + 1.0)
@@ -78,6 +84,28 @@ def _idcg(b: Batch, gain: str, discount: str, shift: np.ndarray | None = None) -
         return S.seg_sum(np.where(keep, g, 0.0), off)
 
 
+def _ideal_k(b: Batch, gain: str, discount: str, shift: np.ndarray) -> np.ndarray:
+    """``ideal=k``: DCG of k items of the query's top judged grade (k: the cutoff, or the number
+    retrieved without one); 0 for a query without a positive grade."""
+    top = -S.seg_min(-np.asarray(b.qrel_grade, dtype=np.float64), b.qrel_offsets, empty=0.0)
+    n = np.full(b.n_queries, b.k, dtype=np.int64) if b.k is not None else b.lengths.astype(np.int64)
+    most = int(n.max(initial=0))
+    if most > _IDEAL_K_MAX:
+        raise ParameterError(f"ndcg(ideal=k) adds up k discounts: k must be at most {_IDEAL_K_MAX}. Got {most} "
+                             "instead.")
+    sums = np.concatenate(([0.0], np.cumsum(_discount(np.arange(1, most + 1), discount))))
+    return _gain(np.maximum(top, 0.0), gain, shift) * sums[n]
+
+
+def _ideal(b: Batch, gain: str, discount: str, ideal: str, shift: np.ndarray) -> np.ndarray:
+    key = ("idcg", gain, discount, ideal, b.k)
+    out = b._cache.get(key)
+    if out is None:
+        made = _idcg(b, gain, discount, shift) if ideal == "judged" else _ideal_k(b, gain, discount, shift)
+        out = b._cache[key] = _refuse_overflow(made, b, "ndcg", gain)
+    return out
+
+
 def _refuse_overflow(values: np.ndarray, b: Batch, metric: str, gain: str) -> np.ndarray:
     """An error naming the grade when a sum of gains passed float64's range; else the values."""
     bad = ~np.isfinite(values)
@@ -98,14 +126,11 @@ def dcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
     return _refuse_overflow(_dcg(b, gain, discount), b, "dcg", gain)
 
 
-def ndcg_kernel(b: Batch, gain: str, discount: str) -> np.ndarray:
+def ndcg_kernel(b: Batch, gain: str, discount: str, ideal: str = "judged") -> np.ndarray:
     shift = _shift(b, gain)
-    key = ("idcg", gain, discount, b.k)
-    ideal = b._cache.get(key)
-    if ideal is None:
-        ideal = b._cache[key] = _refuse_overflow(_idcg(b, gain, discount, shift), b, "ndcg", gain)
+    best = _ideal(b, gain, discount, ideal, shift)
     d = _dcg(b, gain, discount, shift)
-    return cast(np.ndarray, np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0))
+    return cast(np.ndarray, np.divide(d, best, out=np.zeros_like(d), where=best > 0))
 
 
 def _e_dcg(v: TieView, gain: str, discount: str, shift: np.ndarray | None = None) -> np.ndarray:
@@ -122,14 +147,14 @@ def dcg_average(v: TieView, gain: str, discount: str) -> np.ndarray:
     return _refuse_overflow(_e_dcg(v, gain, discount), v.b, "dcg", gain)
 
 
-def ndcg_average(v: TieView, gain: str, discount: str) -> np.ndarray:
+def ndcg_average(v: TieView, gain: str, discount: str, ideal: str = "judged") -> np.ndarray:
     """``ties="average"``: E[DCG@k] / IDCG@k, the ideal not depending on the order (McSherry and
     Najork 2008, section 3; scikit-learn's ``ndcg_score`` with ``ignore_ties=False``)."""
     b = v.b
     shift = _shift(b, gain)
-    ideal = _refuse_overflow(_idcg(b, gain, discount, shift), b, "ndcg", gain)
+    best = _ideal(b, gain, discount, ideal, shift)
     d = _e_dcg(v, gain, discount, shift)
-    out: np.ndarray = np.divide(d, ideal, out=np.zeros_like(d), where=ideal > 0)
+    out: np.ndarray = np.divide(d, best, out=np.zeros_like(d), where=best > 0)
     return out
 
 
@@ -139,6 +164,8 @@ def _ref_gain(g: float, gain: str) -> float:
 
 
 def _ref_disc(i: int, discount: str) -> float:
+    if discount == "reciprocal":
+        return 1.0 / i
     if discount == "jarvelin":
         return 1.0 if i < 2 else 1.0 / math.log2(i)
     return 1.0 / math.log2(i + 1)
@@ -153,9 +180,14 @@ def dcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | N
 
 
 def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, gain: str,
-                   discount: str) -> float:
-    ideal = _ref_dcg(top(sorted(qrels.values(), reverse=True), k), gain, discount)  # type: ignore[arg-type]
-    return dcg_reference(ranking, qrels, k, gain, discount) / ideal if ideal > 0 else 0.0
+                   discount: str, ideal: str = "judged") -> float:
+    if ideal == "k":  # k items of the top grade (as many as retrieved without a cutoff)
+        best = max([g for g in qrels.values()], default=0.0)
+        n = len(top(ranking, k)) if k is None else k
+        ideal_dcg = _ref_dcg([best] * n, gain, discount)
+        return dcg_reference(ranking, qrels, k, gain, discount) / ideal_dcg if ideal_dcg > 0 else 0.0
+    ideal_dcg = _ref_dcg(top(sorted(qrels.values(), reverse=True), k), gain, discount)  # type: ignore[arg-type]
+    return dcg_reference(ranking, qrels, k, gain, discount) / ideal_dcg if ideal_dcg > 0 else 0.0
 
 
 _SEED001 = {f"d{i}": g for i, g in enumerate([5, 3, 3, 3, 3, 3, 0, 0, 0, 0])}
@@ -203,13 +235,16 @@ register(
         convention=(
             "Default linear gain and 1/log2(i+1) (trec_eval's ndcg and ndcg_cut). gain=exp is "
             "2^g - 1 (Burges, alias ndcg_burges); discount=jarvelin leaves rank 1 undiscounted and "
-            "divides by log2(i) from rank 2 (alias ndcg_jarvelin, the NDCG article's NDCG1). The ideal "
-            "ranking is built from all judged items, retrieved or not; 0 when it has no gain."
+            "divides by log2(i) from rank 2 (alias ndcg_jarvelin, the NDCG article's NDCG1); "
+            "discount=reciprocal is 1/i (Cornac's NCRR). The ideal "
+            "ranking is built from all judged items, retrieved or not; 0 when it has no gain. ideal=k: "
+            "the ideal is k items of the query's top grade, as if k relevant items existed (RecTools' "
+            "NDCG default, divide_by_achievable=False, rectools/metrics/ranking.py)."
         ),
         kernel=ndcg_kernel,
         ties=frozenset({"average", "optimistic", "pessimistic"}), tie_average=ndcg_average,
         reference=ndcg_reference,
-        params=(GAIN, DISCOUNT),
+        params=(GAIN, DISCOUNT, IDEAL),
         aliases={"ndcg_burges": {"gain": "exp"}, "ndcg_jarvelin": {"discount": "jarvelin"}, "ndcg_cut": {}},
         param_aliases=_DCG_ALIASES,
         examples=(
@@ -227,6 +262,11 @@ register(
             Example(_S001_C, _SEED001, 0.89, params={"gain": "exp"}, note="NDCG article NDCG2 ~0.89", tol=0.005),
             Example(("x", "a", "b", "c", "y"), {"a": 1, "b": 1, "c": 1}, 0.81, k=5,
                     params={"discount": "jarvelin"}, note="evaluation notes: NDCG ~0.81", tol=0.005),
+            Example(("a", "x", "b"), {"a": 1, "b": 1}, 1.5 / sum(1 / math.log2(i + 1) for i in range(1, 6)), k=5,
+                    params={"ideal": "k"},
+                    note="RecTools NDCG@5: DCG 1 + 1/log2(4) = 1.5 over an ideal of 5 relevant items"),
+            Example(("x", "a", "b"), {"a": 1, "b": 1}, (1 / 2 + 1 / 3) / (1 + 1 / 2), params={"discount": "reciprocal"},
+                    note="Cornac NCRR: (1/2 + 1/3) / (1 + 1/2)"),
         ),
         properties=frozenset({"ranking", "graded"}),
         trec_names=(TrecName("ndcg"), TrecName("ndcg_cut", cutoff=True)),

@@ -388,17 +388,31 @@ register(
 )
 
 
-def rprec_kernel(b: Batch, rel: float) -> np.ndarray:
+def rprec_kernel(b: Batch, rel: float, skip_no_hit: bool = False) -> np.ndarray:
+    """R-precision per query; ``skip_no_hit``: nan (no value, left out of the mean) where the top R holds
+    no relevant item, as MS Recommenders' ``r_precision_at_k`` averages only the users with a hit.
+
+    >>> import rankmeter
+    >>> qrels, run = {"u1": {"1": 1, "2": 1}, "u2": {"9": 1}}, {"u1": ["3", "1", "6"], "u2": ["8"]}
+    >>> rankmeter.evaluate(qrels, run, ["rprec", "rprec(skip_no_hit=true)"]).mean
+    {'rprec': 0.25, 'rprec(skip_no_hit=true)': 0.5}
+    """
     nrel = b.n_rel(rel)
     limit = np.repeat(nrel, b.lengths)
-    return _safe_div(b.seg_sum(b.relevant(rel) & (b.pos <= limit)), nrel)
+    hits = b.seg_sum(b.relevant(rel) & (b.pos <= limit))
+    out = _safe_div(hits, nrel)
+    if skip_no_hit:  # no value (left out of the mean) without a relevant item in the top R
+        out[hits == 0] = np.nan
+    return out
 
 
-def rprec_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+def rprec_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float,
+                    skip_no_hit: bool = False) -> float:
     nrel = n_relevant(qrels, rel)
-    if not nrel:
-        return 0.0
-    return sum(is_rel(qrels, d, rel) for d in top(ranking, k)[:nrel]) / nrel
+    hits = sum(is_rel(qrels, d, rel) for d in top(ranking, k)[:nrel]) if nrel else 0
+    if not hits:
+        return float("nan") if skip_no_hit else 0.0
+    return hits / nrel
 
 
 register(
@@ -412,10 +426,14 @@ register(
         kernel=rprec_kernel,
         ties=_ORDERED,
         reference=rprec_reference,
-        params=(REL,),
+        params=(REL, Param("skip_no_hit", bool, False, "no value for a query without a relevant item in its "
+                           "top R, so the mean leaves it out (MS Recommenders' r_precision_at_k)")),
+        ties_except={"optimistic": {"skip_no_hit": (True,)}, "pessimistic": {"skip_no_hit": (True,)}},
         aliases={"r-precision": {}, "r_precision": {}},
-        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="R = 3: items 1 and 2 in the top 3"),),
-        properties=frozenset(_H),
+        examples=(Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="R = 3: items 1 and 2 in the top 3"),
+                  Example(("3", "1", "6"), {"1": 1, "2": 1}, 0.5, params={"skip_no_hit": True},
+                          note="R = 2, one hit in the top 2 (with none, no value: left out of the mean)")),
+        properties=frozenset(set(_H) | {"may_leave_out"}),  # skip_no_hit: nan, left out of the mean
         trec_name="Rprec",
     )
 )
