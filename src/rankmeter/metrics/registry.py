@@ -698,15 +698,23 @@ def _build(
 def parse_metrics(metrics: str | Metric | Any) -> list[Metric]:
     """Parse one metric or an iterable of them (the Python API's form).
 
-    Each item is one metric (no comma lists: see :func:`parse_metric_list` for the
-    command line's syntax). The same text twice is an error, because results are keyed
-    by the text; two spellings of one metric (``P_10``, ``p@10``) are both kept, under
-    their own keys, as the caller asked.
+    A text may be a comma list, as on the command line (``"ndcg@10,map"``, ``"P.5,10"``:
+    :func:`split_metric_list`); each of its metrics is then keyed by its own part
+    (``ndcg@10``, ``map``; ``P_5``, ``P_10``). The same text twice is an error, because
+    results are keyed by the text; two spellings of one metric (``P_10``, ``p@10``) are
+    both kept, under their own keys, as the caller asked.
+
+    >>> [m.text for m in parse_metrics("ndcg@10,map")], [m.text for m in parse_metrics(["P.5,10", "rr"])]
+    (['ndcg@10', 'map'], ['P_5', 'P_10', 'rr'])
     """
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         raise MetricNameError("no metric given")
-    out = [parse_metric(m) for m in items]
+    expanded: list[Any] = []
+    for m in items:
+        parts = split_metric_list(m) if isinstance(m, str) and "," in m else [m]
+        expanded += parts if len(parts) > 1 else [m]
+    out = [parse_metric(m) for m in expanded]
     seen: set[str] = set()
     for m in out:
         if m.text in seen:
