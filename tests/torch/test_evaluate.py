@@ -264,7 +264,7 @@ def test_nan_count_leaves_out_hidden_cells() -> None:
 def test_metrics_without_a_cutoff_rank_every_item(c: dict[str, Any]) -> None:
     n, m = c["scores"].shape
     ids = names(c["item_ids"], m)
-    metrics = ["ap", "ndcg", "rr", "auc", "recall@3"]
+    metrics = ["ap", "ndcg", "rr", "auc", "recall@3", "num_rel", "dcg(discount=jarvelin)", "err", "judged"]
     got = rmt.evaluate(c["scores"], torch.from_numpy(c["grades"]), metrics, exclude=torch.from_numpy(c["excluded"]),
                        item_ids=c["item_ids"])
     s64 = c["scores"].to(torch.float64).numpy()
