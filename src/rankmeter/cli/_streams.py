@@ -56,11 +56,14 @@ def _target(fd: int) -> str:
 def die_of_sigpipe() -> None:
     """End the process as ``cat`` does when its reader has gone: temporary files removed, killed by SIGPIPE."""
     remove_temporaries()
+    sigpipe = getattr(signal, "SIGPIPE", None)  # none on Windows: the status cat's shell would show there
+    if sigpipe is None:
+        os._exit(141)
     try:
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGPIPE)
+        signal.signal(sigpipe, signal.SIG_DFL)
+        os.kill(os.getpid(), sigpipe)
     finally:
-        os._exit(128 + signal.SIGPIPE)
+        os._exit(128 + sigpipe)
 
 
 class _Writer(io.RawIOBase):
