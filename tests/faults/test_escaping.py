@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -143,3 +144,21 @@ def test_compare_html_takes_dollar_signs_in_names_as_text(files: dict[str, Path]
               "--resamples", "50", "--html", str(report), "--k-max", "3")
     assert out.returncode == 0, out.stderr
     assert "$x^$" in report.read_text(encoding="utf-8")
+
+
+def test_experiment_print_escapes_names_and_notes(tmp_path: Path) -> None:
+    """ExperimentResult.print: rich leaves ESC as it is, so names and notes are escaped before they reach it."""
+    from rich.console import Console
+
+    from rankmeter import experiment
+
+    data = tmp_path / "inter.csv"
+    data.write_text("user,item,rating,timestamp\n" + "".join(
+        f"u{u},i{(u * 7 + j) % 23},{1 + (u + j) % 5},{u * 100 + j}\n" for u in range(30) for j in range(8)))
+    res = experiment(str(data), recommenders={"a\x1b[31mb": "popular", "c\\td": "random"}, k=3, metrics=["P@3"],
+                     n_resamples=50)
+    res = dataclasses.replace(res, notes=(*res.notes, "a note about a\x1b]0;title\x07"))
+    console = Console(record=True, width=200, file=io.StringIO())
+    res.print(console)
+    shown = console.export_text()
+    assert "\x1b" not in shown and "a\\x1b[31mb" in shown and "c\\\\td" in shown and "a\\x1b]0;title" in shown

@@ -203,7 +203,13 @@ class ExperimentResult:
     def print(self, console: "Console | None" = None, digits: int = 4) -> None:
         """The means table, the checks of each recommender's output, the notes and the timings."""
         from rich.console import Console
-        from rich.markup import escape
+        from rich.markup import escape as markup_escape
+
+        from ..report.escape import escape as one_rule
+        from ..report.terminal import terminal_text
+
+        def escape(text: str) -> str:  # rich leaves ESC as it is: control characters escaped first
+            return markup_escape(terminal_text(text))
 
         con = console or Console()
         if self.sampled:
@@ -213,10 +219,10 @@ class ExperimentResult:
             con.print(self.group_grid(digits).to_rich())
         for name, v in self.validation.items():
             for line in v.problems():
-                con.print(f"[yellow]{escape(name)}[/yellow]: {escape(line)}")
+                con.print(f"[yellow]{markup_escape(one_rule(name))}[/yellow]: {escape(line)}")
         for line in self.notes:
             con.print(f"note: {escape(line)}")
-        timing = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
+        timing = ", ".join(f"{escape(k)} {v:.2f}s" for k, v in self.timings.items())
         con.print(f"[dim]timings: {timing} (total {self.total_seconds:.1f}s)[/dim]")
 
     # ------------------------------------------------------------------ HTML
