@@ -10,7 +10,7 @@ those wrappers call themselves. Everything off that path uses ``pyarrow.compute`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 from pyarrow._compute import (
@@ -80,7 +80,7 @@ class _OnFirstUse:
     For modules the package imports eagerly but whose Arrow work runs only on demand.
     """
 
-    def __getattr__(self, name: str) -> object:
+    def __getattr__(self, name: str) -> Any:  # pyarrow.compute is untyped: its functions are Any
         import pyarrow.compute
 
         return getattr(pyarrow.compute, name)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXAMPLES = """
 \b
@@ -74,7 +79,7 @@ def command(name: str | None, family: str | None, markdown: bool) -> None:
     console.print(table)
 
 
-def _console():  # type: ignore[no-untyped-def]
+def _console() -> Console:
     """A rich console whose closed pipe (``| head -1``) ends the command quietly.
 
     rich's default exits with code 1 on a broken pipe; this one raises BrokenPipeError,

@@ -48,7 +48,7 @@ from .._errors import InputError, ParameterError
 from ..data import Qrels
 from ..data.ids import bools, distinct, ints, string_signature, to_numpy
 from ..data.table import RowError
-from ..evaluation import Engine, check_options, is_int_id_type
+from ..evaluation import Accumulator, Engine, check_options, is_int_id_type
 from ..io import as_qrels
 from ..io.columns import id_column
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
@@ -444,7 +444,7 @@ def _locate(src: _Source, exc: RowError) -> InputError:
 
 
 def _run_chunks(engine: Engine, chunks: Iterator[tuple[pa.Table, Any]], workers: int,
-                progress: _Progress, src: _Source, before_locate: Callable[[], None] | None = None) -> Any:
+                progress: _Progress, src: _Source, before_locate: Callable[[], None] | None = None) -> Accumulator:
     acc = engine.accumulator()
     inflight: deque[tuple[Future[Any], int]] = deque()
 
@@ -899,7 +899,7 @@ def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: 
                 check = _first_repeat if duplicates == "error" else None
                 acc = _run_chunks(engine, _grouped_chunks(src.blocks(block_rows), chunk_rows, check_long=check),
                                   workers, bar, src)
-                return cast("Result", acc.result())
+                return acc.result()
             except _NotGrouped as exc:
                 again = src.regrouped() if (grouped is None and isinstance(src, _BatchSource)) else None
                 if again is not None:

@@ -126,7 +126,7 @@ class RatingsBatch:
                 self._cache[key] = (offsets, self.true[order], self.pred[order])
         return self._cache[key]  # type: ignore[no-any-return]
 
-    def row(self, name: str, make: Any) -> np.ndarray:
+    def row(self, name: str | tuple[str, ...], make: Any) -> np.ndarray:
         """A per-row array computed once and shared by every grouping (e.g. absolute errors)."""
         if name not in self._rows:
             self._rows[name] = make()

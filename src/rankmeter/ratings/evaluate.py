@@ -85,6 +85,7 @@ def parse_ratings_metrics(metrics: Any) -> list[Metric]:
 
 
 def _parse_one(raw: str | Metric) -> Metric:
+    m: Metric | None
     if isinstance(raw, Metric):
         m = raw
     else:
@@ -94,9 +95,6 @@ def _parse_one(raw: str | Metric) -> Metric:
             m = parse_metric(raw)
         except MetricNameError:
             m = None
-            first_error = True
-        else:
-            first_error = False
         if m is None or m.spec.input != "ratings":
             try:
                 alt = parse_metric("rating_" + raw.strip())
@@ -104,8 +102,8 @@ def _parse_one(raw: str | Metric) -> Metric:
                 alt = None
             if alt is not None and alt.spec.input == "ratings":
                 return Metric(alt.spec, alt.params, alt.k, raw.strip())
-            if first_error:
-                parse_metric(raw)  # raises the original, helpful error
+            if m is None:
+                m = parse_metric(raw)  # raises the original, helpful error
     if m.spec.input != "ratings":
         raise ParameterError(
             f"metric {m.text!r} evaluates {m.spec.input}, not ratings: use rankmeter.evaluate(...) "

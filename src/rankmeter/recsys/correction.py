@@ -31,7 +31,8 @@ def top_k_rows(table: pa.Table, k: int) -> pa.Table:
 
 
 def sampled_ranks(full_table: pa.Table, users: Sequence[str], relevant: Mapping[str, set[str]],
-                  candidates: Candidates, known: Mapping[str, set[str]], catalog: set[str]):
+                  candidates: Candidates, known: Mapping[str, set[str]],
+                  catalog: set[str]) -> tuple[list[list[int]], list[list[int]], list[int], list[int], int]:
     """Per user: the sampled rank of each relevant item (1 + negatives listed above it), the number of other
     relevant items above it, the number of items it competes with under full ranking (itself included),
     the negatives drawn; and the count of relevant items the recommender did not rank."""
@@ -45,7 +46,10 @@ def sampled_ranks(full_table: pa.Table, users: Sequence[str], relevant: Mapping[
     for u, i in zip(t.column("user").to_pylist(), t.column("item").to_pylist(), strict=True):
         lists.setdefault(u, []).append(i)
     cpos = {u: n for n, u in enumerate(candidates.users.to_pylist())}
-    ranks, above, n_items, n_neg = [], [], [], []
+    ranks: list[list[int]] = []
+    above: list[list[int]] = []
+    n_items: list[int] = []
+    n_neg: list[int] = []
     unranked = 0
     for u in users:
         rel = relevant.get(u, set())
@@ -74,7 +78,8 @@ def sampled_ranks(full_table: pa.Table, users: Sequence[str], relevant: Mapping[
 
 
 def correct_result(result: Any, full_table: pa.Table, qrels: Any, candidates: Candidates, train: pa.Table,
-                   test: pa.Table, catalog: pa.Array, parsed: Sequence[Any], method: str):
+                   test: pa.Table, catalog: pa.Array, parsed: Sequence[Any],
+                   method: str) -> tuple[Any, dict[str, np.ndarray]]:
     """The result with recall@k / ndcg@k / precision@k replaced by corrected estimates (labelled in its notes),
     and the corrected per-user values by metric."""
     users = [str(q) for q in (result.queries.to_pylist() if hasattr(result.queries, "to_pylist")

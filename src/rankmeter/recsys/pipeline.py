@@ -151,7 +151,7 @@ class _Stages:
 def _named_recommenders(recommenders: Any) -> list[tuple[str, Any]]:
     from .recommenders import make_recommender
 
-    items: list[tuple[str | None, Any, dict]] = []
+    items: list[tuple[str | None, Any, dict[str, Any]]] = []
     if isinstance(recommenders, Mapping):
         for name, spec in recommenders.items():
             if isinstance(spec, Mapping):
@@ -355,11 +355,10 @@ def experiment(
             cats = resolve_categories(categories) if categories is not None else cats0
             all_u = as_string_array(data.table.column(data.user))
             all_i = as_string_array(data.table.column(data.item))
-            data_info = {"source": (source_text if feats0 is not None else None) or data.source
-                         or f"<{data.kind} table>", "rows": len(data),
-                         "users": len(pc.unique(all_u)), "items": len(pc.unique(all_i)),
-                         "columns": {"user": data.user, "item": data.item, "rating": data.rating,
-                                     "timestamp": data.timestamp}}
+            data_info: dict[str, Any] = {
+                "source": (source_text if feats0 is not None else None) or data.source or f"<{data.kind} table>",
+                "rows": len(data), "users": len(pc.unique(all_u)), "items": len(pc.unique(all_i)),
+                "columns": {"user": data.user, "item": data.item, "rating": data.rating, "timestamp": data.timestamp}}
             pairs, extra_rows = repeated_pairs(all_u, all_i)
             data_info["repeated_pairs"] = pairs
             data_info["repeated_rows"] = extra_rows
@@ -488,7 +487,7 @@ def experiment(
         need_full = candidates is not None and (correcting or (
             sampled_strategy == "uniform" and baseline is not None and len(named) > 1))
         risk_method = sampled_correction if correcting else "mle"
-        k_rec = int(np.diff(candidates.offsets).max(initial=k)) if need_full else k
+        k_rec = int(np.diff(candidates.offsets).max(initial=k)) if need_full and candidates is not None else k
         k_rec = max(k_rec, k)
         for name, rec in named:
             with stages.stage(f"fit {name}"):
@@ -522,7 +521,7 @@ def experiment(
                 runs[name] = run
                 results[name] = dataclasses.replace(evaluate(qrels, run, parsed, context=ctx, ties=ties),
                                                     index_name="user")
-            if need_full:
+            if need_full and candidates is not None:
                 from .correction import correct_result
 
                 with stages.stage(f"correct {name}"):

@@ -338,7 +338,8 @@ def _correction_table(n_full: int, n: int, kind: str, k: int, shifts: np.ndarray
     return cast(np.ndarray, (s[:, :top] @ targets).T)  # (n_shifts, n + 1)
 
 
-def _mle_posteriors(r: np.ndarray, n: np.ndarray, n_full: int, iters: int = 500, tol: float = 1e-10):
+def _mle_posteriors(r: np.ndarray, n: np.ndarray, n_full: int, iters: int = 500,
+                    tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Jin et al. (2021): the maximum-likelihood distribution of the share ``theta`` of negatives ranked above
     a held-out item, on a grid, by EM; and each observation's posterior over the grid.
 

@@ -19,7 +19,7 @@ SPLIT_NAMES = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", 
 
 
 def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters: Mapping[str, Any],
-                       seed: int = 0) -> tuple[Any, Any, dict]:
+                       seed: int = 0) -> tuple[Any, Any, dict[str, Any]]:
     """(train table, test table, summary dict) in the input's column names."""
     from .. import split as S
 
@@ -90,7 +90,7 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
     return s.table("train"), s.table("test"), s.summary.to_dict()
 
 
-def _strong_parts(s: Any) -> tuple[Any, Any, dict]:
+def _strong_parts(s: Any) -> tuple[Any, Any, dict[str, Any]]:
     """Strong generalisation in an experiment: the recommenders are fitted on the train users' rows
     plus the test users' fold-in rows (so a recommender sees each test user's fold-in history), and
     scored on the held-out rows; the validation users' rows play no part (counted in the summary)."""
@@ -103,7 +103,7 @@ def _strong_parts(s: Any) -> tuple[Any, Any, dict]:
     return ev.table("train"), ev.table("test"), info
 
 
-def _given(pair: tuple[Any, Any], data: Any) -> tuple[Any, Any, dict]:
+def _given(pair: tuple[Any, Any], data: Any) -> tuple[Any, Any, dict[str, Any]]:
     from ..io.interactions import read_interactions
 
     cols = {"user": data.user, "item": data.item}

@@ -60,7 +60,7 @@ def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label:
         "Best value per metric in bold."
         + (f" Brackets: {pct} {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval "
            f"({s.n_resamples:,} resamples)." if intervals else "")
-        + (f" {escape(no_value_text(cmp))}" if no_value_text(cmp) else "")
+        + (f" {escape(note)}" if (note := no_value_text(cmp)) else "")
     )
     lines = [
         r"\begin{table}[t]",

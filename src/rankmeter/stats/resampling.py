@@ -177,7 +177,7 @@ def _all_bits(n: int, rows: int) -> Iterator[np.ndarray]:
 
 class FlipResult(NamedTuple):
     p_value: np.ndarray  # (m,)
-    count: np.ndarray  # patterns at least as extreme, (m,)
+    count: np.ndarray  # type: ignore[assignment]  # patterns at least as extreme, (m,); shadows tuple.count
     n_patterns: int
     exact: bool
     method: str

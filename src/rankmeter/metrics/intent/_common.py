@@ -66,7 +66,7 @@ def intent_batch(rankings: Sequence[Sequence[str]],
     >>> b.grade.tolist(), b.subtopics.grade.tolist()
     ([1.0, 2.0], [2.0, 1.0, 0.0])
     """
-    per_item = []
+    per_item: list[Mapping[str, float]] = []
     for per in judgments:
         best: dict[str, float] = {}
         for js in per.values():
@@ -216,9 +216,9 @@ def ideal_gains(b: Batch, rel: float, alpha: float, depth: int | None) -> tuple[
             ts.append(np.full(len(segs), t, dtype=np.int64))
             gs.append(best[segs])
     q = np.concatenate(qs) if qs else np.zeros(0, dtype=np.int64)
-    t = np.concatenate(ts) if ts else np.zeros(0, dtype=np.int64)
+    step_of = np.concatenate(ts) if ts else np.zeros(0, dtype=np.int64)
     g = np.concatenate(gs) if gs else np.zeros(0)
-    order = np.lexsort((t, q))
+    order = np.lexsort((step_of, q))
     offsets = np.concatenate(([0], np.cumsum(np.bincount(q, minlength=nq)))).astype(np.int64)
     gains = g[order]
     st.cache[key] = (None if steps == longest else steps, offsets, gains)

@@ -46,7 +46,7 @@ def _large(b: RatingsBatch) -> bool:
     """Whether some rating or prediction is large enough for the plain formulas to overflow."""
     def make() -> np.ndarray:
         if not len(b.true):
-            return cast(np.ndarray, np.array(False))
+            return np.array(False)
         return np.array(max(float(np.max(np.abs(b.true))), float(np.max(np.abs(b.pred)))) > _LARGE)
     return bool(b.row("large", make))
 
@@ -89,7 +89,7 @@ def rmse_kernel(b: RatingsBatch, per: str = "pair") -> np.ndarray:
         with np.errstate(over="ignore"):
             out: np.ndarray = s * (2.0 * np.sqrt(b.group_mean(x * x)))
         return out
-    return np.sqrt(mse_kernel(b))
+    return cast(np.ndarray, np.sqrt(mse_kernel(b)))
 
 
 def nmae_kernel(b: RatingsBatch, per: str = "pair") -> np.ndarray:

@@ -217,7 +217,7 @@ class MatrixRecommender(Recommender):
             if candidates is not None:
                 full = np.empty((b - a, n_space))
                 full[:, train_cols] = block
-                if len(extra):
+                if extra is not None and len(extra):
                     full[:, extra] = self._extra_item_scores(uid_list[a:b], len(extra))
                 allowed = np.zeros((b - a, n_space), dtype=bool)
                 in_chunk = (crow >= a) & (crow < b)

@@ -192,7 +192,7 @@ class CallableRecommender(Recommender):
         if not callable(func):
             raise ParameterError(f"a recommender must be callable. Got {type(func).__name__} instead.")
         self.func = func
-        self.name = name or getattr(func, "__name__", "callable")
+        self.name = str(name or getattr(func, "__name__", "callable"))
         self._train: Any = None
         try:
             self._params = set(inspect.signature(func).parameters)
