@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the names loaded on first use (_LAZY), as type checkers and
     from .compare.across import compare_across
     from .compare.comparison import Comparison
     from .engines.stream import evaluate_stream
+    from .fusion import fuse, fuse_optimize
     from .io.interactions import Interactions, read_interactions
     from .ratings.evaluate import evaluate_ratings
     from .recsys.result import ExperimentResult
@@ -59,6 +60,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "compare_across": ("rankmeter.compare.across", "compare_across"),
     "judges": ("rankmeter.judges", None),
     "stochastic": ("rankmeter.stochastic", None),
+    "fuse": ("rankmeter.fusion", "fuse"),
+    "fuse_optimize": ("rankmeter.fusion", "fuse_optimize"),
 }
 
 __all__ = [
@@ -83,6 +86,8 @@ __all__ = [
     "evaluate_ratings",
     "evaluate_stream",
     "experiment",
+    "fuse",
+    "fuse_optimize",
     "judges",
     "metrics",
     "parse_metric",
