@@ -28,7 +28,7 @@ from ._select import SELECTIONS, item_rank, select_topk
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["Evaluator", "SUPPORTED", "evaluate", "tie_notes"]
+__all__ = ["Evaluator", "SUPPORTED", "evaluate", "ranked_run", "tie_notes"]
 
 # Metrics whose value depends only on the top-k lists, the judged grades of the listed items and the
 # relevant judgments (grade > 0), never on judged non-relevant items below the top k: a dense `relevant`
@@ -219,17 +219,14 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     urow, ucol = np.nonzero(take)
     qrow, qcol, qscore = urow, index[urow, ucol], score[urow, ucol].astype(np.float64)
     if ties == "id":
-        # the lists are in rank order already (the device applied the tie rule; tests/torch checks it against
-        # rankmeter's own order): order="given" keeps them as they are, without sorting their ties again
-        order = "given"
+        run = ranked_run(users, items, qrow, qcol, qscore)
     else:
-        # the rest of the groups of tied scores the cutoff cuts through: the tie rule reads whole groups
-        order = "score"
+        # the rest of the groups of tied scores the cutoff cuts through (the tie rule reads whole groups),
+        # put in rank order by the core
         qrow = np.concatenate([qrow] + [p.xrows + offs[i] for i, p in enumerate(pieces)])
         qcol = np.concatenate([qcol] + [p.xcols for p in pieces])
         qscore = np.concatenate([qscore] + [p.xscores.astype(np.float64) for p in pieces])
-    run = Run.from_columns(C.take(users, ints(qrow)), C.take(items, ints(qcol)), qscore,
-                           order=order)  # type: ignore[arg-type]
+        run = Run.from_columns(C.take(users, ints(qrow)), C.take(items, ints(qcol)), qscore)
     jrows = np.concatenate([p.jrows + offs[i] for i, p in enumerate(pieces)]) if pieces else np.zeros(0, np.int64)
     jcols = np.concatenate([p.jcols for p in pieces]) if pieces else np.zeros(0, np.int64)
     jgrades = np.concatenate([p.jgrades for p in pieces]) if pieces else np.zeros(0)
@@ -238,6 +235,22 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     # (under the other rules the tie rule decides, and says so in its own notes)
     notes = tie_notes(score, valid, [m.k for m in metrics if m.k is not None]) if ties == "id" else []
     return dataclasses.replace(result, notes=list(result.notes) + notes) if notes else result
+
+
+def ranked_run(users: pa.Array, items: pa.Array, rows: np.ndarray, cols: np.ndarray, scores: np.ndarray) -> Run:
+    """A :class:`~rankmeter.data.Run` of lists already in rank order, row by row (``rows`` ascending; within a
+    row, score descending and ties by item id descending, as the device selected them: tests/torch checks the
+    order against rankmeter's). Built as it is, without sorting again: the ids are taken once, in that order.
+
+    >>> r = ranked_run(pa.array(["u0", "u1"]), pa.array(["a", "b"]), np.array([0, 0, 1]), np.array([1, 0, 0]),
+    ...                np.array([2.0, 2.0, 1.0]))
+    >>> r.to_lists()
+    {'u0': ['b', 'a'], 'u1': ['a']}
+    """
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
+    offsets = np.append(starts, len(rows)).astype(np.int64)
+    return Run(query_ids=C.take(users, ints(rows[starts])), offsets=offsets, item_input=C.take(items, ints(cols)),
+               row_order=None, scores=np.ascontiguousarray(scores, dtype=np.float64), order="score")
 
 
 def _pad(a: np.ndarray, width: int, fill: Any) -> np.ndarray:

@@ -11,8 +11,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .._errors import InputError, ParameterError
 from ..data import Run
-from ..data.ids import ints
-from ._evaluate import tie_notes
+from ._evaluate import ranked_run, tie_notes
 from ._inputs import as_exclusion, as_ids, load_torch, same_device
 from ._select import SELECTIONS, item_rank, select_topk
 
@@ -152,8 +151,7 @@ def topk(
     notes += tie_notes(score, valid, [k])
     listed = np.minimum(valid, k)
     urow, ucol = np.nonzero(np.arange(index.shape[1])[None, :] < listed[:, None])
-    run = Run.from_columns(C.take(users, ints(urow)), C.take(items, ints(index[urow, ucol])),
-                           score[urow, ucol].astype(np.float64))
+    run = ranked_run(users, items, urow, index[urow, ucol], score[urow, ucol])
     if notes:
         object.__setattr__(run, "notes", tuple(run.notes) + tuple(notes))
     return run
