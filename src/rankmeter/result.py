@@ -130,6 +130,18 @@ def _aggregate(v: np.ndarray, how: str) -> float:
     raise ValueError(f"unknown aggregate {how!r}")
 
 
+def _pooled(v: np.ndarray, w: np.ndarray) -> float:
+    """sum(v w) / sum(w) over the queries with a value: a ratio of sums (``mean=pooled``).
+
+    >>> _pooled(np.array([1.0, 0.0]), np.array([3.0, 1.0]))
+    0.75
+    """
+    v, w = np.asarray(v, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    has = ~np.isnan(v)
+    total = float(np.sum(w[has]))
+    return float(np.sum(v[has] * w[has]) / total) if total > 0 else float("nan")
+
+
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
@@ -156,6 +168,8 @@ class Result:
     index_name: str = "query"
     # ties="bounds": metric -> (pessimistic, optimistic) per-query values, in the order of ``queries``
     tie_values: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # mean=pooled: metric -> per-query weights (denominators); its summary is sum(v w) / sum(w)
+    weights: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def tie_bounds(self) -> dict[str, "pd.DataFrame"]:
@@ -172,7 +186,8 @@ class Result:
         """Metric -> aggregate: the mean over queries (or the summary the metric's registry entry
         declares, e.g. a geometric mean for gm_map), or the corpus-level value."""
         how = {m.text: getattr(getattr(m, "spec", None), "aggregate", "mean") for m in self.metrics}
-        out = {m: _aggregate(v, how.get(m, "mean")) for m, v in self.values.items()}
+        out = {m: (_pooled(v, self.weights[m]) if m in self.weights else _aggregate(v, how.get(m, "mean")))
+               for m, v in self.values.items()}
         out.update(self.corpus)
         if self.metrics:
             order = [m.text for m in self.metrics if m.text in out]

@@ -54,12 +54,14 @@ def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
         return averaged[0]
 
     # two spellings of one metric (hit_rate@10, success@10) are computed once, each keeps its own key
-    done: dict[tuple[str, str], Any] = {}
+    # (keyed with the kernel too: mean=pooled's hidden weights share their metric's canonical name)
+    done: dict[tuple[str, str, Any], Any] = {}
     # whole rankings first, then cutoffs from the largest down: a cut reuses what a larger one found
     for m in sorted(metrics, key=lambda m: -(m.k if m.k is not None else 1 << 62)):
         mode = ties.get(m.text, "id") if ties else "id"
-        if (m.canonical, mode) in done:
-            out = done[(m.canonical, mode)]
+        key = (m.canonical, mode, m.spec.kernel)
+        if key in done:
+            out = done[key]
         elif mode == "average":
             full, groups = whole()
             limit = m.k if depth is None else (depth if m.k is None else min(m.k, depth))
@@ -67,7 +69,7 @@ def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
             out = m.spec.tie_average(view, **m.params)  # type: ignore[misc]
         else:
             out = m.spec.kernel(source(mode).cut(m.k), **m.params)
-        done[(m.canonical, mode)] = out
+        done[key] = out
         if m.spec.level == "corpus":
             states[m.text] = out
             continue

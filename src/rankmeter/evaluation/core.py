@@ -27,6 +27,7 @@ same arrays as on the exact path, hence the same values to the last bit
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 from typing import Any, Mapping, Sequence, cast
 
@@ -154,7 +155,7 @@ class Engine:
         wanted = requested_ids(queries)
         self.policy = "given" if wanted is not None else str(queries)
         self.wanted: set[str] | None = None if wanted is None else set(wanted)
-        self._wanted_ids = None if wanted is None else as_string_array(sorted(self.wanted))
+        self._wanted_ids = None if self.wanted is None else as_string_array(sorted(self.wanted))
         ctx: dict[str, Any] = {"max_grade": float(qrels.grades.max()) if len(qrels.grades) else 1.0}
         if context:
             ctx.update(context)
@@ -162,7 +163,8 @@ class Engine:
         # judgment coverage as deep as the metrics read: the largest cutoff, or the whole ranking when a
         # metric has none (ndcg, map); computed with the metrics and reported in result.coverage
         ks = [m.k for m in self.metrics]
-        cover = parse_metric(f"judged@{max(ks)}" if ks and None not in ks else "judged")
+        cutoffs = [k for k in ks if k is not None]
+        cover = parse_metric(f"judged@{max(cutoffs)}" if ks and len(cutoffs) == len(ks) else "judged")
         self.coverage_metric = Metric(spec=cover.spec, params=cover.params, k=cover.k, text="\0judged")
         # the tie rule of each metric (rankmeter.metrics.ties); ties="bounds" adds, per metric, its
         # pessimistic and optimistic values as two hidden metrics (result.tie_bounds)
@@ -178,6 +180,14 @@ class Engine:
                           Metric(spec=m.spec, params=m.params, k=m.k, text=high)]
         elif ties != "id":
             self.tie_rule.update({m.text: ties for m in self.metrics})
+        # mean=pooled: each query's denominator as a hidden metric (result.weights), the summary a ratio of sums
+        self.pooled: dict[str, str] = {}
+        for m in self.metrics:
+            if m.params.get("mean") == "pooled" and m.spec.pooled_weight is not None:
+                hidden = f"\0weight\0{m.text}"
+                self.pooled[m.text] = hidden
+                extra.append(Metric(spec=replace(m.spec, kernel=m.spec.pooled_weight), params=m.params, k=m.k,
+                                    text=hidden))
         self.all_metrics: list[Metric] = self.metrics + extra + [self.coverage_metric]
         self.reader_notes: tuple[str, ...] = tuple(qrels.notes) + fractional_grades_note(qrels.grades)
         # whether some kernel reads item codes: if none does, no item vocabulary is built for the run
@@ -224,7 +234,7 @@ class Engine:
         if self.wanted is not None:
             out = ~inq
             if out.any():
-                sel[out] = [ids[i] in self.wanted for i in np.flatnonzero(out)]
+                sel[out] = [ids[int(i)] in self.wanted for i in np.flatnonzero(out)]
         return sel
 
     def _query_codes(self, heads: pa.Array) -> np.ndarray:
@@ -236,10 +246,11 @@ class Engine:
         """
         if self._qsig is None:
             sig = string_signature(self.qrels.query_ids)
-            order = np.argsort(sig, kind="stable")
-            ok = len(sig) < 2 or not bool((sig[order][1:] == sig[order][:-1]).any())
-            self._qsig = (sig[order], order) if ok else (None, None)
-        sorted_sig, order = self._qsig
+            by_sig = np.argsort(sig, kind="stable")
+            ok = len(sig) < 2 or not bool((sig[by_sig][1:] == sig[by_sig][:-1]).any())
+            self._qsig = (sig[by_sig], by_sig) if ok else (None, None)
+        qsig: tuple[Any, Any] = self._qsig  # (the sorted signatures, their order), or (None, None)
+        sorted_sig, order = qsig
         if sorted_sig is None or not len(sorted_sig) or not pa.types.is_string(heads.type):
             return positions_or_minus1(C.index_in(heads, self.qrels.query_ids))
         sig = string_signature(heads)
@@ -443,8 +454,8 @@ class Engine:
         items = as_string_array(icol) if int_ids is None else icol
         scol = table.column("score")
         if scol.null_count:
-            r = int(np.flatnonzero(_np(scol.is_null()))[0])
-            raise RowError(int(row_index[r]), "score is missing")
+            bad_row = int(np.flatnonzero(_np(scol.is_null()))[0])
+            raise RowError(int(row_index[bad_row]), "score is missing")
         if not numeric_type(scol.type):
             raise InputError(f"score column must be numeric, found {scol.type}", source=self.source)
         if pa.types.is_decimal(scol.type):
@@ -452,8 +463,8 @@ class Engine:
         score = np.ascontiguousarray(_np(scol), dtype=np.float64)
         bad = ~np.isfinite(score)
         if bad.any():
-            r = int(np.flatnonzero(bad)[0])
-            raise RowError(int(row_index[r]), f"score is not a finite number ({score[r]})")
+            bad_row = int(np.flatnonzero(bad)[0])
+            raise RowError(int(row_index[bad_row]), f"score is not a finite number ({score[bad_row]})")
         nq = len(sel_ids)
         offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
         qi = np.repeat(np.arange(nq, dtype=np.int64), lengths)
@@ -518,7 +529,7 @@ class Engine:
                     same &= _np(C.equal(C.take(items, at(r)),
                                          C.take(self.qrels.item_ids, ints(icodes[sr])))).astype(bool)
                 else:
-                    same &= int_ids[r] == sub_items[sr]
+                    same &= int_ids[r] == cast(np.ndarray, sub_items)[sr]  # (integer ids: as_int's)
                 r, sr = r[same], sr[same]
             grade[r] = sub_g[sr]
             matched[r] = True

@@ -165,6 +165,7 @@ class Accumulator:
         corpus = finalize(e.metrics, self.states, e.context)
         judged_share = values.pop(e.coverage_metric.text)
         bounds = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi) in e.tie_bounds.items()}
+        weights = {m: values.pop(w) for m, w in e.pooled.items()}
 
         # coverage, exactly as align() counts it over the whole run
         positive = e.positive
@@ -203,5 +204,8 @@ class Accumulator:
         notes += duplicate_notes(e.qrels.dropped, self.dropped)
         if e.ties != "id":
             notes += tie_notes(e.ties, values, bounds)
+        for m in weights:
+            notes.append(f"{m}: pooled over the queries (sum of numerators / sum of denominators), not the mean of "
+                         "the per-query values")
         return Result(queries=queries, values=values, metrics=e.metrics, coverage=coverage,
-                      notes=notes, corpus=corpus, tie_values=bounds)
+                      notes=notes, corpus=corpus, tie_values=bounds, weights=weights)

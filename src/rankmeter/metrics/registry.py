@@ -267,6 +267,9 @@ class MetricSpec:
     ties: frozenset[str] = frozenset()
     tie_average: Callable[..., Any] | None = None
     ties_except: Mapping[str, Mapping[str, tuple[Any, ...]]] = field(default_factory=dict)
+    # ``mean=pooled`` (a parameter of p and r): ``pooled_weight(batch, **params)`` gives each query's
+    # denominator, and the summary is sum(value x weight) / sum(weight), a ratio of sums over queries
+    pooled_weight: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if self.level not in ("query", "corpus"):

@@ -36,15 +36,36 @@ def _safe_div(a: np.ndarray, d: np.ndarray) -> np.ndarray:
     return cast(np.ndarray, np.divide(a, d, out=np.zeros(np.broadcast(a, d).shape), where=d > 0))
 
 
+MEAN = Param("mean", str, "queries", "how the per-query values combine: the mean over queries (queries), or the "
+             "pooled ratio sum of numerators / sum of denominators (pooled: implicit's precision_at_k)",
+             choices=("queries", "pooled"))
+
+
+def _p_denominator(b: Batch, rel: float, norm: str) -> np.ndarray:
+    """Per query, what precision divides its hits by."""
+    if norm == "min":  # min(k, R): R-capped precision (implicit's precision_at_k per user)
+        nrel = b.n_rel(rel)
+        return (nrel if b.k is None else np.minimum(nrel, b.k)).astype(np.float64)
+    if b.k is None or norm == "retrieved":
+        return b.lengths.astype(np.float64)
+    return np.full(b.n_queries, float(b.k))
+
+
 def _precision(b: Batch, rel: float, norm: str) -> np.ndarray:
     hits = _hits(b, rel)
-    if b.k is None or norm == "retrieved":
-        return _safe_div(hits, b.lengths)
+    if b.k is None or norm in ("retrieved", "min"):
+        return _safe_div(hits, _p_denominator(b, rel, norm))
     return hits / b.k
 
 
-def p_kernel(b: Batch, rel: float, norm: str) -> np.ndarray:
+def p_kernel(b: Batch, rel: float, norm: str, mean: str = "queries") -> np.ndarray:
     return _precision(b, rel, norm)
+
+
+def p_weight(b: Batch, rel: float, norm: str, mean: str = "queries") -> np.ndarray:
+    """``mean=pooled``: each query weighs its precision by its denominator, so the mean is sum of hits
+    over sum of denominators."""
+    return _p_denominator(b, rel, norm)
 
 
 def _e_hits(v: TieView, rel: float) -> np.ndarray:
@@ -55,20 +76,25 @@ def _e_hits(v: TieView, rel: float) -> np.ndarray:
 
 def _e_precision(v: TieView, rel: float, norm: str) -> np.ndarray:
     h, b = _e_hits(v, rel), v.b
-    if b.k is None or norm == "retrieved":
-        return _safe_div(h, b.lengths)
+    if b.k is None or norm in ("retrieved", "min"):
+        return _safe_div(h, _p_denominator(b, rel, norm))
     return h / b.k
 
 
-def p_average(v: TieView, rel: float, norm: str) -> np.ndarray:
+def p_average(v: TieView, rel: float, norm: str, mean: str = "queries") -> np.ndarray:
     """E[P@k] = E[hits@k] / k (McSherry and Najork 2008, section 3: precision at k)."""
     return _e_precision(v, rel, norm)
 
 
-def p_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, norm: str) -> float:
+def p_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float, norm: str,
+                mean: str = "queries") -> float:
     kept = top(ranking, k)
     hits = sum(is_rel(qrels, d, rel) for d in kept)
-    denom = len(kept) if (k is None or norm == "retrieved") else k
+    if norm == "min":
+        nrel = n_relevant(qrels, rel)
+        denom = nrel if k is None else min(k, nrel)
+    else:
+        denom = len(kept) if (k is None or norm == "retrieved") else k
     return hits / denom if denom else 0.0
 
 
@@ -82,13 +108,18 @@ register(
         citation="trec_eval's P; Manning, Raghavan & Schütze, Introduction to IR (2008), ch. 8.",
         convention=(
             "Divides by k even when fewer than k items were retrieved (trec_eval). "
-            "norm=retrieved divides by the number retrieved within k (Hivemall's precision). "
+            "norm=retrieved divides by the number retrieved within k (Hivemall's precision); norm=min by "
+            "min(k, relevant items) (implicit's per-user precision_at_k). mean=pooled gives the ratio of the "
+            "sums over queries, sum of hits / sum of denominators, instead of the mean of the ratios "
+            "(implicit/evaluation.pyx precision_at_k). "
             "Without a cutoff: relevant retrieved / retrieved."
         ),
         kernel=p_kernel,
         ties=_ALL_TIES, tie_average=p_average,
         reference=p_reference,
-        params=(REL, Param("norm", str, "k", "denominator: k or retrieved", choices=("k", "retrieved"))),
+        params=(REL, Param("norm", str, "k", "denominator: k, retrieved, or min(k, relevant items) (implicit)",
+                           choices=("k", "retrieved", "min")), MEAN),
+        pooled_weight=p_weight,
         aliases={"precision": {}, "set_p": {"norm": "retrieved"}},
         examples=(
             Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 0.5, k=None, note="Hivemall, top-4 (max_k)"),
@@ -96,6 +127,8 @@ register(
             Example(_S3_RANK, _S3_REL, 3 / 5, k=5, note="ranking-metrics guide: precision@5 = 3/5"),
             Example(("a",), {"a": 1.0}, 0.1, k=10, note="divides by k, like trec_eval"),
             Example(("a",), {"a": 1.0}, 1.0, k=10, params={"norm": "retrieved"}),
+            Example(("a", "x", "b"), {"a": 1.0, "b": 1.0}, 2 / 2, k=3, params={"norm": "min"},
+                    note="implicit: 2 hits over min(3, 2 relevant)"),
         ),
         properties=frozenset(set(_H) | {"k_scaled"}),
         trec_names=(TrecName("P", cutoff=True), TrecName("set_P", {"norm": "retrieved"})),
@@ -105,16 +138,22 @@ register(
 )
 
 
-def r_kernel(b: Batch, rel: float) -> np.ndarray:
+def r_kernel(b: Batch, rel: float, mean: str = "queries") -> np.ndarray:
     return _safe_div(_hits(b, rel), b.n_rel(rel))
 
 
-def r_average(v: TieView, rel: float) -> np.ndarray:
+def r_weight(b: Batch, rel: float, mean: str = "queries") -> np.ndarray:
+    """``mean=pooled``: the number of relevant items (sum of hits over sum of relevant items)."""
+    return b.n_rel(rel).astype(np.float64)
+
+
+def r_average(v: TieView, rel: float, mean: str = "queries") -> np.ndarray:
     """E[R@k] = E[hits@k] / R (McSherry and Najork 2008, section 3: recall at k)."""
     return _safe_div(_e_hits(v, rel), v.b.n_rel(rel))
 
 
-def r_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float) -> float:
+def r_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | None, rel: float,
+                mean: str = "queries") -> float:
     nrel = n_relevant(qrels, rel)
     return sum(is_rel(qrels, d, rel) for d in top(ranking, k)) / nrel if nrel else 0.0
 
@@ -131,7 +170,8 @@ register(
         kernel=r_kernel,
         ties=_ALL_TIES, tie_average=r_average,
         reference=r_reference,
-        params=(REL,),
+        params=(REL, MEAN),
+        pooled_weight=r_weight,
         aliases={"recall": {}},
         examples=(
             Example(_HIVEMALL_REC, _HIVEMALL_TRUTH, 2 / 3, note="Hivemall, top-4"),
