@@ -18,8 +18,8 @@ _HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 @click.command(name="trec_eval", context_settings=_HELP)
-@click.argument("qrels", type=str)
-@click.argument("run", type=str)
+@click.argument("qrels", type=str, required=False)  # required unless -v: checked in the command
+@click.argument("run", type=str, required=False)
 @click.option("-q", "--query_eval_wanted", "query_flag", is_flag=True,
               help="Also print each query's values.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE[.PARAMS]",
@@ -50,14 +50,16 @@ _HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
               help="Also reproduce trec_eval's known bugs (see docs/trec_eval.md).")
 @click.option("--path", "path", type=click.Choice(["auto", "vector", "walk"]), default="auto", hidden=True,
               help="How to compute (tests): the vectorised kernels (auto falls back to the walk), or the walk.")
-def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], complete: bool, level: int,
+def command(qrels: str | None, run: str | None, query_flag: bool, measures: tuple[str, ...], complete: bool, level: int,
             no_summary: bool, num_docs: int, max_docs: int | None, judged_only: bool, rel_format: str,
             results_format: str, zscore_file: str | None, version: bool, compat: str,
             bug_compatible: bool, path: str = "auto") -> None:
     """Evaluate RUN against QRELS exactly as trec_eval does; '-' reads stdin, .gz is read too."""
-    if version:
+    if version:  # alone, as trec_eval -v: no QRELS or RUN needed
         click.echo(f"trec_eval version {compat} (rankmeter)", err=True)
         return
+    if qrels is None or run is None:
+        raise click.UsageError(f"Missing argument '{'QRELS' if qrels is None else 'RUN'}'.")
     from .._errors import ParameterError
     from ..metrics.trec.engine import Options, expand_selection
 
@@ -98,8 +100,10 @@ def command(qrels: str, run: str, query_flag: bool, measures: tuple[str, ...], c
     out = click.get_text_stream("stdout", errors="surrogateescape")
     out.write("".join(lines))
     out.flush()
+    from ..report.terminal import terminal_text
+
     for note in notes:
-        click.echo(f"rankmeter trec_eval: note: {note}", err=True)
+        click.echo(f"rankmeter trec_eval: note: {terminal_text(note)}", err=True)  # notes may quote ids
 
 
 def _text(path: str, stdin: bytes | None) -> tuple[str, str]:
@@ -183,7 +187,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     try:
         if opts.level < 1:  # grade 0 relevant: trec_eval's 0/0 cases (nan) the kernels do not reproduce
             raise ParameterError("-l 0 goes through trec_eval's walk")
-        texts = {}
+        texts: dict[str, tuple[Any, bytes | None]] = {}
         for path, kind in ((qrels_path, "qrels"), (run_path, "run")):
             if path == "-":
                 import gzip
