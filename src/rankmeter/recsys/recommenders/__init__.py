@@ -2,7 +2,10 @@
 
 * :class:`Random`: a random order per user (seeded);
 * :class:`MostPopular`: the items with the most training users;
-* :class:`ItemKNN`: item-based k-nearest neighbours, cosine on the binary user-item matrix.
+* :class:`ItemKNN`: item-based k-nearest neighbours, cosine on the binary user-item matrix;
+* :class:`UserKNN`: user-based k-nearest neighbours, cosine on the binary user-item matrix;
+* :class:`EASE`: Steck's closed-form linear item-item model;
+* :class:`ALS`: implicit-feedback matrix factorisation by alternating least squares (Hu et al. 2008).
 
 Each is fitted on training interactions (anything
 :func:`rankmeter.io.interactions.read_interactions` reads) and returns, for the users
@@ -22,10 +25,13 @@ from typing import Any, Mapping
 
 from ..._errors import ParameterError
 from ._base import MatrixRecommender, Recommender, check_k, topk_rows
+from .als import ALS
+from .ease import EASE
 from .itemknn import ItemKNN
 from .lists import CallableRecommender, TopKLists, as_recommendation_table, load_callable, read_topk_lists
 from .popular import MostPopular
 from .random import Random
+from .userknn import UserKNN
 
 __all__ = [
     "Recommender",
@@ -33,6 +39,9 @@ __all__ = [
     "Random",
     "MostPopular",
     "ItemKNN",
+    "UserKNN",
+    "EASE",
+    "ALS",
     "TopKLists",
     "CallableRecommender",
     "make_recommender",
@@ -53,6 +62,11 @@ REFERENCE: dict[str, type[MatrixRecommender]] = {
     "mostpop": MostPopular,
     "itemknn": ItemKNN,
     "item_knn": ItemKNN,
+    "userknn": UserKNN,
+    "user_knn": UserKNN,
+    "ease": EASE,
+    "als": ALS,
+    "mf": ALS,
 }
 
 
