@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .recsys.recommenders import (
+    ALS,
+    EASE,
     REFERENCE,
     CallableRecommender,
     ItemKNN,
@@ -11,6 +13,7 @@ from .recsys.recommenders import (
     Random,
     Recommender,
     TopKLists,
+    UserKNN,
     as_recommendation_table,
     check_k,
     is_callable_ref,
@@ -20,6 +23,7 @@ from .recsys.recommenders import (
     topk_rows,
 )
 
-__all__ = ["Recommender", "MatrixRecommender", "Random", "MostPopular", "ItemKNN", "TopKLists", "CallableRecommender",
+__all__ = ["Recommender", "MatrixRecommender", "Random", "MostPopular", "ItemKNN", "UserKNN", "EASE", "ALS", "TopKLists",
+           "CallableRecommender",
            "make_recommender", "read_topk_lists", "as_recommendation_table", "topk_rows", "check_k", "is_callable_ref",
            "load_callable", "REFERENCE"]
