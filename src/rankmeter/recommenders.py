@@ -23,7 +23,8 @@ from .recsys.recommenders import (
     topk_rows,
 )
 
-__all__ = ["Recommender", "MatrixRecommender", "Random", "MostPopular", "ItemKNN", "UserKNN", "EASE", "ALS", "TopKLists",
-           "CallableRecommender",
-           "make_recommender", "read_topk_lists", "as_recommendation_table", "topk_rows", "check_k", "is_callable_ref",
-           "load_callable", "REFERENCE"]
+__all__ = [
+    "Recommender", "MatrixRecommender", "Random", "MostPopular", "ItemKNN", "UserKNN", "EASE", "ALS", "TopKLists",
+    "CallableRecommender", "make_recommender", "read_topk_lists", "as_recommendation_table", "topk_rows", "check_k",
+    "is_callable_ref", "load_callable", "REFERENCE",
+]
