@@ -6,6 +6,7 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,12 @@ def clean(stderr: str) -> None:
 
 
 def run(*args: str, stdout: Any = subprocess.PIPE, environ: dict[str, str] | None = None,
-        cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+        cwd: Path | None = None, preexec: Callable[[], None] | None = None) -> subprocess.CompletedProcess[bytes]:
     """The executable (``python -m rankmeter``, which is ``console_main``) on ``args``: bytes out, checked clean,
     within the CPU bound."""
     before = cpu_of_children()
     out = subprocess.run([sys.executable, "-m", "rankmeter", *args], stdout=stdout, stderr=subprocess.PIPE,
-                         env=environ or env(), cwd=cwd, timeout=WALL_SECONDS)
+                         env=environ or env(), cwd=cwd, timeout=WALL_SECONDS, preexec_fn=preexec)
     clean(out.stderr.decode("utf-8", "replace"))
     assert out.returncode != 1, out.stderr
     assert cpu_of_children() - before < CPU_SECONDS, f"{args}: over {CPU_SECONDS} CPU seconds"

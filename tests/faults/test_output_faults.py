@@ -5,6 +5,7 @@ None may end with exit 1, a traceback or ``internal error`` (checked by ``run``)
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -79,6 +80,26 @@ def test_full_disk_as_an_output_file_leaves_nothing_behind(tmp_path: Path) -> No
             fh.write("half")
             raise RuntimeError("interrupted")
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"] and target.read_text() == "old, complete"
+
+
+@pytest.mark.parametrize("name", ["evaluate", "trec_eval", "metrics"])
+def test_stdout_closed_from_the_start_is_one_message_and_exit_2(files: dict[str, Path], name: str) -> None:
+    """``rankmeter ... >&-``: no file opened later may take descriptor 1 and receive the output."""
+    out = run(*_commands(files)[name], stdout=None, preexec=lambda: os.close(1))
+    err = out.stderr.decode()
+    assert out.returncode == 2, err
+    assert "rankmeter: error: cannot write stdout (closed when rankmeter started): Bad file descriptor (EBADF)" in err
+
+
+@pytest.mark.parametrize("name", ["evaluate", "trec_eval", "metrics"])
+def test_stderr_that_cannot_be_written_is_exit_2_and_stdout_whole(files: dict[str, Path], name: str) -> None:
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([sys.executable, "-m", "rankmeter", *_commands(files)[name]], stdout=subprocess.PIPE,
+                           stderr=full, env=env(), timeout=120)
+    assert p.returncode in (0, 2)  # 2 when it had something to say on stderr
+    assert p.stdout  # the output itself is written whole
+    if name == "evaluate":
+        assert p.returncode == 2  # it has a note to say (the judgment coverage)
 
 
 # --------------------------------------------------------------------------- closed pipe

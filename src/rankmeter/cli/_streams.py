@@ -14,6 +14,9 @@ command-line tool should do:
 - **A terminal encoding that cannot show a character** (``PYTHONIOENCODING=ascii``):
   the character is written escaped (``\\xe9``, ``\\u4e2d``, ``\\U0001f600``), the forms of
   the one escaping rule (:mod:`rankmeter.report.escape`), never a crash.
+- **Stdout closed from the start** (``>&-``): the descriptor is held by one that refuses
+  writes, so no file opened later receives the output, and writing is an OutputError
+  (``cannot write stdout (closed when rankmeter started): ... (EBADF)``), exit 2.
 - A failed write to stderr is dropped (there is nowhere left to say it), and the exit
   status is 2 rather than 0.
 
@@ -71,10 +74,11 @@ class _Writer(io.RawIOBase):
     (stdout) or dropped (stderr); with ``ascii``, bytes beyond ASCII (UTF-8 from writers that chose their own
     encoding) are re-encoded as the rule's escapes."""
 
-    def __init__(self, fd: int, name: str, ascii_only: bool) -> None:
+    def __init__(self, fd: int, name: str, ascii_only: bool, closed: bool = False) -> None:
         super().__init__()
         self.fd = fd
         self.label = name
+        self.closed_at_start = closed
         self.failed = False
         self.decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape") if ascii_only else None
 
@@ -109,26 +113,34 @@ class _Writer(io.RawIOBase):
             if self.fd == 2:
                 _STATE["stderr_failed"] = True
                 return len(data)
-            where = _target(self.fd)
-            raise output_error(where or self.label, exc,
+            where = "closed when rankmeter started" if self.closed_at_start else _target(self.fd)
+            raise output_error(self.label if self.closed_at_start else where or self.label, exc,
                                what=f"{self.label} ({where})" if where else self.label) from None
         return len(data)
 
 
-def _wrap(stream: Any, fd: int, name: str) -> Any:
+def _wrap(stream: Any, fd: int, name: str, closed: bool = False) -> Any:
     encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
         utf8 = codecs.lookup(encoding).name == "utf-8"
         ascii_only = codecs.lookup(encoding).name == "ascii"
     except LookupError:
         encoding, utf8, ascii_only = "utf-8", True, False
-    raw = _Writer(fd, name, ascii_only)
+    raw = _Writer(fd, name, ascii_only, closed)
     buffered = io.BufferedWriter(raw, buffer_size=1 << 16)
     # UTF-8: text as it came (bytes that were not UTF-8 go back out as they were read: trec_eval's output);
     # another encoding: what it cannot show, escaped
     return io.TextIOWrapper(buffered, encoding="utf-8" if utf8 else encoding,
                             errors="surrogateescape" if utf8 else "backslashreplace",
                             line_buffering=bool(getattr(stream, "line_buffering", False)))
+
+
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
 
 
 def _on_signal(signum: int, frame: Any) -> None:
@@ -145,6 +157,18 @@ def install() -> None:
     """Wrap stdout and stderr (see the module) and handle SIGTERM and SIGINT; for the executable only."""
     for name, fd in (("stdout", 1), ("stderr", 2)):
         stream = getattr(sys, name)
+        if stream is None and _closed(fd):
+            # started with the descriptor closed (`>&-`): hold it with one that refuses writes (EBADF), so no
+            # file opened later takes its number and receives the output; writing is then an OutputError
+            try:
+                held = os.open(os.devnull, os.O_RDONLY)
+                if held != fd:
+                    os.dup2(held, fd)
+                    os.close(held)
+            except OSError:
+                continue
+            setattr(sys, name, _wrap(None, fd, name, closed=True))
+            continue
         try:
             if stream is None or stream.fileno() != fd:
                 continue
@@ -162,12 +186,14 @@ def install() -> None:
 def flush() -> None:
     """Flush stdout and stderr at the end; an output fault here is said like any other (stdout) or dropped."""
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except OutputError:
         raise
     except (OSError, ValueError):
         pass
     try:
-        sys.stderr.flush()
+        if sys.stderr is not None:
+            sys.stderr.flush()
     except (OSError, ValueError, OutputError):
         pass

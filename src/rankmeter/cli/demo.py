@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -87,7 +88,7 @@ def command(interactions: str | None, categories: str | None, out: str, users: i
         raise ParameterError("--categories goes with --interactions (the generated data has its own genres)")
 
     out_dir = check_output_folder(Path(out), "--out")
-    overrides = {"k": k, "sampled": sampled, "seed": seed, "groups": "activity",
+    overrides: dict[str, Any] = {"k": k, "sampled": sampled, "seed": seed, "groups": "activity",
                  "recommenders": {"random": {"seed": seed}, "popular": {}, "itemknn": {"neighbors": 50}}}
     if interactions is None:
         from ..recsys.datasets import synthetic
@@ -103,7 +104,7 @@ def command(interactions: str | None, categories: str | None, out: str, users: i
         note(f"generated {len(data)} interactions of {data.n_users} users x {data.n_items} items "
              f"(seed {seed}) in {paths['interactions']}; rerun with: rankmeter run-experiment {config}")
         overrides.update(split="temporal", item_features=data.item_features, categories=data.categories)
-        source = data
+        source: Any = data
     else:
         overrides.update(split="auto", categories=categories)
         source = interactions

@@ -97,7 +97,8 @@ def command(qrels: str | None, run: str | None, query_flag: bool, measures: tupl
                                    complete=complete, summary=not no_summary, bug_compatible=bug_compatible,
                                    zscore_file=zscore_file, stdin=stdin)
     # ids that were not UTF-8 go back out as the bytes they were read as (surrogateescape): trec_eval's bytes
-    out = click.get_text_stream("stdout", errors="surrogateescape")
+    # (click 8.5 deprecates get_text_stream, to be removed in click 9; its stubs type it as object)
+    out = click.get_text_stream("stdout", errors="surrogateescape")  # type: ignore[operator]
     out.write("".join(lines))
     out.flush()
     from ..report.terminal import terminal_text
@@ -247,7 +248,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     if not qids:
         raise InputError("no queries with both results and relevance info (trec_eval exits here too)")
     idx = np.asarray(order, dtype=np.int64)
-    cols = {name: (np.asarray(v)[idx] if not isinstance(v, list) else [v[i] for i in order])
+    cols: dict[str, Any] = {name: (np.asarray(v)[idx] if not isinstance(v, list) else [v[i] for i in order])
             for name, v in tc.columns.items()}
     lines: list[str] = []
     if query_flag:
@@ -549,6 +550,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
             raise InputError(f"query {qid} is judged only with negative grades: trec_eval fails on it when it is the "
                              "first query evaluated (--bug-compatible); without --bug-compatible it is evaluated, "
                              "nothing relevant")
+        rr: Any  # a ResRels, the ResRels of each judgment group, or the preference counts
         try:
             if prefs:
                 from ..metrics.trec.prefs import form_prefs_counts
@@ -557,7 +559,7 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
                                        opts.max_docs)
             elif grouped:
                 groups = judgments[qid]
-                rr: Any = [form_res_rels(docnos, sims, groups[g], opts) for g in sorted(groups, key=str.encode)]
+                rr = [form_res_rels(docnos, sims, groups[g], opts) for g in sorted(groups, key=str.encode)]
             else:
                 rr = form_res_rels(docnos, sims, judgments[qid], opts)
         except InputError as e:
