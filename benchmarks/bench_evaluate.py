@@ -177,6 +177,7 @@ def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]
 
 TREC_EVAL_MEASURES = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "P.10", "-m", "recall.100"]
 OURS = "rankmeter evaluate (CLI)"
+RANX = "ranx (from_file + evaluate)"
 
 
 def rankmeter_cmd(qpath: Path, rpath: Path, *extra: str) -> list[str]:
@@ -191,9 +192,10 @@ def warm_cache(paths: list[Path]) -> None:
 
 
 def run_jobs(jobs: dict[str, list[str]], repeat: int, env: dict[str, str] | None,
-             verbose: bool = True) -> dict[str, dict[str, Any]]:
-    """Each job once cold, then ``repeat`` warm rounds interleaved across the jobs; per job: cold, the warm
-    median (wall and CPU), every warm wall time and the peak RSS. A job that fails is reported and left out."""
+             verbose: bool = True, most: dict[str, int] | None = None) -> dict[str, dict[str, Any]]:
+    """Each job once cold, then ``repeat`` warm rounds interleaved across the jobs (a job named in ``most``
+    only in its first rounds); per job: cold, the warm median (wall and CPU), every warm wall time and the
+    peak RSS. A job that fails is reported and left out."""
     cold: dict[str, dict[str, Any]] = {}
     for name, cmd in jobs.items():
         try:
@@ -206,9 +208,10 @@ def run_jobs(jobs: dict[str, list[str]], repeat: int, env: dict[str, str] | None
             print(f"  {name}: {info['out'].strip()[:160]}")
     # warm runs interleaved, so a change in the machine's load hits every tool alike
     warm: dict[str, list[dict[str, Any]]] = {name: [] for name in cold}
-    for _ in range(repeat):
+    for i in range(repeat):
         for name in cold:
-            warm[name].append(measure(jobs[name], env))
+            if i < (most or {}).get(name, repeat):
+                warm[name].append(measure(jobs[name], env))
     out = {}
     for name in cold:
         runs = warm[name] or [cold[name]]
@@ -241,12 +244,12 @@ def bench_file(n_queries: int, shape: str, order: str, args: argparse.Namespace,
         jobs["rankmeter evaluate (CLI), 7-column run"] = rankmeter_cmd(qpath, r7)
         extra.append(r7)
     if not args.no_ranx and (not large or args.ranx_large):
-        jobs["ranx (from_file + evaluate)"] = [PY, "-c", RANX_JOB, str(qpath), str(rpath)]
+        jobs[RANX] = [PY, "-c", RANX_JOB, str(qpath), str(rpath)]
     trec_eval = shutil.which("trec_eval")
     if trec_eval and (not large or args.trec_eval_large):  # its query lookup is quadratic
         jobs["trec_eval (C program)"] = [trec_eval, *TREC_EVAL_MEASURES, str(qpath), str(rpath)]
     warm_cache(extra)
-    results = run_jobs(jobs, repeat, env)
+    results = run_jobs(jobs, repeat, env, most={RANX: args.ranx_repeat})
     for name, r in results.items():
         print(f"  {name}: warm runs {', '.join(f'{w:.2f}' for w in r['walls'])} s")
     print(f"{'tool':42s} {'cold s':>8s} {'warm s':>8s} {'CPU s':>8s} {'peak MB':>8s} {'cold/warm':>9s}")
@@ -277,6 +280,8 @@ def main() -> None:
     ap.add_argument("--repeat-large", type=int, default=3, help="warm runs above 1M lines")
     ap.add_argument("--no-ranx", action="store_true", help="leave ranx out (its JIT takes a minute cold)")
     ap.add_argument("--ranx-large", action="store_true", help="run ranx above 1M lines too (minutes)")
+    ap.add_argument("--ranx-repeat", type=int, default=3, help="warm runs of ranx (in the first rounds; ~9 s each "
+                    "at 1M lines)")
     ap.add_argument("--trec-eval-large", action="store_true", help="run the trec_eval program above 1M lines too "
                     "(minutes: its query lookup is quadratic)")
     ap.add_argument("--seven", action="store_true", help="also the score-ordered 1M run with a 7th column")
