@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from ..metrics.conventions import TOOLS as _TOOLS
 from ._groups import group_by_option
 from ._options import COLUMN_OPTIONS, column_options, subtopics_option
 
@@ -87,6 +88,8 @@ class _Bar:
               help="How tied scores are ordered: id (item id descending, trec_eval's rule); average (expected "
                    "value over the orders of each tied group, McSherry and Najork 2008); optimistic / "
                    "pessimistic (best / worst grade first).")
+@click.option("--convention", type=click.Choice(list(_TOOLS)), default=None,
+              help="Read the metric names without a tool: prefix as this tool computes them (docs/conventions.md).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "json", "csv"]), default="table",
               show_default=True, help="Output on stdout (with --group-by, csv prints the means per group).")
 @click.option("--details", is_flag=True, help="json: add effect sizes, methods, settings and notes.")
@@ -108,7 +111,7 @@ class _Bar:
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None,
             tests: tuple[str, ...], correction: str, family: str, pairs: str, alpha: float, confidence: float,
             interval: str, resamples: int, seed: int, queries: str, depth: int | None, judged_only: bool,
-            ties: str, fmt: str, details: bool, overlap: bool,
+            ties: str, convention: str | None, fmt: str, details: bool, overlap: bool,
             html_path: str | None, k_max: int, progress: bool | None, order: str, duplicates: str,
             query_column: str | None, item_column: str | None, score_column: str | None,
             grade_column: str | None, rank_column: str | None, group_by: str | None,
@@ -144,6 +147,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
                              "give more RUN arguments, or a folder of runs")
     parsed, metric_notes = parse_metric_list(metrics)
     notes += metric_notes
+    if convention is not None:
+        from ..metrics.conventions import with_convention
+
+        parsed = with_convention([m.text for m in parsed], convention, func="compare")
     # the bootstrap's memory, before any file is read
     n_pairs = (len(named) - 1 if pairs == "baseline" else len(named) * (len(named) - 1) // 2) * len(parsed)
     check_memory(resamples, len(named) * len(parsed), n_pairs, name="compare")

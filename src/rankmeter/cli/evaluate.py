@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ..metrics.conventions import TOOLS as _TOOLS
 from ._groups import group_by_option
 from ._options import COLUMN_OPTIONS, column_options, subtopics_option
 
@@ -59,6 +60,9 @@ def _metric_help() -> str:
                    "value over the orders of each tied group, McSherry and Najork 2008, as scikit-learn's "
                    "ndcg_score); optimistic / pessimistic (best / worst grade first); bounds (the id rule's values, "
                    "and the notes say how far the tie order moves each metric).")
+@click.option("--convention", type=click.Choice(list(_TOOLS)), default=None,
+              help="Read the metric names without a tool: prefix as this tool computes them (ndcg@10 under "
+                   "--convention sklearn is sklearn:ndcg@10); output keyed as written. See docs/conventions.md.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
               help="Stream the run in query-grouped chunks of about this many rows (bounded memory).")
 @click.option("--propensity", "propensity_file", type=click.Path(dir_okay=False), default=None,
@@ -68,7 +72,8 @@ def _metric_help() -> str:
 @subtopics_option
 @group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
-            order: str, duplicates: str, depth: int | None, judged_only: bool, ties: str, chunk_rows: int | None,
+            order: str, duplicates: str, depth: int | None, judged_only: bool, ties: str, convention: str | None,
+            chunk_rows: int | None,
             propensity_file: str | None, group_by: str | None,
             query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
@@ -99,6 +104,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     named = named_runs(runs, notes)
     # keyed by the text written (README), each spelling its own key; trec_eval's names are one per metric
     parsed, metric_notes = parse_metric_list(metrics, spellings=fmt != "trec")
+    if convention is not None:
+        from ..metrics.conventions import with_convention
+
+        parsed = with_convention([m.text for m in parsed], convention)
     notes += metric_notes
     for line in notes:
         note(line)
@@ -282,8 +291,10 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         else:
             caption = "; ".join(f"{run}: {res.n_queries} {_plural_queries(res.n_queries)}"
                                 for run, res in results.items()) + f" ({_policy(first)})"
-        write_table("", ["metric"], [([_label(m, counts)], [_aggregate(res, m, counts) for res in results.values()])
-                                     for m in names], list(results), caption=caption)
+        # runs as rows, metrics as columns: the orientation of markdown, LaTeX, HTML and compare's table
+        write_table("", ["run", "queries"], [([run, str(res.n_queries)], [_aggregate(res, m, counts) for m in names])
+                                             for run, res in results.items()],
+                    [_label(m, counts) for m in names], caption=caption)
     if views is not None:
         _groups.write(views, "table")
 
@@ -333,7 +344,8 @@ def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str,
     policy = _policy(first)
     sizes = {res.n_queries for res in results.values()}
     count_metrics = set(first.counts)
-    caption = (f"Mean over {sizes.pop()} queries ({policy})." if len(sizes) == 1
+    n = sizes.pop() if len(sizes) == 1 else None
+    caption = (f"Mean over {n} {_plural_queries(n)} ({policy})." if n is not None
                else f"Mean over each run's queries ({policy}).")
     if count_metrics:
         caption += " Counts (sum) are summed over the queries, as trec_eval does."

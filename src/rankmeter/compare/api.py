@@ -39,6 +39,7 @@ def compare(
     judged_only: bool = False,
     overlap: bool | float = False,
     ties: str = "id",
+    convention: str | None = None,
 ) -> Comparison:
     """Evaluate several runs on one query set and compare them with paired tests.
 
@@ -63,6 +64,8 @@ def compare(
     ``depth`` and ``judged_only``: as :func:`rankmeter.evaluate` (trec_eval ``-M``, ``-J``).
     ``ties``: the tie rule, as :func:`rankmeter.evaluate` (``"id"``, ``"average"``,
     ``"optimistic"``, ``"pessimistic"``; ``"bounds"`` is :func:`rankmeter.evaluate`'s only).
+    ``convention``: a tool whose conventions the metric names without a ``tool:`` prefix take
+    (:mod:`rankmeter.metrics.conventions`), as :func:`rankmeter.evaluate`.
     ``overlap``: True (p = 0.9) or a persistence ``p`` in (0, 1) adds the mean
     extrapolated RBO between the rankings of each compared pair of runs over the
     compared queries both have (``Comparison.overlap``; runs given as rankings only).
@@ -96,6 +99,10 @@ def compare(
     ranked = [(n, r) for n, r in items if not isinstance(r, Result)]
     given = [(n, r) for n, r in items if isinstance(r, Result)]
 
+    if convention is not None and metrics is not None:
+        from ..metrics.conventions import with_convention
+
+        metrics = with_convention(metrics, convention, func="compare")
     metric_texts, metric_objs = S.resolve_metrics(metrics, ranked, given)
     n_pairs = len(S._run_pairs(len(names), names.index(baseline), pairs)) * len(metric_texts)
     R.check_memory(plan.n_resamples, len(names) * len(metric_texts), n_pairs, name="compare")

@@ -50,6 +50,9 @@ def evaluate(
     judged_only: bool = False,
     threads: int | None = None,
     ties: str = "id",
+    convention: str | None = None,
+    unjudged: str = "ignore",
+    unjudged_grade: float | None = None,
 ) -> Result:
     """Evaluate a run against judgments with ranking metrics.
 
@@ -68,6 +71,12 @@ def evaluate(
     orders of each tied group, McSherry and Najork 2008), ``"optimistic"`` / ``"pessimistic"``
     (best / worst grade first), ``"bounds"`` (the id rule's values, and both of those in
     ``result.tie_bounds``); a metric the registry does not declare for the rule is refused.
+    ``unjudged``: ``"ignore"`` (unjudged items are not relevant, the default) or ``"bounds"``: also each
+    metric's smallest and largest value over every completion of the judgments, each retrieved unjudged
+    item not relevant or relevant at grade ``unjudged_grade`` (default: the query's highest judged grade)
+    (``result.bounds``; :mod:`rankmeter.metrics.unjudged`).
+    ``convention``: a tool (``"sklearn"``, ``"rectools"``...: :mod:`rankmeter.metrics.conventions`)
+    whose conventions the names without a ``tool:`` prefix take; results stay keyed as written.
     Inputs are never modified. ``metrics`` may also be a comma list, as on the command line
     (``"ndcg@10,map"``: each part is its own key).
 
@@ -83,6 +92,10 @@ def evaluate(
     """
     if metrics is None:
         parse_metrics(())  # "no metric given"
+    if convention is not None:
+        from ..metrics.conventions import with_convention
+
+        metrics = with_convention(metrics, convention)
     parsed = parse_metrics(metrics)
     check_queries(queries)
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
@@ -93,7 +106,8 @@ def evaluate(
     try:
         q = as_qrels(qrels, duplicates=duplicates)
         engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
-                        duplicates=duplicates, depth=depth, judged_only=judged_only, ties=ties)
+                        duplicates=duplicates, depth=depth, judged_only=judged_only, ties=ties,
+                        unjudged=unjudged, unjudged_grade=unjudged_grade)
     except BaseException:
         if blocks is not None:
             blocks.close()

@@ -45,6 +45,7 @@ from ..data.table import RowError, lookup_keys, may_repeat
 from ..metrics.batch import Batch
 from ..metrics.registry import Metric, parse_metric, parse_metrics
 from ..metrics.ties import TIE_MODES, check_ties
+from ..metrics.unjudged import check_unjudged
 from .compute import check_ranking_metrics, compute
 from .partial import Accumulator, ChunkOut, smallest
 from .prepare import align
@@ -139,13 +140,20 @@ class Engine:
         depth: int | None = None,
         judged_only: bool = False,
         ties: str = "id",
+        unjudged: str = "ignore",
+        unjudged_grade: float | None = None,
     ) -> None:
         self.qrels = qrels
         self.metrics: list[Metric] = parse_metrics(metrics)
         check_ranking_metrics(self.metrics)
         check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
                       ties=ties)
-        check_ties(self.metrics, ties, order=order, depth=depth, judged_only=judged_only)
+        # a tool's convention (sklearn:ndcg@10) brings its own tie rule; the others take the evaluation's
+        check_ties([m for m in self.metrics if m.ties is None], ties, order=order, depth=depth,
+                   judged_only=judged_only)
+        for m in self.metrics:
+            if m.ties is not None:
+                check_ties([m], m.ties, order=order, depth=depth, judged_only=judged_only)
         self.ties = ties
         self.order = order
         self.duplicates = duplicates
@@ -171,15 +179,17 @@ class Engine:
         self.tie_bounds: dict[str, tuple[str, str]] = {}
         self.tie_rule: dict[str, str] = {}
         extra: list[Metric] = []
+        own = {m.text: m.ties for m in self.metrics if m.ties is not None and m.ties != "id"}
         if ties == "bounds":
-            for m in self.metrics:
+            for m in (m for m in self.metrics if m.ties is None):
                 low, high = f"\0tie-low\0{m.text}", f"\0tie-high\0{m.text}"
                 self.tie_bounds[m.text] = (low, high)
                 self.tie_rule.update({low: "pessimistic", high: "optimistic"})
                 extra += [Metric(spec=m.spec, params=m.params, k=m.k, text=low),
                           Metric(spec=m.spec, params=m.params, k=m.k, text=high)]
         elif ties != "id":
-            self.tie_rule.update({m.text: ties for m in self.metrics})
+            self.tie_rule.update({m.text: ties for m in self.metrics if m.ties is None})
+        self.tie_rule.update(own)
         # mean=pooled: each query's denominator as a hidden metric (result.weights), the summary a ratio of sums
         self.pooled: dict[str, str] = {}
         for m in self.metrics:
@@ -188,8 +198,23 @@ class Engine:
                 self.pooled[m.text] = hidden
                 extra.append(Metric(spec=replace(m.spec, kernel=m.spec.pooled_weight), params=m.params, k=m.k,
                                     text=hidden))
+        # unjudged="bounds": per metric, its smallest and largest value over every completion of the
+        # judgments as two hidden metrics (result.bounds; rankmeter.metrics.unjudged)
+        check_unjudged(self.metrics, unjudged, unjudged_grade, ties=ties)
+        self.unjudged = unjudged
+        self.unjudged_bounds: dict[str, tuple[str, str]] = {}
+        top = float(qrels.grades.max()) if len(qrels.grades) else 1.0
+        self.unjudged_grades: tuple[float | None, float] = (unjudged_grade, top)
+        if unjudged == "bounds":
+            for m in self.metrics:
+                low, high = f"\0unj-low\0{m.text}", f"\0unj-high\0{m.text}"
+                self.unjudged_bounds[m.text] = (low, high)
+                self.tie_rule.update({low: "unjudged-low", high: "unjudged-high"})
+                extra += [Metric(spec=m.spec, params=m.params, k=m.k, text=low),
+                          Metric(spec=m.spec, params=m.params, k=m.k, text=high)]
         self.all_metrics: list[Metric] = self.metrics + extra + [self.coverage_metric]
-        self.reader_notes: tuple[str, ...] = tuple(qrels.notes) + fractional_grades_note(qrels.grades)
+        self.reader_notes: tuple[str, ...] = (tuple(qrels.notes) + fractional_grades_note(qrels.grades)
+                                              + tuple(dict.fromkeys(n for m in self.metrics for n in m.notes)))
         # whether some kernel reads item codes: if none does, no item vocabulary is built for the run
         self.reads_items = any(m.spec.reads_items for m in self.all_metrics)
         self.fast = order == "score" and all(
@@ -412,12 +437,12 @@ class Engine:
                      sel_ids: list[str] | pa.Array) -> tuple[dict[str, np.ndarray], dict[str, Any], pa.Array]:
         """Join a built run with the judgments of its selected queries, then run the kernels."""
         run_order = getattr(run, "order", "score")
-        if self.tie_rule and run_order == "rank":
+        if run_order == "rank" and any(not r.startswith("unjudged-") for r in self.tie_rule.values()):
             raise ParameterError(f"ties={self.ties!r} applies to runs ranked by score; this run is ranked by its rank "
                                  "column (order='rank'), where there are no tied scores to break")
         batch, qids, _ = align(sub, run, sel_ids, self.context, items=self.reads_items)
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule,
-                                 scored=run_order == "score")
+                                 unjudged=self.unjudged_grades, scored=run_order == "score")
         return values, states, qids
 
     def _no_values(self) -> dict[str, np.ndarray]:
@@ -547,7 +572,8 @@ class Engine:
         )
         batch.pos = pos  # the cached positions, computed above
         batch.lengths = lengths
-        return compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule)
+        return compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule,
+                       unjudged=self.unjudged_grades)
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
@@ -605,7 +631,8 @@ class Engine:
         if extra_ids:
             ids = ids.to_pylist() + list(extra_ids)
         batch, qids, _ = align(sub, run, ids if len(ids) else "qrels", self.context, items=self.reads_items)
-        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule)
+        values, states = compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule,
+                       unjudged=self.unjudged_grades)
         return qids, values, states
 
 

@@ -267,6 +267,13 @@ class MetricSpec:
     ties: frozenset[str] = frozenset()
     tie_average: Callable[..., Any] | None = None
     ties_except: Mapping[str, Mapping[str, tuple[Any, ...]]] = field(default_factory=dict)
+    # Unjudged items (rankmeter.metrics.unjudged): ``unjudged_bounds`` declares that the metric's
+    # extremes over every completion of the judgments are found by a pass over the number of items
+    # made relevant (its value never falls when a relevant item swaps with a non-relevant one above
+    # it, and its ideal depends only on how many are relevant); ``unjudged_except``: parameter values
+    # with which that does not hold, e.g. ``{"residual": (True,)}``.
+    unjudged_bounds: bool = False
+    unjudged_except: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     # ``mean=pooled`` (a parameter of p and r): ``pooled_weight(batch, **params)`` gives each query's
     # denominator, and the summary is sum(value x weight) / sum(weight), a ratio of sums over queries
     pooled_weight: Callable[..., Any] | None = None
@@ -308,6 +315,11 @@ class Metric:
     params: Mapping[str, Any]
     k: int | None
     text: str
+    # a tool's convention (``sklearn:ndcg@10``, rankmeter.metrics.conventions): the tool, the tie rule
+    # that reproduces it (None: the evaluation's), and what the result's notes must say
+    convention: str | None = None
+    ties: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -321,7 +333,8 @@ class Metric:
             if self.params[p.name] != p.default
         ]
         out = self.spec.name + (f"({','.join(changed)})" if changed else "")
-        return out + (f"@{self.k}" if self.k is not None else "")
+        out += f"@{self.k}" if self.k is not None else ""
+        return out + (f"[ties={self.ties}]" if self.ties else "")
 
     def __hash__(self) -> int:
         return hash(self.canonical)
@@ -519,6 +532,7 @@ def is_count(metric: str | Metric) -> bool:
 
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*", re.ASCII)
+_TOOL_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]*:", re.ASCII)
 _TREC_FORM = re.compile(r"(?P<name>[A-Za-z][A-Za-z_]*?)[._](?P<k>[0-9]+)", re.ASCII)
 # trec_eval's names with a printed parameter (iprec_at_recall_0.10, Rprec_mult_0.20), and its
 # names that do not start with a letter (11pt_avg)
@@ -558,6 +572,10 @@ def parse_metric(text: str | Metric) -> Metric:
         raise MetricNameError(f"a metric name must be a string, got {type(text).__name__}")
     _load_ranking()
     stripped = text.strip()
+    if _TOOL_PREFIX.match(stripped):  # another tool's name: sklearn:ndcg@10 (rankmeter.metrics.conventions)
+        from .conventions import parse_convention
+
+        return parse_convention(stripped)
     trec = _trec_param_form(text, stripped)
     if trec is not None:
         return trec

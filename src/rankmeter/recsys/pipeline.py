@@ -268,6 +268,7 @@ def experiment(
     progress: bool = False,
     console: "Console | None" = None,
     ties: str = "id",
+    convention: str | None = None,
 ) -> ExperimentResult:
     """Run the whole recommender evaluation loop (see the module docstring for the stages).
 
@@ -293,7 +294,8 @@ def experiment(
     ``progress``: show a progress bar per stage on stderr. ``ties``: how tied scores (common from
     popularity-like recommenders) are ordered, as in :func:`rankmeter.evaluate`: ``"id"`` (default),
     ``"average"``, ``"optimistic"``, ``"pessimistic"`` or ``"bounds"``; metrics the rule is not
-    defined for are refused by name before any work.
+    defined for are refused by name before any work. ``convention``: a tool whose conventions the
+    metric names without a ``tool:`` prefix take (:mod:`rankmeter.metrics.conventions`).
     """
     # (the stages' modules load here, not with ``import rankmeter``)
     from ..data import Qrels, Run
@@ -337,6 +339,12 @@ def experiment(
         from ..compare.groups import read_groups
 
         read_groups(groups, option="groups")  # a bad groups file fails before the work, not after it
+    from ..compare.stages import check_settings
+
+    try:  # the comparison's settings, before any work: refused even when one recommender leaves nothing to compare
+        check_settings(test, correction, alpha, 0.95, "bca", n_resamples, seed, "baseline", "metric", None, 20)
+    except ParameterError as exc:
+        raise ParameterError(str(exc).replace(" of compare ", " of experiment ")) from None
     stages = _Stages(progress, console)
     notes: list[str] = []
     group_views: dict[str, Any] = {}
@@ -462,6 +470,10 @@ def experiment(
                 raise ParameterError("The 'metrics' parameter of experiment must be a metric name or a list of "
                                      f"metric names. Got {metrics!r} instead.")
             metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+        if convention is not None:
+            from ..metrics.conventions import with_convention
+
+            metric_list = with_convention(metric_list, convention, func="experiment")
         parsed = parse_metrics(metric_list)
         if ties != "id":
             from ..metrics.ties import check_ties

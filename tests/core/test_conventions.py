@@ -1,0 +1,135 @@
+"""Named conventions of other tools (``tool:name@k``, ``convention=``): the tables, the grammar, and golden
+values from the tools that install beside rankmeter (scikit-learn, ranx)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankmeter
+from rankmeter._errors import MetricNameError, ParameterError
+from rankmeter.metrics.conventions import TOOLS, get_tool, with_convention
+from rankmeter.metrics.registry import parse_metric
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_entry_is_a_registry_metric_with_a_source(tool: str) -> None:
+    t = get_tool(tool)
+    assert t.name == tool and t.title and t.repository
+    assert t.entries or t.passthrough
+    for name, entry in t.entries.items():
+        assert name == name.lower()
+        assert entry.source, f"{tool}:{name} cites no source"
+        assert entry.cutoff in ("optional", "required", "none")
+        k = "" if entry.cutoff == "none" else "@10"
+        m = parse_metric(f"{tool}:{name}{k}")
+        assert m.convention == tool and m.text == f"{tool}:{name}{k}"
+        assert m.canonical.startswith(parse_metric(entry.metric + k).canonical)
+        if entry.cannot:
+            assert any(entry.cannot in n for n in m.notes)
+
+
+def test_grammar_and_errors() -> None:
+    assert parse_metric("sklearn:ndcg@10").ties == "average"
+    assert parse_metric("rectools:ndcg@10").canonical == "ndcg(ideal=k)@10"
+    assert parse_metric("trec_eval:P_10").canonical == "p@10"
+    assert parse_metric("ir_measures:nDCG@10").canonical == "ndcg@10"
+    assert parse_metric("ranx:rbp").canonical == "rbp(gain=grade)"
+    assert parse_metric("rbp").canonical == "rbp"  # unprefixed names keep rankmeter's meaning
+    with pytest.raises(MetricNameError, match="unknown tool 'foo'"):
+        parse_metric("foo:ndcg@10")
+    with pytest.raises(MetricNameError, match="RecTools's ndcg needs a cutoff"):
+        parse_metric("rectools:ndcg")
+    with pytest.raises(MetricNameError, match="reads whole rankings and takes no cutoff"):
+        parse_metric("cornac:auc@10")
+    with pytest.raises(MetricNameError, match="scikit-learn has no metric 'p'"):
+        parse_metric("sklearn:p@10")
+    with pytest.raises(ParameterError, match="'convention' parameter of evaluate"):
+        rankmeter.evaluate({"q": {"a": 1}}, {"q": ["a"]}, "ndcg", convention="nope")
+
+
+def test_convention_prefixes_unprefixed_names_and_keeps_the_keys() -> None:
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2, "d": 1}}
+    run = {"q1": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.5, "e": 1.0}}
+    res = rankmeter.evaluate(qrels, run, ["ndcg@2", "cornac:ncrr@2"], convention="sklearn")
+    assert list(res.mean) == ["ndcg@2", "cornac:ncrr@2"]
+    assert res.mean["ndcg@2"] == rankmeter.evaluate(qrels, run, "ndcg@2", ties="average").mean["ndcg@2"]
+    assert res.mean["ndcg@2"] != rankmeter.evaluate(qrels, run, "ndcg@2").mean["ndcg@2"]
+    assert [m.text for m in with_convention("ndcg@10,dcg@5", "sklearn")] == ["ndcg@10", "dcg@5"]
+    # a convention's tie rule is its own: the evaluation's ties= does not change it
+    both = rankmeter.evaluate(qrels, run, ["sklearn:ndcg@2", "ndcg@2"], ties="pessimistic")
+    assert both.mean["sklearn:ndcg@2"] == res.mean["ndcg@2"]
+    assert both.mean["ndcg@2"] == rankmeter.evaluate(qrels, run, "ndcg@2", ties="pessimistic").mean["ndcg@2"]
+    # what cannot be reproduced is said
+    assert any(n.startswith("sklearn:ndcg@2: scikit-learn builds the ideal") for n in both.notes)
+
+
+def _tied_data(seed: int, n_queries: int = 30, ties: bool = True) -> tuple[dict, dict, dict, dict]:
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    truth, pred = {}, {}
+    for q in range(n_queries):
+        n = int(rng.integers(3, 10))
+        grades = rng.integers(0, 4, size=n)
+        grades[0] = max(grades[0], 1)
+        grades[1] = 0
+        scores = (rng.integers(0, 3, size=n).astype(float) if ties else rng.permutation(n).astype(float) + 0.5)
+        items = [f"d{j}" for j in range(n)]
+        qrels[f"q{q}"] = dict(zip(items, (int(g) for g in grades), strict=True))
+        run[f"q{q}"] = dict(zip(items, (float(s) for s in scores), strict=True))
+        truth[f"q{q}"], pred[f"q{q}"] = grades, scores
+    return qrels, run, truth, pred
+
+
+def test_sklearn_golden() -> None:
+    sk = pytest.importorskip("sklearn.metrics")
+    qrels, run, truth, pred = _tied_data(5)
+    res = rankmeter.evaluate(qrels, run, ["ndcg@3", "dcg@4", "ndcg", "roc_auc"], convention="sklearn")
+    for i, q in enumerate(res.queries):
+        y, s = [truth[q]], [pred[q]]
+        assert res.values["ndcg@3"][i] == pytest.approx(sk.ndcg_score(y, s, k=3), abs=1e-12)
+        assert res.values["dcg@4"][i] == pytest.approx(sk.dcg_score(y, s, k=4), abs=1e-12)
+        assert res.values["ndcg"][i] == pytest.approx(sk.ndcg_score(y, s), abs=1e-12)
+        assert res.values["roc_auc"][i] == pytest.approx(sk.roc_auc_score(truth[q] > 0, pred[q]), abs=1e-12)
+    # average_precision: equal on tie-free runs that score every judged item
+    qrels, run, truth, pred = _tied_data(6, ties=False)
+    res = rankmeter.evaluate(qrels, run, ["sklearn:average_precision"])
+    for i, q in enumerate(res.queries):
+        want = sk.average_precision_score(truth[q] >= 1, pred[q])
+        assert res.values["sklearn:average_precision"][i] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_ranx_golden_on_tie_free_runs() -> None:
+    ranx = pytest.importorskip("ranx")
+    qrels, run, _, _ = _tied_data(9, ties=False)
+    names = ["ndcg@5", "ndcg_burges@5", "map@5", "mrr@5", "precision@3", "recall@5", "hit_rate@2", "rbp.8"]
+    ours = ["ranx:ndcg@5", "ranx:ndcg_burges@5", "ranx:map@5", "ranx:mrr@5", "ranx:precision@3", "ranx:recall@5",
+            "ranx:hit_rate@2", "ranx:rbp(p=0.8)"]
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), names[:-1] + ["rbp.8"], return_mean=False)
+    res = rankmeter.evaluate(qrels, run, ours[:-1] + ["rbp(p=0.8,gain=grade)"])
+    for name, mine in zip(names, ours[:-1] + ["rbp(p=0.8,gain=grade)"], strict=True):
+        want = np.asarray(theirs[name], dtype=float)
+        order = sorted(qrels)  # ranx keeps the qrels' query order
+        got = np.array([res.values[mine][res.queries.index(q)] for q in order])
+        np.testing.assert_allclose(got, want, atol=1e-12, err_msg=name)
+
+
+def test_cli_convention(tmp_path: Path) -> None:
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq1 0 d 1\n")
+    r.write_text("q1 Q0 a 1 1.0 s\nq1 Q0 b 2 1.0 s\nq1 Q0 c 3 1.0 s\nq1 Q0 d 4 0.5 s\nq1 Q0 e 5 1.0 s\n")
+    out = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", str(q), str(r), "-m", "ndcg@2",
+                          "--convention", "sklearn", "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    want = rankmeter.evaluate({"q1": {"a": 1, "b": 0, "c": 2, "d": 1}},
+                              {"q1": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.5, "e": 1.0}}, "sklearn:ndcg@2")
+    assert f'"ndcg@2": {want.mean["sklearn:ndcg@2"]}' in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", str(q), str(r), "-m", "sklearn:p@2"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "scikit-learn has no metric 'p'" in bad.stderr
