@@ -63,6 +63,7 @@ def routes(d: Path, run_path: str, qrels_path: str | None = None) -> dict[str, l
 # --------------------------------------------------------------------------- compressed runs are read
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("codec", list(COMPRESS))
 def test_compressed_runs_give_the_plain_run_s_output_in_every_route(files: Path, codec: str) -> None:
     packed = files / f"run.txt{SUFFIX[codec]}"
@@ -98,6 +99,7 @@ def test_compressed_interactions_are_split(tmp_path: Path) -> None:
         assert got.returncode == 0, (codec, got.stderr)
 
 
+@pytest.mark.slow
 def test_feather_and_arrow_ipc_are_table_formats(files: Path) -> None:
     table = pa.table({"query": ["q1", "q1", "q2", "q2"], "item": ["a", "b", "c", "a"], "score": [2.5, 1.5, 1.0, 0.5]})
     feather.write_feather(table, files / "run.feather")
@@ -179,6 +181,7 @@ def test_archives_are_refused_by_split(tmp_path: Path) -> None:
             name, word)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("codec", list(COMPRESS))
 def test_truncated_and_corrupt_compressed_files_exit_2_naming_file_and_codec(files: Path, codec: str) -> None:
     big = b"".join(b"q%d Q0 d%d %d %d t\n" % (i // 50, i, i % 50 + 1, 1000 - i % 50) for i in range(20_000))
@@ -225,6 +228,7 @@ def test_a_line_over_the_limit_is_an_error_naming_file_and_line(files: Path) -> 
         read_run(packed)
 
 
+@pytest.mark.slow
 def test_line_less_file_and_one_long_gzip_line_end_fast(files: Path) -> None:
     flat = files / "flat.txt"
     flat.write_bytes(b"y" * (50 * MB))
