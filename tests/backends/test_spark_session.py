@@ -121,3 +121,33 @@ def test_local_session_records_then_maps_the_archive(java: str, tmp_path: Path) 
     assert "COUNT 7" in second.stdout and "-XX:SharedArchiveFile=" in second.stdout
     assert list(tmp_path.glob("*.jsa")) and not list(tmp_path.glob("*.pending"))
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_quiet_log_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log4j2 file quiet sessions use: the root and the loggers that start Spark's logging at one level."""
+    from rankmeter.engines.spark import session
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = session._log_config("ERROR")
+    assert path is not None and path.parent == tmp_path / "rankmeter"
+    text = path.read_text()
+    assert "rootLogger.level = error" in text and "logger.gateway.level = error" in text
+    assert session._log_config("ERROR") == path  # written once, found again
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quiet", [True, False])
+def test_session_start_is_quiet_unless_asked(java: str, tmp_path: Path, quiet: bool) -> None:
+    """Issue 24 item 18: no log4j banner (nor the pandas >= 3 FutureWarning) on a quiet session's start."""
+    script = ("import sys\nfrom rankmeter.engines.spark import session\n"
+              f"spark = session.local_session(1, memory='512m', class_cache=False, quiet={quiet})\n"
+              "print('COUNT', spark.range(3).count())\n")
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, XDG_CACHE_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, env=env,
+                         check=True)
+    assert "COUNT 3" in out.stdout
+    noisy = ["Setting default log level", "default log4j profile", "does not yet fully support pandas"]
+    if quiet:
+        assert not [n for n in noisy if n in out.stderr], out.stderr
+    else:
+        assert "Setting default log level" in out.stderr

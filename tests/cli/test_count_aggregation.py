@@ -75,6 +75,11 @@ def test_papers(files: dict[str, Path], fmt: str) -> None:
 
 
 def test_several_runs(files: dict[str, Path]) -> None:
+    """Runs as rows (as in markdown), counts labelled in the header and summed per run."""
     text = evaluate(files, str(files["other"]))
-    row = next(line for line in text.splitlines() if "num_ret (sum)" in line)
-    assert [c.strip() for c in row.split("│")[2:4]] == ["3", "3"]
+    head = next(line for line in text.splitlines() if "num_ret (sum)" in line)
+    assert [c.strip() for c in head.split("┃")[1:-1]] == ["run", "queries", "num_ret (sum)", "num_rel_ret (sum)",
+                                                         "map"]
+    rows = {c[1].strip(): [x.strip() for x in c[2:-1]] for c in (line.split("│") for line in text.splitlines()
+                                                                  if line.startswith("│"))}
+    assert rows["run"][:3] == ["2", "3", "2"] and rows["other"][:3] == ["2", "3", "1"]

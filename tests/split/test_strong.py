@@ -142,7 +142,15 @@ def test_cli(tmp_path) -> None:
     assert "2 test" in proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["parts"]["test_heldout"]["rows"] == 2
-    assert set(summary["files"]) == set(PARTS)
+    # no validation users: no empty validation files, and the summary says so (issue 24 item 18)
+    assert set(summary["files"]) == {p for p in PARTS if not p.startswith("validation")}
+    assert not list(out.glob("validation*")) and "0 users (--validation-users): no validation files written" \
+        in proc.stderr
+    with_val = subprocess.run([sys.executable, "-m", "rankmeter", "split", str(src), "--method", "strong",
+                               "--test-users", "0.34", "--validation-users", "0.17", "--out", str(tmp_path / "v")],
+                              capture_output=True, text=True)
+    assert with_val.returncode == 0, with_val.stderr
+    assert set(json.loads((tmp_path / "v" / "summary.json").read_text())["files"]) == set(PARTS)
     import pyarrow.parquet as pq
     held = pq.read_table(out / "test_heldout.parquet")
     assert held.column("ts").to_pylist() == [3, 3]

@@ -87,6 +87,8 @@ def command(interactions: str | None, categories: str | None, out: str, users: i
     if categories is not None and interactions is None:
         raise ParameterError("--categories goes with --interactions (the generated data has its own genres)")
 
+    if not out.strip():  # Path("") is the current folder: never silently
+        raise ParameterError(f"The --out option must name a folder. Got {out!r} instead.")
     out_dir = check_output_folder(Path(out), "--out")
     overrides: dict[str, Any] = {"k": k, "sampled": sampled, "seed": seed, "groups": "activity",
                  "recommenders": {"random": {"seed": seed}, "popular": {}, "itemknn": {"neighbors": 50}}}

@@ -70,6 +70,8 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
     if interactions is None:
         raise ParameterError("no interactions: give --interactions FILE or [data] interactions = ... in the config "
                              "(or run `rankmeter demo` for generated data)")
+    if out is not None and not out.strip():  # never silently the default folder
+        raise ParameterError(f"The --out option must name a folder. Got {out!r} instead.")
     target = out or cfg_out or default_out
     if report:
         from ..recsys.output import check_output_folder

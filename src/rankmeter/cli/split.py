@@ -117,6 +117,8 @@ def command(interactions: str, method: str, out_dir: str, fmt: str, overwrite: b
                 f"{flag} does not apply to --method {method} (it applies to "
                 f"{', '.join(_APPLIES[name])})"
             )
+    if not out_dir.strip():  # Path("") is the current folder: never silently
+        raise click.UsageError(f"--out must name a folder. Got {out_dir!r} instead.")
     out = _prepare_out(Path(out_dir), overwrite, fmt, method, options.get("folds"))
     needs_time = method == "temporal" or (method == "leave-k-out" and (options["by"] or "time") == "time") or (
         method == "strong" and options["heldout"] in ("last", "time"))
@@ -318,8 +320,12 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
     out.mkdir(parents=True, exist_ok=True)
     ext = "parquet" if fmt == "parquet" else "csv"
     # every file whole or not at all, listed in the folder's manifest as pending first, then as complete
+    # strong generalization without validation users: no (empty) validation files, and the summary says so
+    strong_parts = [part for part in result.masks if not (part.startswith("validation") and
+                                                          result.summary.users["validation"] == 0)] \
+        if isinstance(result, StrongSplit) else []
     if isinstance(result, StrongSplit):
-        planned = [f"{part}.{ext}" for part in result.masks]
+        planned = [f"{part}.{ext}" for part in strong_parts]
     elif isinstance(result, Folds):
         planned = [f"fold-{i + 1}/{part}.{ext}" for i, fold in enumerate(result) for part in _parts(fold)]
     else:
@@ -328,7 +334,8 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
     if isinstance(result, StrongSplit):
         summary = result.summary.to_dict()
         files = {}
-        for part, mask in result.masks.items():
+        for part in strong_parts:
+            mask = result.masks[part]
             path = out / f"{part}.{ext}"
             _write_rows(data.table, mask, path, ext)
             files[part] = str(path)
@@ -339,7 +346,10 @@ def _write_all(result: Any, data: Any, out: Path, fmt: str, source: str) -> None
         lines.append(f"  users: {u['train']} train, {u['validation']} validation, {u['test']} test "
                      f"({u['small']} too small to evaluate)")
         for part, c in result.summary.parts.items():
-            lines.append(f"  {part}: {_counts(c)} -> {files[part]}")
+            if part in files:
+                lines.append(f"  {part}: {_counts(c)} -> {files[part]}")
+        if len(strong_parts) < len(result.masks):
+            lines.append("  validation: 0 users (--validation-users): no validation files written")
     elif isinstance(result, Folds):
         summary = result.summary.to_dict()
         for i, fold in enumerate(result):

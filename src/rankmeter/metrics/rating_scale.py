@@ -42,15 +42,25 @@ class Scale:
 
     @classmethod
     def parse(cls, value: Any) -> "Scale":
-        """A declared scale from ``"1:5"``, ``"1-5"``, ``"1,5"``, ``(1, 5)`` or a :class:`Scale`."""
+        """A declared scale from ``"MIN:MAX"`` (``"1:5"``, ``"0.5:5"``, ``"-2:2"``), ``(1, 5)`` or a :class:`Scale`.
+
+        The text form is exactly what the help says: two decimal numbers in ASCII digits
+        around one colon. ``"1-5"``, ``"1,5"`` and full-width digits are refused, not guessed.
+
+        >>> Scale.parse("1-5")  # doctest: +NORMALIZE_WHITESPACE
+        Traceback (most recent call last):
+        ...
+        rankmeter._errors.ParameterError: The 'scale' parameter must be MIN:MAX in ASCII digits, e.g. 1:5.
+        Got '1-5' instead.
+        """
         if isinstance(value, Scale):
             return value
         raw = value
         if isinstance(value, str):
-            m = re.fullmatch(r"\s*([-+]?[\d.eE+-]+?)\s*[:,]\s*([-+]?[\d.eE+-]+)\s*", value) or re.fullmatch(
-                r"\s*([-+]?[\d.]+)\s*-\s*([-+]?[\d.]+)\s*", value)
+            m = _SCALE_TEXT.fullmatch(value)
             if not m:
-                raise ParameterError(f"The 'scale' parameter must be MIN:MAX, e.g. 1:5. Got {raw!r} instead.")
+                raise ParameterError(f"The 'scale' parameter must be MIN:MAX in ASCII digits, e.g. 1:5. "
+                                     f"Got {raw!r} instead.")
             parts: Any = (m.group(1), m.group(2))
         else:
             try:
@@ -69,6 +79,10 @@ class Scale:
             raise ParameterError(
                 f"The 'scale' parameter must be MIN:MAX with finite MIN < MAX. Got {raw!r} instead.")
         return cls(lo, hi, "declared")
+
+
+_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_SCALE_TEXT = re.compile(rf"\s*({_NUMBER})\s*:\s*({_NUMBER})\s*", re.ASCII)
 
 
 def as_scale(value: Any) -> Scale | None:

@@ -613,6 +613,16 @@ def load_ratings(
             raise ts.error(f"{int(out.sum())} true ratings are outside the declared scale {declared.min:g}:"
                            f"{declared.max:g}, e.g. {t_val[r]:g}", r)
 
+    # predictions: NaN is a missing one (the missing= policy); inf or -inf is an error with its file and line
+    p_side, p_val = (ts, ts.values2) if ps is None else (ps, ps.values)
+    if p_val is not None and len(p_val):
+        inf = np.isinf(p_val)
+        if inf.any():
+            r = int(np.flatnonzero(inf)[0])
+            n_inf = int(np.count_nonzero(inf))
+            raise p_side.error(f"{n_inf} prediction{'s are' if n_inf != 1 else ' is'} infinite, e.g. {p_val[r]} "
+                               "(a prediction must be a finite number)", r)
+
     t_keys = u_codes[0] * n_items_all + i_codes[0]
     t_rows: np.ndarray | None = None  # rows of the truth kept, in evaluation order (None: all, in order)
     dup_t = dup_p = 0
@@ -684,8 +694,9 @@ def load_ratings(
             nan = f" ({n_missing_nan} of them null or NaN)" if n_missing_nan else ""
             raise InputError(
                 f"{n_missing} of {n_truth} test pairs have no prediction{nan}, e.g. user/item "
-                f"{', '.join(examples['missing'])}; choose missing='skip' to leave them out or missing='fill' with "
-                "fill=VALUE (CLI: --missing skip | --missing fill=VALUE)")
+                f"{', '.join(examples['missing'])}; choose missing='skip' to leave them out, or "
+                "missing='fill=VALUE' to predict VALUE for them (e.g. missing='fill=3'; both are counted) "
+                "(CLI: --missing skip | --missing fill=VALUE)")
     skipped = filled = 0
     keep_rows = t_rows
     t_use = _take(t_val, t_rows)
@@ -699,7 +710,8 @@ def load_ratings(
         pred = np.where(missing_mask, fill_value, pred)
         filled = n_missing
     if not np.isfinite(pred).all():
-        raise InputError(f"{int((~np.isfinite(pred)).sum())} predictions are infinite")
+        raise InputError(f"{int((~np.isfinite(pred)).sum())} predictions are infinite: the fill value "
+                         f"{fill_value} (missing='fill=VALUE' needs a finite VALUE)")
 
     clipped = outside = 0
     if declared is not None:

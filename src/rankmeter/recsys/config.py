@@ -336,6 +336,8 @@ def config_to_arguments(cfg: Mapping[str, Any]) -> tuple[Any, dict[str, Any], st
     if "groups" in kwargs and kwargs["groups"] != "activity":
         kwargs["groups"] = path(kwargs["groups"])
     out_dir = cfg.get("output", {}).get("dir")
+    if out_dir is not None and not str(out_dir).strip():  # never silently the default folder
+        raise check.error("output", "dir", f"must name a folder. Got {out_dir!r} instead.")
     return interactions, kwargs, (path(out_dir) if out_dir else None)
 
 

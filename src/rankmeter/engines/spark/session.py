@@ -45,6 +45,7 @@ def local_session(
     quick_jit: bool = False,
     log_level: str | None = "ERROR",
     conf: Mapping[str, str] | None = None,
+    quiet: bool = True,
 ) -> Any:
     """A ``SparkSession`` in local mode, tuned to start quickly; returns the session.
 
@@ -58,6 +59,11 @@ def local_session(
     read files themselves (:func:`~rankmeter.spark.evaluate_parquet`). ``log_level``:
     Spark's log level (``None`` keeps Spark's). ``conf``: more Spark settings; a
     ``spark.driver.extraJavaOptions`` given here is kept, rankmeter's options follow it.
+    ``quiet`` (default): the JVM logs at ``log_level`` from its first line (a log4j2
+    configuration of rankmeter's, so Spark's "default log4j profile" and "Setting default
+    log level" banner are not printed), and PySpark's ``FutureWarning`` that it "does not
+    yet fully support pandas >= 3" is filtered; ``quiet=False`` (or ``log_level=None``)
+    leaves both as Spark prints them.
 
     The web UI and the console progress bar are off, and the executors run this
     Python interpreter (``PYSPARK_PYTHON``, unless set), which has rankmeter. If a
@@ -75,6 +81,14 @@ def local_session(
     java_opts = [settings.pop("spark.driver.extraJavaOptions", "")]
     if quick_jit:
         java_opts.append("-XX:TieredStopAtLevel=1")
+    if quiet and log_level:
+        import warnings
+
+        warnings.filterwarnings("ignore", message=r"PySpark does not yet fully support pandas",
+                                category=FutureWarning)
+        log_conf = _log_config(log_level)
+        if log_conf is not None and "log4j2.configurationFile" not in java_opts[0]:
+            java_opts.append(f"-Dlog4j2.configurationFile={log_conf.as_uri()}")
     if class_cache is not False and SparkSession.getActiveSession() is None:
         where = _cache_dir() if class_cache is True else Path(class_cache)
         java_opts += _class_cache_options(where)
@@ -91,6 +105,43 @@ def local_session(
     if log_level:
         spark.sparkContext.setLogLevel(log_level)
     return spark
+
+
+_LOG4J2 = """# rankmeter: Spark's JVM logs at {level} to stderr from its first line (no default-profile banner)
+status = error
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
+rootLogger.level = {level}
+rootLogger.appenderRef.stdout.ref = console
+# the level of the class that starts the JVM's logging (PySpark's gateway; the shell's), equal to the
+# root's: Spark then prints no "Setting default log level" lines
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = {level}
+logger.conf.name = org.apache.spark.SparkConf
+logger.conf.level = {level}
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = {level}
+"""
+
+
+def _log_config(level: str) -> Path | None:
+    """A log4j2 configuration file at ``level`` (written once per level), or None where none can be written."""
+    text = _LOG4J2.format(level=level.lower())
+    for folder in (_cache_dir(), Path(os.environ.get("TMPDIR", "/tmp"))):
+        path = folder / f"spark-log4j2-{level.lower()}.properties"
+        try:
+            if not path.is_file() or path.read_text() != text:
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
+                tmp.write_text(text)
+                os.replace(tmp, path)
+            return path
+        except OSError:
+            continue
+    return None
 
 
 def _cache_dir() -> Path:
