@@ -46,7 +46,7 @@ def cases(draw: Any) -> dict[str, Any]:
     values = draw(st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.0, 1.0, -1.5, 2.25, 3.0]), min_size=n * m,
                            max_size=n * m))
     scores = torch.tensor(values, dtype=torch.float64).reshape(n, m).to(DTYPES[dtype])
-    grades = np.array(draw(st.lists(st.sampled_from([0, 0, 0, 1, 2, 3, 4]), min_size=n * m, max_size=n * m)),
+    grades = np.array(draw(st.lists(st.sampled_from([0, 0, 0, 1, 2, 3, 4, -1]), min_size=n * m, max_size=n * m)),
                       dtype=np.int64).reshape(n, m)
     excluded = np.array(draw(st.lists(st.booleans(), min_size=n * m, max_size=n * m))).reshape(n, m)
     if draw(st.booleans()):
@@ -76,7 +76,7 @@ def relevant_arg(form: str, grades: np.ndarray, judged: np.ndarray) -> Any:
     if form == "dense":
         return torch.from_numpy(grades), np.ones_like(judged)
     if form == "lists":  # binary: the relevant columns of each user
-        return [np.flatnonzero(row).tolist() for row in grades], grades > 0
+        return [np.flatnonzero(row > 0).tolist() for row in grades], grades > 0
     mask = judged | (grades != 0)
     rows, cols = np.nonzero(mask)
     if form == "pairs":
