@@ -194,7 +194,7 @@ def _long_line_error(source: str, line: int, start_text: bytes, limit: int) -> I
 
 def _count_ends(data: bytes | Any, lo: int, hi: int) -> int:
     """The number of line ends (``\\n``, ``\\r\\n``, ``\\r``) in ``data[lo:hi]``."""
-    part = bytes(data[lo:hi])
+    part = data if (lo == 0 and hi == len(data) and isinstance(data, bytes)) else bytes(data[lo:hi])
     n = part.count(b"\n")
     if b"\r" in part:
         n += part.count(b"\r") - part.count(b"\r\n")
@@ -327,7 +327,8 @@ _KINDS: tuple[tuple[int, bytes, str], ...] = (
     (0, b"PK\x03\x04", "a ZIP archive; unpack it first"),
     (0, b"PK\x05\x06", "a ZIP archive (empty); unpack it first"),
     (0, b"PK\x07\x08", "a ZIP archive; unpack it first"),
-    (257, b"ustar", "a tar archive; unpack it first"),
+    (257, b"ustar\x00", "a tar archive; unpack it first"),  # POSIX
+    (257, b"ustar  \x00", "a tar archive; unpack it first"),  # GNU
     (0, b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive; unpack it first"),
     (0, b"Rar!\x1a\x07", "a RAR archive; unpack it first"),
     (0, b"\x04\x22\x4d\x18", "LZ4-compressed data (gzip, bz2, xz and zstd are read); decompress it first"),
@@ -335,13 +336,13 @@ _KINDS: tuple[tuple[int, bytes, str], ...] = (
     (0, b"%PDF-", "a PDF document, not a data file"),
     (0, b"\x89PNG\r\n\x1a\n", "a PNG image, not a data file"),
     (0, b"\xff\xd8\xff", "a JPEG image, not a data file"),
-    (0, b"GIF8", "a GIF image, not a data file"),
+    (0, b"GIF87a", "a GIF image, not a data file"),
+    (0, b"GIF89a", "a GIF image, not a data file"),
     (0, b"\x7fELF", "an executable (ELF), not a data file"),
     (0, b"SQLite format 3\x00", "an SQLite database; export the table first (to Parquet, Feather or CSV)"),
     (0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an OLE2 document (.xls, .doc); export it as CSV first"),
     (0, b"\x89HDF\r\n\x1a\n", "an HDF5 file; export the table first (to Parquet, Feather or CSV)"),
     (0, b"\x93NUMPY", "a NumPy array file (.npy); write a table first (Parquet, Feather or CSV)"),
-    (0, b"ORC", "an ORC file; write it as Parquet or Feather first"),
 )
 _TABLE_MAGIC = (b"PAR1", b"ARROW1", b"FEA1", b"\xff\xff\xff\xff")  # Parquet, Arrow IPC file/Feather, stream
 
@@ -379,8 +380,8 @@ def refusal(head: bytes) -> str | None:
     (True, True)
     >>> refusal(b"\\xff\\xfeq\\x00 \\x000\\x00")
     'UTF-16 (little-endian) text; rankmeter reads UTF-8 text: convert it first (e.g. iconv -f UTF-16 -t UTF-8)'
-    >>> refusal(b"x" * 257 + b"ustar\\x0000")
-    'a tar archive; unpack it first'
+    >>> refusal(b"x" * 257 + b"ustar\\x0000"), refusal(b"x" * 257 + b"ustar is a word")
+    ('a tar archive; unpack it first', None)
     """
     if head.startswith(_TABLE_MAGIC):
         return None
