@@ -342,3 +342,12 @@ def test_two_million_one_item_queries_stay_within_the_memory_bound(tmp_path: Pat
         assert out.returncode == 0, out.stderr
         assert out.peak < memory_bound(size), f"{args[0]}: {out.peak / MB:.0f} MB for {size / MB:.0f} MB of input"
 
+
+
+def test_text_that_merely_starts_like_a_magic_number_is_read(tmp_path: Path) -> None:
+    # ids that begin as a file signature would: still a TREC run (the signatures are checked whole)
+    for first in ("BZh9", "ARROW1", "FEA1x", "GIF8", "ORC1", "PAR"):
+        (tmp_path / "run.txt").write_text(f"{first} Q0 a 1 2 t\n{first} Q0 b 2 1 t\n")
+        assert read_run(tmp_path / "run.txt").to_lists() == {first: ["a", "b"]}, first
+    (tmp_path / "pad.txt").write_text("q" * 253 + " Q0 ustar 1 2 t\n")  # 'ustar' at byte 257, as in a tar header
+    assert len(read_run(tmp_path / "pad.txt")) == 1

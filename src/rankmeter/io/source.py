@@ -344,7 +344,7 @@ _KINDS: tuple[tuple[int, bytes, str], ...] = (
     (0, b"\x89HDF\r\n\x1a\n", "an HDF5 file; export the table first (to Parquet, Feather or CSV)"),
     (0, b"\x93NUMPY", "a NumPy array file (.npy); write a table first (Parquet, Feather or CSV)"),
 )
-_TABLE_MAGIC = (b"PAR1", b"ARROW1", b"FEA1", b"\xff\xff\xff\xff")  # Parquet, Arrow IPC file/Feather, stream
+_TABLE_MAGIC = (b"PAR1", b"ARROW1\x00\x00", b"FEA1", b"\xff\xff\xff\xff")  # Parquet, Arrow IPC file/Feather, stream
 
 
 def _encoding_of(head: bytes) -> str | None:
