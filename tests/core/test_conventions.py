@@ -133,3 +133,81 @@ def test_cli_convention(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", str(q), str(r), "-m", "sklearn:p@2"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "scikit-learn has no metric 'p'" in bad.stderr
+
+
+def test_torchmetrics_golden() -> None:
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.functional.retrieval")
+    funcs = {"ndcg@3": retrieval.retrieval_normalized_dcg, "precision@3": retrieval.retrieval_precision,
+             "recall@3": retrieval.retrieval_recall, "map@3": retrieval.retrieval_average_precision,
+             "mrr@3": retrieval.retrieval_reciprocal_rank, "hit_rate@3": retrieval.retrieval_hit_rate,
+             "auroc@3": retrieval.retrieval_auroc}
+    for ties in (False, True):
+        qrels, run, truth, pred = _tied_data(12, ties=ties)
+        if ties:  # positive scores (torchmetrics >= 1.8 never counts an item scored <= 0 as relevant)
+            run = {q: {d: s + 1.0 for d, s in r.items()} for q, r in run.items()}
+            pred = {q: p + 1.0 for q, p in pred.items()}
+        names = ["ndcg@3"] if ties else list(funcs)  # with ties, only nDCG is defined (the others: topk order)
+        res = rankmeter.evaluate(qrels, run, names, convention="torchmetrics")
+        for name in names:
+            for i, q in enumerate(res.queries):
+                target = torch.tensor(truth[q]) if name.startswith("ndcg") else torch.tensor(truth[q] >= 1)
+                want = float(funcs[name](torch.tensor(pred[q], dtype=torch.float64), target, top_k=3))
+                # torchmetrics computes in float32
+                assert abs(res.values[name][i] - want) <= 2e-7, (name, ties, q, res.values[name][i], want)
+
+
+def test_cornac_golden() -> None:
+    metrics = pytest.importorskip("cornac.metrics")
+    for ties in (False, True):
+        qrels, run, truth, pred = _tied_data(13, ties=ties)
+        qrels = {q: {d: int(g >= 1) for d, g in j.items()} for q, j in qrels.items()}  # Cornac: positives only
+        names = ["auc"] if ties else ["ndcg@5", "ncrr@9", "precision@3", "recall@5", "fmeasure@4", "hitratio@2",
+                                      "mrr", "auc", "map"]
+        res = rankmeter.evaluate(qrels, run, names, convention="cornac")
+        for i, q in enumerate(res.queries):
+            pos = np.flatnonzero(truth[q] >= 1)
+            rank = np.argsort(-pred[q], kind="stable")
+            idx = np.arange(len(pred[q]))
+            for name in names:
+                base, _, k = name.partition("@")
+                kk = int(k) if k else -1
+                cls = {"ndcg": metrics.NDCG, "ncrr": metrics.NCRR, "precision": metrics.Precision,
+                       "recall": metrics.Recall, "fmeasure": metrics.FMeasure, "hitratio": metrics.HitRatio}.get(base)
+                if cls is not None:
+                    want = cls(k=kk).compute(gt_pos=pos, pd_rank=rank)
+                elif base == "mrr":
+                    want = metrics.MRR().compute(gt_pos=pos, pd_rank=rank)
+                elif base == "auc":
+                    want = metrics.AUC().compute(item_indices=idx, pd_scores=pred[q], gt_pos=pos)
+                else:
+                    want = metrics.MAP().compute(item_indices=idx, pd_scores=pred[q], gt_pos=pos)
+                assert abs(res.values[name][i] - want) <= 1e-12, (name, ties, q, res.values[name][i], want)
+
+
+def test_implicit_golden() -> None:
+    evaluation = pytest.importorskip("implicit.evaluation")
+    from scipy import sparse
+
+    rng = np.random.default_rng(3)
+    n_users, n_items = 25, 15
+    recs = {u: rng.permutation(n_items)[:8].astype(np.int32) for u in range(n_users)}
+    test = sparse.lil_matrix((n_users, n_items))
+    for u in range(n_users):
+        for i in rng.choice(n_items, size=int(rng.integers(1, 5)), replace=False):
+            test[u, i] = 1
+    test = test.tocsr()
+
+    class Lists:  # a "model" that recommends the fixed lists
+        def recommend(self, userid, user_items, N=10, **_):  # noqa: N803  (implicit's keyword)
+            users = np.atleast_1d(userid)
+            ids = np.stack([recs[int(u)][:N] for u in users]).astype(np.int32)
+            return ids, np.tile(np.arange(N, 0, -1, dtype=np.float32), (len(users), 1))
+
+    theirs = evaluation.ranking_metrics_at_k(Lists(), sparse.csr_matrix((n_users, n_items)), test, K=5,
+                                             show_progress=False)
+    qrels = {f"u{u}": {f"i{i}": 1 for i in test[u].indices} for u in range(n_users)}
+    run = {f"u{u}": [f"i{i}" for i in recs[u]] for u in range(n_users)}
+    ours = rankmeter.evaluate(qrels, run, ["precision@5", "map@5", "ndcg@5"], convention="implicit").mean
+    for name in ("precision", "map", "ndcg"):
+        assert abs(ours[f"{name}@5"] - theirs[name]) <= 1e-12, (name, ours, theirs)

@@ -1,11 +1,12 @@
-"""Cornac's ranking metrics (``cornac/metrics/ranking.py``)."""
+"""Cornac's ranking metrics (``cornac/metrics/ranking.py``): binary relevance (the user's positive items),
+so its graded metrics (NDCG, NCRR) equal rankmeter's on binary judgments."""
 
 from . import Entry, Tool
 
 _SRC = "cornac/metrics/ranking.py"
 
 TOOL = Tool(
-    name="cornac", title="Cornac", version="2.2", repository="PreferredAI/cornac",
+    name="cornac", title="Cornac", version="3.0", repository="PreferredAI/cornac",
     entries={
         "precision": Entry("p", _SRC + " (Precision)"),
         "recall": Entry("r", _SRC + " (Recall)"),
