@@ -199,7 +199,7 @@ def test_implicit_golden() -> None:
     test = test.tocsr()
 
     class Lists:  # a "model" that recommends the fixed lists
-        def recommend(self, userid, user_items, N=10, **_):  # noqa: N803  (implicit's keyword)
+        def recommend(self, userid, user_items, N=10, **_):
             users = np.atleast_1d(userid)
             ids = np.stack([recs[int(u)][:N] for u in users]).astype(np.int32)
             return ids, np.tile(np.arange(N, 0, -1, dtype=np.float32), (len(users), 1))
