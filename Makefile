@@ -6,11 +6,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test bench bench-quick lint clean help
+.PHONY: demo test test-fast test-duration bench bench-quick lint clean help
 
 help:
 	@echo "make demo   - install into .venv and run the demo experiment (writes demo-output/)"
-	@echo "make test   - install test extras into .venv, run make lint, then the whole test suite"
+	@echo "make test   - install test extras into .venv, run make lint, then the whole test suite (about 7 min)"
+	@echo "make test-fast - the suite without the tests marked slow (under a minute on 2 idle cores)"
 	@echo "make lint   - ruff's linter and mypy --strict on src/rankmeter (configuration in pyproject.toml)"
 	@echo "make bench  - run the benchmarks (slow; figures in benchmarks/RESULTS-*.md)"
 	@echo "make bench-quick - the benchmark regression guard (under a minute): ratios to pytrec_eval vs the reference"
@@ -39,8 +40,17 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check src/rankmeter
 	$(BIN)/mypy src/rankmeter
 
-test: lint $(VENV)/.test-installed
+# the expected duration first, before the lint and the install
+test-duration:
+	@echo "make test: lint, then the whole suite: about 7 minutes on 2 idle cores, much longer on a busy machine" \
+		"(make test-fast skips the tests marked slow: under a minute)"
+
+test: test-duration lint $(VENV)/.test-installed
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+test-fast: $(VENV)/.test-installed
+	@echo "make test-fast: the suite without the tests marked slow: under a minute on 2 idle cores"
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not slow"
 
 bench: $(VENV)/.bench-installed
 	@for b in benchmarks/bench_*.py; do [ $$b = benchmarks/bench_quick.py ] && continue; \
