@@ -12,7 +12,7 @@ PINNED = {
     "MissingExtraError", "ParameterError", "Qrels", "RankmeterError", "Result", "Run", "compare",
     "context_from_train", "datasets", "evaluate", "evaluate_ratings", "evaluate_stream", "experiment", "metrics",
     "parse_metric", "read_interactions", "read_qrels", "read_run", "recommenders", "split", "stats",
-    "compare_across", "judges", "stochastic", "fuse", "fuse_optimize",
+    "compare_across", "judges", "stochastic", "fuse", "fuse_optimize", "explain_diff",
 }
 
 

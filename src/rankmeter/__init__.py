@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the names loaded on first use (_LAZY), as type checkers and
     from .beyond import context_from_train
     from .compare.across import compare_across
     from .compare.comparison import Comparison
+    from .compare.explain import explain_diff
     from .engines.stream import evaluate_stream
     from .fusion import fuse, fuse_optimize
     from .io.interactions import Interactions, read_interactions
@@ -58,6 +59,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "datasets": ("rankmeter.datasets", None),
     "recommenders": ("rankmeter.recommenders", None),
     "compare_across": ("rankmeter.compare.across", "compare_across"),
+    "explain_diff": ("rankmeter.compare.explain", "explain_diff"),
     "judges": ("rankmeter.judges", None),
     "stochastic": ("rankmeter.stochastic", None),
     "fuse": ("rankmeter.fusion", "fuse"),
@@ -86,6 +88,7 @@ __all__ = [
     "evaluate_ratings",
     "evaluate_stream",
     "experiment",
+    "explain_diff",
     "fuse",
     "fuse_optimize",
     "judges",

@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("rankmeter.cli.evaluate", "Evaluate a run against judgments (ranking metrics)."),
     "evaluate-ratings": ("rankmeter.cli.evaluate_ratings", "Evaluate predicted ratings against true ratings."),
     "compare": ("rankmeter.cli.compare", "Compare runs with significance tests and reports."),
+    "explain-diff": ("rankmeter.cli.explain_diff",
+                     "Why two specifications of one metric differ, per query, in parts that add up."),
     "overlap": ("rankmeter.cli.overlap", "How similar two runs' rankings are, per query (RBO, tau_AP, Kendall)."),
     "judges": ("rankmeter.cli.judges", "How far two judges agree, and whether the runs' order survives the change."),
     "pool": ("rankmeter.cli.pool", "The pool of runs to judge (depth-k union)."),
