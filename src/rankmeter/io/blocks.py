@@ -88,6 +88,18 @@ class Block:
         yield self.first_row
 
 
+def _numbers(values: np.ndarray) -> pa.Array:
+    """A numeric numpy array as an Arrow array over its memory (``pa.array`` would first import pandas, 0.2 s).
+
+    >>> _numbers(np.array([1.5, 2.0])).to_pylist()
+    [1.5, 2.0]
+    """
+    a = np.ascontiguousarray(values)
+    if a.dtype.kind not in "iuf":
+        return pa.array(a)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), len(a), [None, pa.py_buffer(a)])
+
+
 def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: str, text: bool = True,
                 keep_ints: bool = False) -> pa.Table:
     """``query``/``item`` as text, ``score``/``rank`` as float64, from a table and its resolved columns.
@@ -101,14 +113,14 @@ def standardize(table: pa.Table, cols: Mapping[str, str], order: str, source: st
         "item": id_column(table.column(cols["item"]), "item", cols["item"], source, keep_ints),
     }
     if "score" in cols:
-        out["score"] = pa.array(number_column(table.column(cols["score"]), "score", cols["score"], source,
+        out["score"] = _numbers(number_column(table.column(cols["score"]), "score", cols["score"], source,
                                                  text=text))
     if order == "rank":
         # integer ranks stay exact (int64: 1e20 and 1e20 + 1 never tie): text stays text once checked, so
         # that every block has one type whatever its values (the evaluation core reads it as the readers do)
         ranks = rank_column(table.column(cols["rank"]), cols["rank"], source, text=text)
         col = table.column(cols["rank"])
-        out["rank"] = col if (text and pa.types.is_string(col.type)) else pa.array(ranks)
+        out["rank"] = col if (text and pa.types.is_string(col.type)) else _numbers(ranks)
     return pa.table(out)
 
 
