@@ -320,3 +320,23 @@ def test_evaluator_with_a_tie_rule_equals_one_call() -> None:
     for name, (lo, hi) in one.tie_values.items():
         np.testing.assert_array_equal(got.tie_values[name][0], lo)
         np.testing.assert_array_equal(got.tie_values[name][1], hi)
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases())
+def test_tool_conventions_equal_rankmeter_evaluate(c: dict[str, Any]) -> None:
+    """A tool's metric that carries its own tie rule (sklearn:ndcg averages tied gains) reads whole groups too."""
+    n, m = c["scores"].shape
+    ids = names(c["item_ids"], m)
+    k = c["k"]
+    metrics = [f"sklearn:ndcg@{k}", f"torchmetrics:ndcg@{max(1, k // 2)}", f"torchmetrics:map@{k}",
+               f"rectools:ndcg@{k}", f"ndcg@{k}", f"torchmetrics:hit_rate@{k}"]
+    got = rmt.evaluate(c["scores"], torch.from_numpy(c["grades"]), metrics, exclude=torch.from_numpy(c["excluded"]),
+                       item_ids=c["item_ids"])
+    s64 = c["scores"].to(torch.float64).numpy()
+    lists = python_topk(s64, c["excluded"], ids, m)
+    qrels = {str(u): {ids[j]: int(c["grades"][u, j]) for j in range(m) if not c["excluded"][u, j]} for u in range(n)}
+    run = {str(u): {ids[j]: float(s64[u, j]) for j in lst} for u, lst in enumerate(lists) if lst}
+    want = rankmeter.evaluate({u: j for u, j in qrels.items() if j}, run, metrics)
+    assert_values_equal(got, want)
+    assert [t for t in got.notes if not t.startswith("cutoff ")] == want.notes

@@ -121,7 +121,7 @@ def _cut_groups(scores: Any, sel: Any, excl: Any, k: int, index: np.ndarray) -> 
 
 
 def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, k: int, rank: torch.Tensor,
-                  selection: str, func: str, ties: str = "id") -> _Piece:
+                  selection: str, func: str, groups: bool = False) -> _Piece:
     torch = load_torch()
     scores = check_scores(scores, func)
     n, m = scores.shape
@@ -143,7 +143,7 @@ def _select_piece(scores: Any, relevant: Any, exclude: Any, user_ids: Any, k: in
     index = sel.index.cpu().numpy()
     valid = sel.valid.cpu().numpy()
     score = sel.score.cpu().numpy()
-    xr, xc = _cut_groups(scores.detach(), sel, excl, k, index) if ties != "id" and k else \
+    xr, xc = _cut_groups(scores.detach(), sel, excl, k, index) if groups and k else \
         (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     rows, cols, grades = judg.rows, judg.cols, judg.grades
     if judg.dense is not None and k:
@@ -191,7 +191,8 @@ def _ordinal(k: int) -> str:
 
 
 def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Metric], k: int,
-                     context: Mapping[str, Any] | None, first_row: int = 0, ties: str = "id") -> Result:
+                     context: Mapping[str, Any] | None, first_row: int = 0, ties: str = "id",
+                     groups: bool = False) -> Result:
     """Top-k lists and judgments as a Run and Qrels, evaluated by rankmeter.evaluate."""
     from ..engines.memory import evaluate as core_evaluate
 
@@ -218,7 +219,7 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     take = np.arange(kk)[None, :] < listed[:, None]
     urow, ucol = np.nonzero(take)
     qrow, qcol, qscore = urow, index[urow, ucol], score[urow, ucol].astype(np.float64)
-    if ties == "id":
+    if not groups:
         run = ranked_run(users, items, qrow, qcol, qscore)
     else:
         # the rest of the groups of tied scores the cutoff cuts through (the tie rule reads whole groups),
@@ -289,6 +290,9 @@ class _Setup:
         _check_selection(selection, func)
         self.selection = str(selection)
         self.ties = str(ties)
+        # whether some metric reads whole groups of tied scores: ties= other than "id", or a metric that carries
+        # its own tie rule (a tool's convention, e.g. sklearn:ndcg@10 averages tied gains)
+        self.groups = self.ties != "id" or any(getattr(m, "ties", None) not in (None, "id") for m in self.metrics)
         self.item_ids = item_ids
         self.context_in = context
         self.popularity = popularity
@@ -393,8 +397,9 @@ def evaluate(
     func = "rankmeter.torch.evaluate"
     setup = _Setup(metrics, item_ids, context, popularity, ties, selection, func)
     k, rank = setup.for_scores(scores)
-    piece = _select_piece(scores, relevant, exclude, user_ids, k, rank, setup.selection, func, setup.ties)
-    return _evaluate_pieces([piece], setup.vocabulary(), setup.metrics, setup.k, setup.context, ties=setup.ties)
+    piece = _select_piece(scores, relevant, exclude, user_ids, k, rank, setup.selection, func, setup.groups)
+    return _evaluate_pieces([piece], setup.vocabulary(), setup.metrics, setup.k, setup.context, ties=setup.ties,
+                            groups=setup.groups)
 
 
 class Evaluator:
@@ -430,7 +435,7 @@ class Evaluator:
             raise ParameterError("rankmeter.torch.Evaluator.update: give user_ids for every batch or for none "
                                  "(users without ids are named by their row over all batches)")
         self._pieces.append(_select_piece(scores, relevant, exclude, user_ids, k, rank, self._setup.selection,
-                                          "rankmeter.torch.Evaluator.update", self._setup.ties))
+                                          "rankmeter.torch.Evaluator.update", self._setup.groups))
 
     def reset(self) -> None:
         """Forget every batch (the metrics and item ids stay)."""
@@ -456,7 +461,7 @@ class Evaluator:
         if setup.items is None:
             raise ParameterError("rankmeter.torch.Evaluator.compute: no batch was given (call update() first)")
         return _evaluate_pieces(pieces, setup.vocabulary(), setup.metrics, setup.k, setup.context, first_row,
-                                setup.ties)
+                                setup.ties, setup.groups)
 
 
 def _distributed() -> Any:
