@@ -56,6 +56,7 @@ def cases(draw: Any) -> dict[str, Any]:
     return dict(scores=scores, grades=grades, excluded=excluded, item_ids=item_ids, k=draw(st.integers(1, 11)),
                 rel_form=draw(st.sampled_from(["dense", "pairs", "lists", "coo", "csr"])),
                 ex_form=draw(st.sampled_from(["mask", "lists", "pairs", "coo", "csr", "none"])),
+                queries=draw(st.sampled_from(["judged", "judged", "qrels", "run"])),
                 judged_extra=np.array(draw(st.lists(st.booleans(), min_size=n * m, max_size=n * m))).reshape(n, m))
 
 
@@ -121,7 +122,7 @@ def reference(c: dict[str, Any], rel_mask: np.ndarray, lists: list[list[int]] | 
         lists = python_topk(s64, c["excluded"], ids, m)
     run = {str(u): {ids[j]: float(s64[u, j]) for j in lst} for u, lst in enumerate(lists) if lst}
     ctx = dict(context(ids, n), popularity=(ids, popularity(m)))
-    return rankmeter.evaluate(qrels, run, metrics_at(c["k"]), context=ctx)
+    return rankmeter.evaluate(qrels, run, metrics_at(c["k"]), context=ctx, queries=c["queries"])
 
 
 def same(a: float, b: float, tol: float = 1e-12) -> bool:
@@ -146,7 +147,7 @@ def test_evaluate_equals_rankmeter_evaluate(c: dict[str, Any]) -> None:
     c = dict(c, excluded=excluded)
     got = rmt.evaluate(c["scores"], rel, metrics_at(c["k"]), exclude=exclude_arg(c["ex_form"], excluded)
                        if c["ex_form"] != "none" else None, item_ids=c["item_ids"],
-                       context=context(ids, n), popularity=torch.from_numpy(popularity(m)))
+                       context=context(ids, n), popularity=torch.from_numpy(popularity(m)), queries=c["queries"])
     lists = python_topk(c["scores"].to(torch.float64).numpy(), excluded, ids, c["k"])
     want = reference(c, rel_mask, lists)
     assert_values_equal(got, want)

@@ -190,13 +190,12 @@ def _ordinal(k: int) -> str:
     return f"{k}{suffix}"
 
 
-def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Metric], k: int,
-                     context: Mapping[str, Any] | None, first_row: int = 0, ties: str = "id",
-                     groups: bool = False) -> Result:
+def _evaluate_pieces(pieces: Sequence[_Piece], setup: _Setup) -> Result:
     """Top-k lists and judgments as a Run and Qrels, evaluated by rankmeter.evaluate."""
     from ..engines.memory import evaluate as core_evaluate
 
-    row = first_row
+    items, metrics, k, groups, ties = setup.vocabulary(), setup.metrics, setup.k, setup.groups, setup.ties
+    row = 0
     user_parts: list[pa.Array] = []
     for p in pieces:
         if p.users is None:
@@ -207,6 +206,7 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     users = pa.concat_arrays(user_parts) if user_parts else pa.array([], type=pa.string())
     if len(C.unique(users)) != len(users):
         seen: set[str] = set()
+        # set.add: finds the first repeat (the ignore below)
         dup = next(u for u in users.to_pylist() if u in seen or seen.add(u))  # type: ignore[func-returns-value]
         raise InputError(f"user id {dup!r} is given for two rows (user ids must be unique over every batch)",
                          source="user_ids")
@@ -232,7 +232,7 @@ def _evaluate_pieces(pieces: Sequence[_Piece], items: pa.Array, metrics: list[Me
     jcols = np.concatenate([p.jcols for p in pieces]) if pieces else np.zeros(0, np.int64)
     jgrades = np.concatenate([p.jgrades for p in pieces]) if pieces else np.zeros(0)
     qrels = Qrels.from_columns(C.take(users, ints(jrows)), C.take(items, ints(jcols)), jgrades)
-    result = core_evaluate(qrels, run, metrics, context=context, ties=ties)
+    result = core_evaluate(qrels, run, metrics, context=setup.context, ties=ties, queries=setup.queries)
     # (under the other rules the tie rule decides, and says so in its own notes)
     notes = tie_notes(score, valid, [m.k for m in metrics if m.k is not None]) if ties == "id" else []
     return dataclasses.replace(result, notes=list(result.notes) + notes) if notes else result
@@ -283,10 +283,14 @@ class _Setup:
     """What evaluate and Evaluator share: metrics, item ids, tie ranks, context, checked once."""
 
     def __init__(self, metrics: Any, item_ids: Any, context: Mapping[str, Any] | None, popularity: Any,
-                 ties: Any, selection: Any, func: str) -> None:
+                 ties: Any, selection: Any, func: str, queries: Any = "judged") -> None:
+        from ..evaluation import check_queries
+
         self.func = func
         self.metrics = _check_metrics(metrics, func)
         _check_ties(ties, func)
+        check_queries(queries)
+        self.queries = queries
         _check_selection(selection, func)
         self.selection = str(selection)
         self.ties = str(ties)
@@ -311,7 +315,8 @@ class _Setup:
             return
         first = str(self.items[0].as_py())
         try:
-            core_evaluate({"0": {first: 1}}, {"0": {first: 1.0}}, self.metrics, context=self.context, ties=self.ties)
+            core_evaluate({"0": {first: 1}}, {"0": {first: 1.0}}, self.metrics, context=self.context, ties=self.ties,
+                          queries=self.queries)
         except ParameterError:
             raise
         except Exception:  # noqa: BLE001 (about this one row only: the real lists decide)
@@ -357,6 +362,7 @@ def evaluate(
     context: Mapping[str, Any] | None = None,
     popularity: Any = None,
     selection: str = "auto",
+    queries: str | Sequence[str] = "judged",
 ) -> Result:
     r"""Evaluate a users x items score tensor, on its device, as :func:`rankmeter.evaluate` would.
 
@@ -379,9 +385,11 @@ def evaluate(
     ranked and never judged. ``popularity``: one number per item, as
     ``context["popularity"]`` (arp, novelty). Scores must be finite where not
     excluded: NaN is refused with its count; an infinite score in a top k is refused.
-    ``selection``: ``"key"`` (a packed 64-bit key, scores of at most 32 bits),
-    ``"margin"`` (``topk`` with an exact resolution at the boundary, any float) or
-    ``"auto"`` (key when it applies). Formula of each metric: its registry entry
+    ``selection``: ``"margin"`` (the default, ``"auto"``: ``topk`` of a window with an
+    exact resolution at the boundary, any float) or ``"key"`` (a packed 64-bit key,
+    scores of at most 32 bits). ``queries``: which users count, as in
+    :func:`rankmeter.evaluate` (``"judged"``: those with a relevant item; ``"qrels"``:
+    every judged user, as torchmetrics keeps users without one). Formula of each metric: its registry entry
     (``rankmeter metrics``); reference: trec_eval's tie rule (``form_res_rels.c``).
 
     >>> import pytest; torch = pytest.importorskip("torch")  # (skipped where torch is absent)
@@ -395,11 +403,10 @@ def evaluate(
     cutoff 2: for 1 of 2 users the 2nd and 3rd items have equal
     """
     func = "rankmeter.torch.evaluate"
-    setup = _Setup(metrics, item_ids, context, popularity, ties, selection, func)
+    setup = _Setup(metrics, item_ids, context, popularity, ties, selection, func, queries)
     k, rank = setup.for_scores(scores)
     piece = _select_piece(scores, relevant, exclude, user_ids, k, rank, setup.selection, func, setup.groups)
-    return _evaluate_pieces([piece], setup.vocabulary(), setup.metrics, setup.k, setup.context, ties=setup.ties,
-                            groups=setup.groups)
+    return _evaluate_pieces([piece], setup)
 
 
 class Evaluator:
@@ -422,8 +429,9 @@ class Evaluator:
 
     def __init__(self, metrics: str | Metric | Iterable[str | Metric], *, item_ids: Sequence[str] | None = None,
                  ties: str = "id", context: Mapping[str, Any] | None = None, popularity: Any = None,
-                 selection: str = "auto") -> None:
-        self._setup = _Setup(metrics, item_ids, context, popularity, ties, selection, "rankmeter.torch.Evaluator")
+                 selection: str = "auto", queries: str | Sequence[str] = "judged") -> None:
+        self._setup = _Setup(metrics, item_ids, context, popularity, ties, selection, "rankmeter.torch.Evaluator",
+                             queries)
         self._pieces: list[_Piece] = []
 
     def update(self, scores: torch.Tensor, relevant: Any, *, exclude: Any = None,
@@ -445,7 +453,6 @@ class Evaluator:
         """The result over every batch so far (over every process when torch.distributed is initialised)."""
         setup = self._setup
         pieces = self._pieces
-        first_row = 0
         dist = _distributed()
         if dist is not None:
             gathered: list[Any] = [None] * dist.get_world_size()
@@ -460,8 +467,7 @@ class Evaluator:
             pieces = [p for ps, _m in gathered for p in ps]
         if setup.items is None:
             raise ParameterError("rankmeter.torch.Evaluator.compute: no batch was given (call update() first)")
-        return _evaluate_pieces(pieces, setup.vocabulary(), setup.metrics, setup.k, setup.context, first_row,
-                                setup.ties, setup.groups)
+        return _evaluate_pieces(pieces, setup)
 
 
 def _distributed() -> Any:

@@ -81,6 +81,7 @@ def as_ids(values: Any, n: int, name: str) -> pa.Array:
         raise InputError(f"{name} has a missing id", source=name)
     if len(C.unique(arr)) != len(arr):
         seen: set[str] = set()
+        # set.add: finds the first repeat (the ignore below)
         dup = next(i for i in arr.to_pylist() if i in seen or seen.add(i))  # type: ignore[func-returns-value]
         first = arr.to_pylist().index(dup)
         raise InputError(f"{name} lists {dup!r} more than once (first at position {first}): ids must be unique",
@@ -204,13 +205,13 @@ class Exclusion:
             torch = load_torch()
             dev = self.dense.device
             r, c = torch.from_numpy(rows).to(dev), torch.from_numpy(cols).to(dev)
-            return self.dense[r, c].cpu().numpy().astype(bool)  # type: ignore[no-any-return]
+            return self.dense[r, c].cpu().numpy().astype(bool)  # type: ignore[no-any-return]  # torch: Any
         keys = self.keys
         if not len(keys):
             return np.zeros(len(rows), dtype=bool)
         k = rows * m + cols
         at = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
-        return keys[at] == k  # type: ignore[no-any-return]
+        return keys[at] == k  # type: ignore[no-any-return]  # numpy's stubs type this as Any
 
 
 def as_exclusion(exclude: Any, n: int, m: int, device: torch.device) -> Exclusion:
