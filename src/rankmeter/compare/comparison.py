@@ -364,7 +364,7 @@ class Comparison:
         if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
             raise ParameterError(f"The 'k_max' parameter of curves must be an int >= 1. Got {k_max!r} instead.")
         if k_max in self._curves:
-            return self._curves[k_max]  # type: ignore[no-any-return]
+            return self._curves[k_max]  # type: ignore[no-any-return]  # the cache holds Any
         src = self._sources
         out: dict[str, dict[str, np.ndarray]] = {}
         if not src.get("runs"):

@@ -66,7 +66,7 @@ def to_numpy(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     dtype = _NP.get(arr.type)
     if dtype is None or arr.null_count:
-        return arr.to_numpy(zero_copy_only=False)  # type: ignore[no-any-return]
+        return arr.to_numpy(zero_copy_only=False)  # type: ignore[no-any-return]  # pyarrow/torch values are untyped
     buf = arr.buffers()[1]
     return np.frombuffer(buf, dtype=dtype, count=len(arr), offset=arr.offset * np.dtype(dtype).itemsize)
 
@@ -223,7 +223,7 @@ def encode_unsorted(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """
     got = _by_signature(values)
     if got is not None:
-        return got  # type: ignore[return-value]
+        return got  # type: ignore[return-value]  # a tuple of the declared length
     encoded = C.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
@@ -252,7 +252,7 @@ def encode_with_signatures(values: pa.Array) -> tuple[np.ndarray, pa.Array, np.n
     """
     got = _by_signature(values, signatures=True)
     if got is not None:
-        return got  # type: ignore[return-value]
+        return got  # type: ignore[return-value]  # a tuple of the declared length
     codes, vocab = encode_unsorted(values)
     return codes, vocab, string_signature(vocab)
 

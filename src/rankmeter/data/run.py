@@ -119,6 +119,7 @@ class Run(Grouped):
             _check_finite(ranks, "rank")
             scores = _float_column(score, "score") if score is not None else -ranks.astype(np.float64)
         elif order == "given":
+            # None only without scores (the ignore below)
             scores = _float_column(score, "score") if score is not None else None  # type: ignore[assignment]
         else:
             raise ValueError(f"order must be 'score', 'rank' or 'given', got {order!r}")

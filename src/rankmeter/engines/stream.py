@@ -197,7 +197,7 @@ class _Finished:
         if not len(self.sorted):
             return np.zeros(len(sig), dtype=bool)
         at = np.minimum(np.searchsorted(self.sorted, sig), len(self.sorted) - 1)
-        return self.sorted[at] == sig  # type: ignore[no-any-return]
+        return self.sorted[at] == sig  # type: ignore[no-any-return]  # numpy's stubs type this as Any
 
     def add(self, sig: np.ndarray) -> None:
         # two sorted runs, merged by a stable sort (a merge of runs: linear)
@@ -829,7 +829,7 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
     def parse(span: tuple[int, int]) -> tuple[pa.Table, Any]:
         data, line = src.map_span(*span)
         try:
-            return src.parse_block(data, line)  # type: ignore[no-any-return]
+            return src.parse_block(data, line)  # type: ignore[no-any-return]  # the source's parser is untyped
         finally:
             data.release()
 

@@ -241,7 +241,7 @@ class Engine:
     @cached_property
     def judged_ids(self) -> list[str]:
         """The judged query ids as Python strings (built on first use: the fast path never needs them)."""
-        return self.qrels.query_ids.to_pylist()  # type: ignore[no-any-return]
+        return self.qrels.query_ids.to_pylist()  # type: ignore[no-any-return]  # pyarrow/torch values are untyped
 
     @cached_property
     def _index(self) -> dict[str, int]:
@@ -458,6 +458,7 @@ class Engine:
         if sel.any():  # the selected ids as an Arrow array (pa.array of a list would import pandas)
             # the whole judgments: align keeps only the selected queries (a compact copy costs a unique of the items)
             selected = C.take(run.query_ids, ints(np.flatnonzero(sel)))
+                                    # order and duplicates: checked against the Literal values (the ignore below)
             values, states, queries = self._compute_run(self.qrels, run, selected)
         else:
             values, states, queries = self._no_values(), {}, []

@@ -112,6 +112,7 @@ def _given(columns: Sequence[str], name: str, role: str, source: str | None) -> 
     raise InputError(f"no column {name!r} for the {role}; found columns {_names(columns)}", source=source)
 
 
+# read only: a frozenset default (the ignore below)
 def candidates(columns: Sequence[str], role: str, taken: set[str] = frozenset(),  # type: ignore[assignment]
                aliases: Sequence[str] | None = None) -> list[str]:
     """The columns that could be the ``role`` column (matching an alias), in table order."""

@@ -335,8 +335,8 @@ def _resolve(
     roles = _resolve_names(columns, explicit, source)
     data = Interactions(
         table=table,
-        user=roles["user"],  # type: ignore[arg-type]
-        item=roles["item"],  # type: ignore[arg-type]
+        user=roles["user"],  # type: ignore[arg-type]  # resolved above: never None here
+        item=roles["item"],  # type: ignore[arg-type]  # resolved above: never None here
         rating=roles["rating"],
         timestamp=roles["timestamp"],
         kind=kind,

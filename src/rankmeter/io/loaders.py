@@ -202,6 +202,7 @@ def _run_from_table(table: pa.Table, source: str, query: str | None, item: str |
               if "score" in cols else None)
         rk = (rank_column(table.column(cols["rank"]), cols["rank"], source, text=text)
               if order == "rank" else None)
+        # checked against the Literal values (the ignore below)
         return Run.from_columns(qids, iids, sc, rank=rk, order=order, **options)  # type: ignore[arg-type]
     except RowError as exc:
         raise where(exc) from None

@@ -138,7 +138,7 @@ class _Replay(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, b: bytearray) -> int:  # type: ignore[override]
+    def readinto(self, b: bytearray) -> int:  # type: ignore[override]  # bytearray is the only buffer passed here
         if len(self.prefix):
             n = min(len(b), len(self.prefix))
             b[:n] = self.prefix[:n]
@@ -428,19 +428,20 @@ def _decoder(codec: str, raw: BinaryIO) -> BinaryIO:
     if codec == "gzip":
         import gzip
 
+        # a file object with the BinaryIO methods used (the ignore below)
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     if codec == "bz2":
         import bz2
 
-        return bz2.BZ2File(raw, "rb")  # type: ignore[return-value]
+        return bz2.BZ2File(raw, "rb")  # type: ignore[return-value]  # a file object with the BinaryIO methods used
     if codec == "xz":
         import lzma
 
-        return lzma.LZMAFile(raw, "rb")  # type: ignore[return-value]
+        return lzma.LZMAFile(raw, "rb")  # type: ignore[return-value]  # a file object with the BinaryIO methods used
     import pyarrow as pa
 
     stream = pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "zstd")
-    return _ArrowStream(stream)  # type: ignore[return-value]
+    return _ArrowStream(stream)  # type: ignore[return-value]  # a file object with the BinaryIO methods used
 
 
 def _codec_error(codec: str | None, exc: BaseException, source: str) -> InputError:
@@ -620,6 +621,7 @@ def open_input(path: str | os.PathLike[str]) -> Input:
         fh.seek(0)
         codec = _refuse_or_codec(magic, name)
         if codec is not None:
+            # _Reader has the BinaryIO methods used (the ignore below)
             head = _read_head(_Reader(_decoder(codec, fh), name, codec, None), HEAD_BYTES)  # type: ignore[arg-type]
         else:
             head = magic + _read_head(fh, HEAD_BYTES - len(magic)) if len(magic) == 512 else magic
@@ -655,6 +657,7 @@ def _from_stream(stream: BinaryIO, name: str) -> Input:
     raw = cast(BinaryIO, io.BufferedReader(cast(Any, _Replay(magic, stream)), buffer_size=1 << 20))
     if codec is not None:
         raw = _decoder(codec, raw)
+    # _Reader has the BinaryIO methods used (the ignore below)
     reader: BinaryIO = _Reader(raw, name, codec, None)  # type: ignore[assignment]
     head = _read_head(reader, HEAD_BYTES)
     if not head:

@@ -64,7 +64,7 @@ def read_trec_subtopic_qrels(path: str | Path | Input, *, comments: bool = True,
     if parsed.comment_lines:
         q = replace(q, comment_lines=parsed.comment_lines,
                     notes=q.notes + (comment_note(parsed.comment_lines, parsed.source),))
-    return q  # type: ignore[no-any-return]
+    return q  # type: ignore[no-any-return]  # built from untyped pyarrow values
 
 
 def _second_fields(data: bytes, comments: bool) -> pa.Array:

@@ -327,7 +327,7 @@ def _run_from(parsed: TrecText, run_options: dict[str, Any]) -> Run:
     if parsed.comment_lines:
         run = replace(run, comment_lines=parsed.comment_lines,
                       notes=run.notes + (comment_note(parsed.comment_lines, parsed.source),))
-    return run  # type: ignore[no-any-return]
+    return run  # type: ignore[no-any-return]  # built from untyped pyarrow values
 
 
 def _qrels_from(parsed: TrecText, options: dict[str, Any]) -> Qrels:
@@ -336,7 +336,7 @@ def _qrels_from(parsed: TrecText, options: dict[str, Any]) -> Qrels:
     if parsed.comment_lines:
         q = replace(q, comment_lines=parsed.comment_lines,
                     notes=q.notes + (comment_note(parsed.comment_lines, parsed.source),))
-    return q  # type: ignore[no-any-return]
+    return q  # type: ignore[no-any-return]  # built from untyped pyarrow values
 
 
 def parse_trec_run_bytes(data: bytes, source: str = "<run>", *, comments: bool = True, **run_options: Any) -> Run:

@@ -235,8 +235,10 @@ class Agreement:
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain JSON-ready values."""
         out: dict[str, Any] = {"judges": list(self.judges), "pairs": dict(self.pairs),
+                               # _LEVELS holds the Literal values (the ignore below)
                                "alpha": {lv: _num(self.alpha(lv)) for lv in _LEVELS}}  # type: ignore[arg-type]
         if len(self.judges) == 2:
+            # _WEIGHTS holds the Literal values (the ignore below)
             out["kappa"] = {str(w): _num(self.kappa(w)) for w in _WEIGHTS}  # type: ignore[arg-type]
             conf = self.confusion
             out["confusion"] = {"labels": [str(c) for c in conf.columns], "counts": conf.to_numpy().tolist()}
@@ -250,6 +252,7 @@ class Agreement:
         if len(self.judges) == 2:
             rows += [("kappa", self.kappa()), ("kappa (linear)", self.kappa("linear")),
                      ("kappa (quadratic)", self.kappa("quadratic"))]
+        # _LEVELS holds the Literal values (the ignore below)
         rows += [(f"alpha ({lv})", self.alpha(lv)) for lv in _LEVELS]  # type: ignore[arg-type]
         return rows
 

@@ -82,7 +82,7 @@ class Batch:
         key = ("relevant", rel)
         if key not in self._cache:
             self._cache[key] = self.judged & (self.grade >= rel)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
     def relevant_rows(self, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The relevant rows (judged, grade >= rel): their positions, their query, their 1-based rank.
@@ -102,7 +102,7 @@ class Batch:
                 rows = np.flatnonzero(self.relevant(rel))
                 query = np.searchsorted(self.offsets, rows, side="right") - 1
                 self._cache[key] = (rows, query, rows - self.offsets[query] + 1)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
     def _relevant_from_larger(self, key: Any) -> Any:
         """``relevant_rows`` already known for the ranking this cut was taken from, or for a larger cut of it."""
@@ -121,7 +121,7 @@ class Batch:
             # qrel_grade is sorted descending within each query
             flags = self.qrel_grade >= rel
             self._cache[key] = S.seg_sum(flags, self.qrel_offsets)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
     def judged_relevant(self, rel: float) -> tuple[np.ndarray, np.ndarray]:
         """The judgments with grade >= rel (and >= 0: judged), retrieved or not: their positions in
@@ -135,7 +135,7 @@ class Batch:
         if key not in self._cache:
             rows = np.flatnonzero((self.qrel_grade >= rel) & (self.qrel_grade >= 0))
             self._cache[key] = (rows, np.searchsorted(self.qrel_offsets, rows, side="right") - 1)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
     def n_judged_nonrel(self, rel: float) -> np.ndarray:
         """Judged items with 0 <= grade < rel, per query (trec_eval's judged non-relevant)."""
@@ -143,7 +143,7 @@ class Batch:
         if key not in self._cache:
             flags = (self.qrel_grade >= 0) & (self.qrel_grade < rel)
             self._cache[key] = S.seg_sum(flags, self.qrel_offsets)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
     def cut(self, k: int | None) -> "Batch":
         """The batch restricted to the top ``k`` rows of each query (cached)."""

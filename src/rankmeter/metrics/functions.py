@@ -73,6 +73,7 @@ def _ranking(ranked: Any) -> list[str]:
     items = [str(x) for x in ranked]
     if len(set(items)) != len(items):
         seen: set[str] = set()
+        # set.add: finds the first repeat (the ignore below)
         dup = next(x for x in items if x in seen or seen.add(x))  # type: ignore[func-returns-value]
         raise InputError(f"item {dup!r} appears twice in the ranking")
     return items
@@ -92,7 +93,7 @@ def _params(spec: MetricSpec, given: Mapping[str, Any], base: Mapping[str, Any] 
 
 
 def _check_k(k: Any, name: str) -> int | None:
-    return check_int("k", k, func=name, low=1, allow_none=True)  # type: ignore[no-any-return]
+    return check_int("k", k, func=name, low=1, allow_none=True)  # type: ignore[no-any-return]  # check_int returns Any
 
 
 def metric(name: str, ranked: Sequence[Any], relevance: Any, k: int | None = None, **params: Any) -> float:

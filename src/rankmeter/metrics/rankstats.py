@@ -534,7 +534,7 @@ def kendall_counts(offsets: np.ndarray, x: np.ndarray, y: np.ndarray, method: st
         lx, ly = levels(x), levels(y)
         # one side with few values, the other with some thousands: the table may still be small
         if method == "auto" and (lx is None) != (ly is None):
-            few = len((lx or ly)[0])  # type: ignore[index]
+            few = len((lx or ly)[0])  # type: ignore[index]  # exactly one of lx, ly is None here
             if n_seg * few * 4096 <= max(n, 1 << 20):
                 if lx is None:
                     lx = levels(x, sample_limit=4000)

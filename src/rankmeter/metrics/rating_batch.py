@@ -124,13 +124,13 @@ class RatingsBatch:
                 self._cache[key] = (offsets, self.true, self.pred)
             else:
                 self._cache[key] = (offsets, self.true[order], self.pred[order])
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
     def row(self, name: str | tuple[str, ...], make: Any) -> np.ndarray:
         """A per-row array computed once and shared by every grouping (e.g. absolute errors)."""
         if name not in self._rows:
             self._rows[name] = make()
-        return self._rows[name]  # type: ignore[no-any-return]
+        return self._rows[name]  # type: ignore[no-any-return]  # the cache holds Any
 
     # ------------------------------------------------------------------ context
 

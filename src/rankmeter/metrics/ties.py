@@ -133,7 +133,7 @@ class TieGroups:
     def mean(self, x: np.ndarray) -> np.ndarray:
         """Per row, the mean of ``x`` over the row's group (what any order puts at that position on average)."""
         total = np.bincount(self.gid, weights=np.asarray(x, dtype=np.float64), minlength=len(self.size))
-        return (total / self.size)[self.gid]  # type: ignore[no-any-return]
+        return (total / self.size)[self.gid]  # type: ignore[no-any-return]  # numpy's stubs type this as Any
 
     def count(self, flags: np.ndarray) -> np.ndarray:
         """Per group, the number of rows where ``flags`` holds."""
@@ -212,6 +212,7 @@ class TieView:
         g = self.groups
         if self.limit is None:
             return g.size
+        # numpy's stubs type this as Any (the ignore below)
         return np.clip(self.limit - g.before, 0, g.size)  # type: ignore[no-any-return]
 
     def before_in_query(self, per_group: np.ndarray) -> np.ndarray:
@@ -221,7 +222,7 @@ class TieView:
         first = np.ones(len(g.size), dtype=bool)
         first[1:] = g.query[1:] != g.query[:-1]
         head = np.maximum.accumulate(np.where(first, np.arange(len(g.size)), 0))
-        return c - c[head]  # type: ignore[no-any-return]
+        return c - c[head]  # type: ignore[no-any-return]  # numpy's stubs type this as Any
 
 
 def hypergeom_none(n: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -217,6 +217,7 @@ def _run(loaded: LoadedRatings, parsed: list[Metric], ctx: Mapping[str, Any]) ->
             notes.append(f"{m.text}: {n} {groups} have no value (too few pairs, or no variation, or one class) and "
                          f"are {tail}")
     return RatingsResult(
+        # RatingsCoverage, not Coverage (see RatingsResult) (the ignore below)
         queries=loaded.user_ids.to_pylist(), values=values, metrics=parsed, coverage=loaded.coverage,  # type: ignore[arg-type]
         notes=notes, corpus=agg, index_name="user", scale=loaded.scale,
         items=tuple(loaded.item_ids.to_pylist()) if per_item else (), item_values=per_item, undefined=undefined,

@@ -126,6 +126,7 @@ class Grid:
         caption = Text(terminal_text(self.caption)) if self.caption else None
         table = Table(title=title, caption=caption, caption_justify="left")
         for i in cols:
+            # justify is one of rich's names (the ignore below)
             table.add_column(cell(self.columns[i]), justify=self._justify(i),  # type: ignore[arg-type]
                              overflow="fold", no_wrap=False, style=self.styles.get(i, ""))
         for row in self.rows:

@@ -77,6 +77,7 @@ def leave_k_out(
     params: dict[str, Any] = {"k": k, "by": by}
     if by == "time":
         params["tie_rule"] = "timestamp, then input position"
+        # by='time' has timestamps (the ignore below)
         test, small, rule = last_per_user(prep, t, func, k=k, fraction=None, small_users=small_users)  # type: ignore[arg-type]
     else:
         params["seed"] = seed_note

@@ -256,7 +256,7 @@ def _default_evaluate() -> Evaluate:
         fn = getattr(fn, "evaluate", None)
     if fn is None:  # pragma: no cover - the evaluator ships with rankmeter
         raise RankmeterError("rankmeter.evaluate is not available; pass evaluate=...")
-    return fn  # type: ignore[no-any-return]
+    return fn  # type: ignore[no-any-return]  # a function found by name
 
 
 def _means(result: Any, func: str) -> dict[str, float]:

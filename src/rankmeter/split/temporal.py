@@ -145,9 +145,10 @@ def temporal(
         if k is not None:
             params["k"] = k
         else:
-            params["test_fraction"] = float(test_fraction)  # type: ignore[arg-type]
+            params["test_fraction"] = float(test_fraction)  # type: ignore[arg-type]  # None takes the other branch
         test, small, rule = last_per_user(prep, t, func, k=k, fraction=fraction, small_users=small_users)
         del t
+        # common holds finish's keywords (the ignore below)
         return finish(prep, test, method=func, params=params, small=small, small_rule=rule, **common)  # type: ignore[arg-type]
 
     params = {"per_user": False, "tie_rule": "timestamp, then input position"}
@@ -174,7 +175,7 @@ def temporal(
             threshold = lo_i + math.ceil(width)
         else:
             threshold = float(lo) + (float(hi) - float(lo)) * (1.0 - float(span))
-        params["test_span"] = float(test_span)  # type: ignore[arg-type]
+        params["test_span"] = float(test_span)  # type: ignore[arg-type]  # None takes the other branch
         params["threshold"] = _number(threshold)
         params["threshold_time"] = _as_time(threshold, data.time_unit or time_unit)
         local = tt >= threshold
@@ -191,7 +192,7 @@ def temporal(
         if short > 0:
             ties = np.flatnonzero(tt == boundary)
             local[ties[len(ties) - short:]] = True
-        params["test_fraction"] = float(test_fraction)  # type: ignore[arg-type]
+        params["test_fraction"] = float(test_fraction)  # type: ignore[arg-type]  # None takes the other branch
         params["threshold"] = _number(boundary)
         params["threshold_time"] = _as_time(boundary, data.time_unit)
     del t, tt
@@ -201,6 +202,7 @@ def temporal(
         test = np.zeros(prep.n_rows, dtype=bool)
         test[rows] = local
     del local
+    # common holds finish's keywords (the ignore below)
     return finish(prep, test, method=func, params=params, small=None, small_rule="", **common)  # type: ignore[arg-type]
 
 
@@ -446,7 +448,8 @@ def _as_time(threshold: Any, unit: str | None) -> str | None:
         return None
     try:
         if isinstance(threshold, (int, np.integer)):
-            return str(np.datetime64(int(threshold), unit))  # type: ignore[call-overload]  # numpy types units as literals
+            # numpy types units as literals (the ignore below)
+            return str(np.datetime64(int(threshold), unit))  # type: ignore[call-overload]
         return str(np.datetime64(int(math.ceil(float(threshold) * _NS_PER[unit])), "ns"))
     except (OverflowError, ValueError):  # pragma: no cover - out of datetime64 range
         return None

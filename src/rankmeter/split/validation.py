@@ -103,6 +103,7 @@ def with_validation(
         params = list(sig.parameters.values())
         params.append(inspect.Parameter("validation_fraction", inspect.Parameter.KEYWORD_ONLY, default=None,
                                         annotation="float | None"))
+        # functools.wraps result: settable (the ignore below)
         wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
         if wrapper.__doc__:
             wrapper.__doc__ += ("\n\n    ``validation_fraction``: also carve a validation part out of the training "

@@ -193,7 +193,7 @@ def ref_user_items(context: Mapping[str, Any] | None, key: str, user: str, metri
     """Slow path: the set of items of one user in ``context[key]``."""
     if context is None or context.get(key) is None:
         user_pairs(context, key, metric)  # raises the message
-    value = context[key]  # type: ignore[index]
+    value = context[key]  # type: ignore[index]  # None raised above
     if isinstance(value, Mapping):
         out: set[str] = set()
         for u, its in value.items():

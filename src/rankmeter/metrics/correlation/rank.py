@@ -57,7 +57,7 @@ def _common(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
         # the system's preference: earlier rank = larger value
         b._cache[key] = (offsets, -b.pos[keep].astype(np.float64), b.grade[keep])
-    return b._cache[key]  # type: ignore[no-any-return]
+    return b._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
 
 def _counts(b: Batch) -> RS.KendallCounts:
@@ -65,7 +65,7 @@ def _counts(b: Batch) -> RS.KendallCounts:
     if key not in b._cache:
         off, x, y = _common(b)
         b._cache[key] = RS.kendall_counts(off, x, y)
-    return b._cache[key]  # type: ignore[no-any-return]
+    return b._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
 
 def spearman_kernel(b: Batch) -> np.ndarray:

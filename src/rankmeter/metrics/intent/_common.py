@@ -114,7 +114,7 @@ def relevant(b: Batch, rel: float) -> Relevant:
         st.cache[key] = Relevant(query=query, item=st.item[keep], sid=sid,
                                  n_sub=np.bincount(pair // width, minlength=nq).astype(np.float64),
                                  n_rel_sub=np.bincount(sid, minlength=len(pair)).astype(np.float64))
-    return st.cache[key]  # type: ignore[no-any-return]
+    return st.cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def matched(b: Batch, rel: float) -> Matched:
     """The (row, subtopic) pairs of a batch (cached per cut)."""
     key = ("intent_matched", rel)
     if key in b._cache:
-        return b._cache[key]  # type: ignore[no-any-return]
+        return b._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
     r = relevant(b, rel)
     n = len(b.grade)
     width = int(max(int(r.item.max()) if len(r.item) else 0, int(b.item.max()) if n else 0)) + 1

@@ -54,7 +54,7 @@ def _shift(b: Batch, gain: str) -> np.ndarray:
     if key not in b._cache:
         top = -S.seg_min(-np.asarray(b.qrel_grade, dtype=np.float64), b.qrel_offsets, empty=0.0)
         b._cache[key] = np.maximum(top - _EXP_SAFE, 0.0)
-    return b._cache[key]  # type: ignore[no-any-return]
+    return b._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
 
 def _discount(pos: np.ndarray, discount: str) -> np.ndarray:
@@ -186,6 +186,7 @@ def ndcg_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | 
         n = len(top(ranking, k)) if k is None else k
         ideal_dcg = _ref_dcg([best] * n, gain, discount)
         return dcg_reference(ranking, qrels, k, gain, discount) / ideal_dcg if ideal_dcg > 0 else 0.0
+    # top() keeps the grades' type (the ignore below)
     ideal_dcg = _ref_dcg(top(sorted(qrels.values(), reverse=True), k), gain, discount)  # type: ignore[arg-type]
     return dcg_reference(ranking, qrels, k, gain, discount) / ideal_dcg if ideal_dcg > 0 else 0.0
 

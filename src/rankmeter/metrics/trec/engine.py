@@ -166,6 +166,7 @@ def form_res_rels(
         ranked = []
     if len(set(ranked)) != len(ranked):
         seen: set[str] = set()
+        # set.add: finds the first repeat (the ignore below)
         dup = next(d for d in ranked if d in seen or seen.add(d))  # type: ignore[func-returns-value]
         raise InputError(f"item {dup!r} is listed twice for one query (trec_eval refuses duplicate docs)")
     get = judgments.get

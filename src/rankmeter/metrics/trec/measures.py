@@ -810,9 +810,10 @@ def trec_display_name(name: str, params: Mapping[str, object], k: int | None) ->
     ('set_relative_P', 'rbp_resid')
     """
     if name == "iprec_at_recall":
+        # a number parameter (the ignore below)
         return f"iprec_at_recall_{float(params.get('recall', 0.0)):3.2f}"  # type: ignore[arg-type]
     if name == "rprec_mult":
-        return f"Rprec_mult_{float(params.get('mult', 1.0)):3.2f}"  # type: ignore[arg-type]
+        return f"Rprec_mult_{float(params.get('mult', 1.0)):3.2f}"  # type: ignore[arg-type]  # a number parameter
     if name == "relative_p":
         return f"relative_P_{k}" if k is not None else "set_relative_P"
     if name == "trec_rbp":

@@ -171,7 +171,7 @@ def _pair_lookup(b: Batch, key: str, metric: str,
             raise InputError(f"{metric}: context['propensity'] gives ({as_string_array(qids)[k // n_items].as_py()!r}, "
                              f"{vocab[k % n_items].as_py()!r}) more than one propensity", source="context")
         b._cache[ck] = (keys, vals, n_items)
-    return b._cache[ck]  # type: ignore[no-any-return]
+    return b._cache[ck]  # type: ignore[no-any-return]  # the cache holds Any
 
 
 def _codes(ids: pa.Array, vocab: pa.Array) -> np.ndarray:
@@ -199,7 +199,7 @@ def _vocab_values(b: Batch, key: str, metric: str) -> np.ndarray:
             found = pos >= 0
             out[found] = vals[pos[found]]
         b._cache[ck] = out
-    return b._cache[ck]  # type: ignore[no-any-return]
+    return b._cache[ck]  # type: ignore[no-any-return]  # the cache holds Any
 
 
 def _missing(metric: str, key: str, b: Batch, codes: np.ndarray,

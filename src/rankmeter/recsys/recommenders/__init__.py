@@ -94,7 +94,7 @@ def make_recommender(spec: Any, params: Mapping[str, Any] | None = None, *, name
     if isinstance(spec, Recommender) or (hasattr(spec, "fit") and hasattr(spec, "recommend")):
         if params:
             raise ParameterError(f"parameters {sorted(params)} given for a recommender object {spec!r}")
-        return spec  # type: ignore[no-any-return]
+        return spec  # type: ignore[no-any-return]  # an object with fit and recommend
     is_path = isinstance(spec, Path) or (isinstance(spec, str) and (Path(spec).suffix or "/" in spec)
                                          and not is_callable_ref(spec))
     if (is_path or is_callable_ref(spec) or (callable(spec) and not isinstance(spec, str))) and params:

@@ -275,4 +275,4 @@ def load_callable(ref: str) -> Callable[..., Any]:
         raise ParameterError(f"{mod_name!r} has no attribute {attr!r} (recommender {ref!r})")
     if not callable(func):
         raise ParameterError(f"{mod_name}:{attr} is a {type(func).__name__}, not a function (recommender {ref!r})")
-    return func  # type: ignore[no-any-return]
+    return func  # type: ignore[no-any-return]  # a callable found by name
