@@ -5,6 +5,10 @@ costs 30-40 ms each time the command line starts; so do the array methods that g
 through it (``Array.take``, ``Array.cast``). The evaluation path calls the few
 kernels it needs through ``pyarrow._compute.call_function`` instead, the function
 those wrappers call themselves. Everything off that path uses ``pyarrow.compute``.
+
+For type checkers this is the Arrow boundary: pyarrow has no type information, so its
+values are ``Any``; the functions here return them as the ``Column`` they are, and
+``pc_on_first_use`` gives ``pyarrow.compute``'s functions as ``Any``.
 """
 
 from __future__ import annotations
