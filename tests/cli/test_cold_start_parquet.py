@@ -13,10 +13,14 @@ import pytest
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_evaluate_parquet_imports_neither_pandas_nor_pyarrow_compute(tmp_path: Path, stream: bool) -> None:
-    pq.write_table(pa.table({"query": ["q1", "q1", "q2"], "item": ["d1", "d2", "d3"], "grade": [1.0, 0.0, 2.0]}),
-                   tmp_path / "q.parquet")
-    pq.write_table(pa.table({"query": ["q1", "q1", "q1", "q2"], "item": ["d9", "d1", "d2", "d3"],
+@pytest.mark.parametrize("ints", [False, True])  # integer ids: matched to the judged ids' decimal text
+def test_evaluate_parquet_imports_neither_pandas_nor_pyarrow_compute(tmp_path: Path, stream: bool, ints: bool) -> None:
+    def ids(values: list[str]) -> list:
+        return [int(v[1:]) for v in values] if ints else values
+
+    pq.write_table(pa.table({"query": ids(["q1", "q1", "q2"]), "item": ids(["d1", "d2", "d3"]),
+                             "grade": [1.0, 0.0, 2.0]}), tmp_path / "q.parquet")
+    pq.write_table(pa.table({"query": ids(["q1", "q1", "q1", "q2"]), "item": ids(["d9", "d1", "d2", "d3"]),
                              "score": [1.0, 2.0, 2.0, 0.5]}), tmp_path / "r.parquet")
     extra = ["--chunk-rows", "2"] if stream else []
     code = textwrap.dedent(f"""

@@ -38,7 +38,16 @@ from .. import _compute as C
 from .._compute import pc_on_first_use as pc
 from .._errors import InputError, ParameterError
 from ..data import Qrels, Run
-from ..data.ids import as_string_array, bools, distinct, ints, positions_or_minus1, string_signature, to_numpy
+from ..data.ids import (
+    as_string_array,
+    bools,
+    distinct,
+    ints,
+    positions_or_minus1,
+    string_buffers,
+    string_signature,
+    to_numpy,
+)
 from ..data.order import rank_order
 from ..data.qrels import numeric_type
 from ..data.table import RowError, lookup_keys, may_repeat
@@ -117,6 +126,35 @@ def check_options(*, order: Any = "score", duplicates: Any = "error", depth: Any
     if context is not None and not isinstance(context, Mapping):
         raise ParameterError(f"The 'context' parameter of {func} must be a mapping (a dict of name -> value) or None. "
                              f"Got {type(context).__name__} instead.")
+
+
+def decimal_int_text(ids: pa.Array) -> np.ndarray:
+    """Which ids are the canonical decimal text of an integer of at most 18 digits: ``0`` or ``-?[1-9][0-9]*``
+    (the text an integer id has), read from the string bytes with numpy (no regex: pyarrow.compute costs
+    0.1 s to import at start-up).
+
+    >>> decimal_int_text(pa.array(["0", "12", "-7", "007", "-0", "", "1e3", "x", "123456789012345678",
+    ...                            "1234567890123456789"])).tolist()
+    [True, True, True, False, False, False, False, False, True, False]
+    """
+    n = len(ids)
+    if not n:
+        return np.zeros(0, dtype=bool)
+    if not pa.types.is_string(ids.type) or ids.null_count:
+        ids = as_string_array(ids)
+        if ids.null_count:
+            return bools(pc.match_substring_regex(ids, r"^(0|-?[1-9][0-9]{0,17})$").fill_null(False))
+    offsets, data = string_buffers(ids)
+    start, end = offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)
+    length = end - start
+    other = np.concatenate(([0], np.cumsum((data < 48) | (data > 57), dtype=np.int64)))
+    last = max(len(data) - 1, 0)
+    neg = (length > 0) & (data[np.minimum(start, last)] == 45) if len(data) else np.zeros(n, dtype=bool)
+    digits = length - neg
+    first = data[np.minimum(start + neg, last)] if len(data) else np.zeros(n, dtype=np.uint8)
+    ok: np.ndarray = (length > 0) & (other[end] - other[start] == neg) & (digits >= 1) & (digits <= 18) & \
+        ((first != 48) | ((digits == 1) & ~neg))
+    return ok
 
 
 class Engine:
@@ -580,8 +618,7 @@ class Engine:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
         if self._item_ints is None:
             vocab = self.qrels.item_ids
-            ok = to_numpy(pc.match_substring_regex(vocab, r"^(0|-?[1-9][0-9]{0,17})$")).astype(bool) if len(vocab) \
-                else np.zeros(0, dtype=bool)
+            ok = decimal_int_text(vocab)
             vals = np.zeros(len(vocab), dtype=np.int64)
             if ok.any():
                 idx = np.flatnonzero(ok)
