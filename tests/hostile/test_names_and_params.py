@@ -100,3 +100,36 @@ def test_huge_k_max_in_compare_html(files: dict[str, Path], tmp_path: Path) -> N
     assert took < 2 * LIMIT_S, f"{took:.1f} s"  # matplotlib's import and the figures included
     assert "metric@k curves stop at k = 2" in out.stderr and "not at the 100000 asked for" in out.stderr
     assert "for k = 1..2;" in html.read_text()
+
+
+BIG = "99999999999999999999"  # beyond 64 bits, within Python's int()
+OPTION_CASES = [
+    ("evaluate", "QRELS", "RUN", "-m", "map", "--depth", HUGE),
+    ("evaluate", "QRELS", "RUN", "-m", "map", "--depth", BIG),
+    ("compare", "QRELS", "RUN", "RUN2", "-m", "map", "--resamples", BIG),
+    ("compare", "QRELS", "RUN", "RUN2", "-m", "map", "--k-max", HUGE, "--html", "OUT.html"),
+    ("trec_eval", "-M", HUGE, "QRELS", "RUN"),
+    ("run-experiment", "CONFIG", "-k", BIG, "-r", "popular", "--out", "OUT"),
+    ("run-experiment", "CONFIG", "-k", HUGE, "-r", "popular", "--out", "OUT"),
+    ("split", "INTER", "--method", "kfold", "--folds", BIG, "--out", "OUT"),
+    ("split", "INTER", "--method", "leave-k-out", "--k", HUGE, "--out", "OUT"),
+]
+
+
+@pytest.mark.parametrize("args", OPTION_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(OPTION_CASES)])
+def test_huge_integers_in_options(files: dict[str, Path], tmp_path: Path, args: tuple[str, ...]) -> None:
+    cfg = tmp_path / "small.toml"
+    cfg.write_text("[data]\ngenerate = { users = 20, items = 30, seed = 0 }\n")
+    inter = tmp_path / "inter.csv"
+    inter.write_text("user,item\nu1,a\nu1,b\nu2,a\nu2,c\n")
+    where = {"QRELS": files["qrels"], "RUN": files["run"], "RUN2": files["run2"], "CONFIG": cfg, "INTER": inter,
+             "OUT": tmp_path / "out", "OUT.html": tmp_path / "out.html"}
+    err = refused(*[str(where.get(a, a)) for a in args])
+    assert "rankmeter: error:" in err or "Error: Invalid value" in err
+
+
+@pytest.mark.parametrize("option", ["-M", "-l", "-N"])
+def test_trec_eval_counts_beyond_64_bits_end_cleanly(files: dict[str, Path], option: str) -> None:
+    out, took = run_cli("trec_eval", option, BIG, "-m", "map", "-m", "utility", str(files["qrels"]),
+                        str(files["run"]))
+    assert out.returncode in (0, 2) and took < LIMIT_S, (out.returncode, f"{took:.1f} s")

@@ -156,6 +156,7 @@ def _main(argv: list[str] | None) -> Any:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
+        exc.message = _shorten_values(exc.message)  # type: ignore[misc]  # click quotes a 5000-digit value whole
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
@@ -176,6 +177,18 @@ def _main(argv: list[str] | None) -> Any:
         click.echo(f"rankmeter: internal error: {type(exc).__name__}: {_error_text(exc)} "
                    "(set RANKMETER_DEBUG=1 for the traceback, and please report it)", err=True)
         sys.exit(1)
+
+
+def _shorten_values(text: str, limit: int = 60) -> str:
+    """Quoted values longer than ``limit`` characters cut to their start and their length.
+
+    >>> _shorten_values("'" + "9" * 5000 + "' is not a valid integer.")
+    "'999999999999999999999999999999...' (5000 characters) is not a valid integer."
+    """
+    import re
+
+    long_quoted = r"'([^'\n]{" + str(limit + 1) + r",})'"
+    return re.sub(long_quoted, lambda m: f"'{m.group(1)[:limit // 2]}...' ({len(m.group(1))} characters)", text)
 
 
 def _lean_memory() -> None:

@@ -42,9 +42,10 @@ class Recommender:
 
 
 def check_k(k: Any, func: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ParameterError(f"The 'k' parameter of {func} must be an int >= 1. Got {k!r} instead.")
-    return int(k)
+    """``k`` as an int >= 1 that fits in 64 bits (the declared range of every cutoff), else a ParameterError."""
+    from ..._params import check_int
+
+    return int(check_int("k", k, func=func, low=1))
 
 
 def as_user_ids(users: Iterable[Any]) -> pa.Array:
