@@ -168,6 +168,8 @@ class Result:
     index_name: str = "query"
     # ties="bounds": metric -> (pessimistic, optimistic) per-query values, in the order of ``queries``
     tie_values: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # unjudged="bounds": metric -> (smallest, largest) per-query values over every completion of the judgments
+    unjudged_values: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     # mean=pooled: metric -> per-query weights (denominators); its summary is sum(v w) / sum(w)
     weights: Mapping[str, np.ndarray] = field(default_factory=dict)
 
@@ -180,6 +182,17 @@ class Result:
         index = pd.Index(list(self.queries), name=self.index_name)
         return {m: pd.DataFrame({"low": np.asarray(lo), "high": np.asarray(hi)}, index=index)
                 for m, (lo, hi) in self.tie_values.items()}
+
+    @property
+    def bounds(self) -> dict[str, "pd.DataFrame"]:
+        """``unjudged="bounds"``: per metric, a DataFrame indexed like ``per_query`` with columns ``low``
+        and ``high``, the metric's smallest and largest value over every completion of the judgments
+        (:mod:`rankmeter.metrics.unjudged`); empty otherwise. The mean's interval is the mean of each column."""
+        import pandas as pd
+
+        index = pd.Index(list(self.queries), name=self.index_name)
+        return {m: pd.DataFrame({"low": np.asarray(lo), "high": np.asarray(hi)}, index=index)
+                for m, (lo, hi) in self.unjudged_values.items()}
 
     @property
     def mean(self) -> dict[str, float]:

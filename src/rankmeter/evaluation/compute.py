@@ -10,6 +10,7 @@ from .._errors import ParameterError
 from ..metrics.batch import Batch
 from ..metrics.registry import Metric
 from ..metrics.ties import TieGroups, TieView, reorder, tie_groups
+from ..metrics.unjudged import query_grades, unjudged_extremes
 
 __all__ = ["check_ranking_metrics", "compute", "finalize"]
 
@@ -24,7 +25,8 @@ def check_ranking_metrics(metrics: Iterable[Metric]) -> None:
 
 def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
             judged_only: bool = False, ties: Mapping[str, str] | None = None,
-            scored: bool = True) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+            scored: bool = True, unjudged: tuple[float | None, float] | None = None
+            ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Per-query values of the query-level metrics, and the states of the corpus-level ones.
 
     ``depth`` and ``judged_only`` restrict every ranking first (:meth:`Batch.restrict`:
@@ -33,6 +35,9 @@ def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
     ``"id"``, the order the batch is in): ``optimistic`` / ``pessimistic`` reorder each tied
     group before the restriction, ``average`` calls the metric's closed form.
     ``scored=False``: the rankings were given in an explicit order, with no tied scores.
+    The rules ``unjudged-low`` / ``unjudged-high`` give the smallest / largest value over every
+    completion of the judgments (:mod:`rankmeter.metrics.unjudged`), with ``unjudged`` =
+    (the grade of the items made relevant or None for each query's highest, the judgments' highest).
     """
     base = batch
     batch = base.restrict(depth, judged_only)
@@ -62,6 +67,13 @@ def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
         key = (m.canonical, mode, m.spec.kernel)
         if key in done:
             out = done[key]
+        elif mode in ("unjudged-low", "unjudged-high"):
+            g, top = unjudged if unjudged is not None else (None, 1.0)
+            both = done.get((m.canonical, "unjudged", m.spec.kernel))
+            if both is None:
+                both = unjudged_extremes(batch, m, query_grades(batch, g, top))
+                done[(m.canonical, "unjudged", m.spec.kernel)] = both
+            out = both[0] if mode == "unjudged-low" else both[1]
         elif mode == "average":
             full, groups = whole()
             limit = m.k if depth is None else (depth if m.k is None else min(m.k, depth))

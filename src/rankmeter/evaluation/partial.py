@@ -28,7 +28,7 @@ from .compute import finalize
 if TYPE_CHECKING:
     from .core import Engine
 
-__all__ = ["ChunkOut", "Accumulator", "duplicate_notes", "smallest", "tie_notes"]
+__all__ = ["ChunkOut", "Accumulator", "duplicate_notes", "smallest", "tie_notes", "unjudged_notes"]
 
 
 def smallest(ids: Iterable[str], n: int = 3) -> list[str]:
@@ -44,6 +44,26 @@ def duplicate_notes(qrels_dropped: int, run_dropped: int) -> list[str]:
         out.append(f"{run_dropped} duplicate (query, item) run rows were removed by the duplicates policy")
     if qrels_dropped:
         out.append(f"{qrels_dropped} duplicate (query, item) judgments were removed by the duplicates policy")
+    return out
+
+
+def unjudged_notes(values: Mapping[str, np.ndarray],
+                   bounds: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> list[str]:
+    """What ``unjudged="bounds"`` found, in the words of the tie notes: per metric, how many queries
+    have a value that depends on their unjudged items, and the interval of the mean.
+
+    >>> unjudged_notes({"p@2": np.array([0.5, 1.0])}, {"p@2": (np.array([0.5, 1.0]), np.array([1.0, 1.0]))})[1]
+    'unjudged=bounds: p@2 depends on the unjudged items in 1 of 2 queries (mean between 0.75 and 1; as judged 0.75)'
+    """
+    out = ["unjudged=bounds: each metric's smallest and largest value over every completion of the judgments "
+           "(each retrieved unjudged item not relevant or relevant at grade g), in result.bounds; items neither "
+           "retrieved nor judged are outside their scope"]
+    for m, (lo, hi) in bounds.items():
+        n = int(np.sum(hi - lo > 1e-12))
+        if n:
+            out.append(f"unjudged=bounds: {m} depends on the unjudged items in {n} of {len(lo)} "
+                       f"{'query' if len(lo) == 1 else 'queries'} (mean between {float(np.mean(lo)):.4g} and "
+                       f"{float(np.mean(hi)):.4g}; as judged {float(np.mean(values[m])):.4g})")
     return out
 
 
@@ -166,6 +186,7 @@ class Accumulator:
         judged_share = values.pop(e.coverage_metric.text)
         bounds = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi) in e.tie_bounds.items()}
         weights = {m: values.pop(w) for m, w in e.pooled.items()}
+        unjudged = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi) in e.unjudged_bounds.items()}
 
         # coverage, exactly as align() counts it over the whole run
         positive = e.positive
@@ -207,5 +228,7 @@ class Accumulator:
         for m in weights:
             notes.append(f"{m}: pooled over the queries (sum of numerators / sum of denominators), not the mean of "
                          "the per-query values")
+        if unjudged:
+            notes += unjudged_notes(values, unjudged)
         return Result(queries=queries, values=values, metrics=e.metrics, coverage=coverage,
-                      notes=notes, corpus=corpus, tie_values=bounds, weights=weights)
+                      notes=notes, corpus=corpus, tie_values=bounds, weights=weights, unjudged_values=unjudged)

@@ -78,6 +78,7 @@ def ap_reference(
 register(
     MetricSpec(
         name="ap",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Average precision: mean of the precision at each relevant rank (map is its mean).",

@@ -45,6 +45,7 @@ def bpref_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int |
 register(
     MetricSpec(
         name="bpref",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Binary preference: relevant items penalised by judged non-relevant items above them.",

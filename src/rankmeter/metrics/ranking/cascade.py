@@ -63,6 +63,8 @@ def rbp_reference(
 register(
     MetricSpec(
         name="rbp",
+        unjudged_bounds=True,
+        unjudged_except={"residual": (True,)},
         family="ranking",
         reads_items=False,
         summary="Rank-biased precision: expected rate of relevant items seen by a user of persistence p.",
@@ -159,6 +161,7 @@ def err_reference(
 register(
     MetricSpec(
         name="err",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Expected reciprocal rank: the cascade user stops at item i with probability R_i.",

@@ -200,6 +200,7 @@ _GRADED_RUN = ("1", "3", "2", "6", "4")
 register(
     MetricSpec(
         name="dcg",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Discounted cumulative gain of the top k.",
@@ -225,6 +226,7 @@ register(
 register(
     MetricSpec(
         name="ndcg",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Normalised DCG: DCG@k over the DCG@k of the ideal ranking of all judged items.",

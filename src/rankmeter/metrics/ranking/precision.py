@@ -101,6 +101,7 @@ def p_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | Non
 register(
     MetricSpec(
         name="p",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Precision at k: share of the top k that is relevant.",
@@ -161,6 +162,7 @@ def r_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | Non
 register(
     MetricSpec(
         name="r",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Recall at k: share of all relevant items found in the top k.",
@@ -212,6 +214,7 @@ def f_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | Non
 register(
     MetricSpec(
         name="f",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="F-measure at k: weighted harmonic mean of P@k and R@k.",
@@ -250,6 +253,7 @@ def hits_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | 
 register(
     MetricSpec(
         name="hits",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Number of relevant items in the top k.",
@@ -313,6 +317,7 @@ def success_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int
 register(
     MetricSpec(
         name="success",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Success at k (hit rate): 1 if any of the top k is relevant, else 0.",
@@ -458,6 +463,7 @@ def rprec_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int |
 register(
     MetricSpec(
         name="rprec",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="R-precision: precision at rank R, R the number of relevant items.",

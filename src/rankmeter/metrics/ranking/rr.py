@@ -45,6 +45,7 @@ def rr_reference(ranking: Sequence[str], qrels: Mapping[str, float], k: int | No
 register(
     MetricSpec(
         name="rr",
+        unjudged_bounds=True,
         family="ranking",
         reads_items=False,
         summary="Reciprocal rank: 1 / rank of the first relevant item, 0 if none (mrr is its mean).",
