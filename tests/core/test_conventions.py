@@ -211,3 +211,12 @@ def test_implicit_golden() -> None:
     ours = rankmeter.evaluate(qrels, run, ["precision@5", "map@5", "ndcg@5"], convention="implicit").mean
     for name in ("precision", "map", "ndcg"):
         assert abs(ours[f"{name}@5"] - theirs[name]) <= 1e-12, (name, ours, theirs)
+
+
+def test_docs_page_is_generated_from_the_tables() -> None:
+    from rankmeter.metrics.conventions import render_markdown
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "conventions.md"
+    assert page.read_text(encoding="utf-8") == render_markdown(), (
+        "docs/conventions.md is stale: python -c 'from rankmeter.metrics.conventions import render_markdown; "
+        "print(render_markdown(), end=\"\")' > docs/conventions.md")

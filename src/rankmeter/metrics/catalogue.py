@@ -86,6 +86,11 @@ def render_markdown() -> str:
             lines.append("- SQL function (DuckDB, Spark): " + ", ".join(f"`{n}`" for n in (s.sql_name, *s.sql_aliases)))
         if s.count:
             lines.append("- a count: printed as an integer, summed over queries on trec_eval's `all` line")
+        if s.ties:
+            rules = ", ".join(r for r in ("average", "optimistic", "pessimistic") if r in s.ties)
+            unless = "; ".join(f"{mode}: not with " + ", ".join(f"{p}={v}" for p, vs in ex.items() for v in vs)
+                               for mode, ex in s.ties_except.items())
+            lines.append(f"- tie rules besides the id rule (ties=): {rules}" + (f" ({unless})" if unless else ""))
         for ex in s.examples:
             lines.append(f"- example: {_example(s, ex)}")
     return "\n".join(lines) + "\n"
