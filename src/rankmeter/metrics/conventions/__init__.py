@@ -177,12 +177,7 @@ print(d.by_query)                    # a, b, total and one column per reason
 `evaluate(..., ties=...)` (`--ties`; also `compare`, `experiment`, the streaming, DuckDB and Spark engines,
 with identical numbers; the SQL functions take ranked lists, which have no tied scores):
 
-| rule | meaning |
-|---|---|
-| `id` | default, trec_eval's rule: equal scores ordered by item id descending |
-| `average` | the expected value over the orders of each tied group, in closed form (McSherry and Najork, ECIR 2008, doi:10.1007/978-3-540-78646-7_38), as scikit-learn's `ndcg_score` and torchmetrics; for p, r, f, hits, success, dcg, ndcg, rbp, ap and rr |
-| `optimistic` / `pessimistic` | each tied group sorted by grade descending / ascending (then by the id rule): the largest / smallest value over the orders, for the metrics that never fall when a better-graded item moves up (those above and rprec, err) |
-| `bounds` | the id rule's values, and `result.tie_bounds[metric]`: a DataFrame indexed like `per_query` with columns `low` and `high`; the notes count the queries whose value depends on the order of their ties |
+{ties_table}
 
 The registry declares which rules each metric supports (`docs/metrics.md`, "tie rules"); any other metric
 with a rule is refused by name. `rbo`'s own `ties=a|b|w` is unrelated and keeps its meaning.
@@ -199,9 +194,24 @@ is then one concrete evaluation; `by_query` has the columns `a`, `b`, `total` an
 """
 
 
+_RULES = (
+    ("`id`", "default, trec_eval's rule: equal scores ordered by item id descending"),
+    ("`average`", "the expected value over the orders of each tied group, in closed form (McSherry and Najork, "
+                  "ECIR 2008, doi:10.1007/978-3-540-78646-7_38), as scikit-learn's `ndcg_score` and torchmetrics; "
+                  "for p, r, f, hits, success, dcg, ndcg, rbp, ap and rr"),
+    ("`optimistic` / `pessimistic`", "each tied group sorted by grade descending / ascending (then by the id "
+                                     "rule): the largest / smallest value over the orders, for the metrics that "
+                                     "never fall when a better-graded item moves up (those above and rprec, err)"),
+    ("`bounds`", "the id rule's values, and `result.tie_bounds[metric]`: a DataFrame indexed like `per_query` "
+                 "with columns `low` and `high`; the notes count the queries whose value depends on the order of "
+                 "their ties"),
+)
+
+
 def render_markdown() -> str:
     """docs/conventions.md: the introduction, then one table per tool, from the tables themselves."""
-    lines = [_INTRO.rstrip(), ""]
+    table = ["| rule | meaning |", "|---|---|"] + [f"| {rule} | {meaning} |" for rule, meaning in _RULES]
+    lines = [_INTRO.replace("{ties_table}", "\n".join(table)).rstrip(), ""]
     for name in TOOLS:
         tool = get_tool(name)
         lines += [f"## {tool.title} (`{tool.name}:`)", "",
