@@ -72,7 +72,7 @@ def id_column(df: Any, name: str, role: str) -> Any:
 def collect(df: Any) -> pa.Table:
     try:
         return to_arrow(df)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001  (a Spark failure, translated into rankmeter's errors)
         raise translate(exc) from None
 
 

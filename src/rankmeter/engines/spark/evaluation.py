@@ -201,7 +201,7 @@ def _evaluate_files(spark: Any, listing: _Listing, qrels: Any, metrics: Any, *, 
     try:
         blobs = spark.sparkContext.parallelize(task_list, max(1, len(task_list))).mapPartitions(
             functools.partial(read_tasks, token, shipped, chunk_rows, cols)).collect()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001  (a Spark failure, translated into rankmeter's errors)
         raise translate(exc) from None
     finally:
         _unpersist(shipped)
@@ -365,5 +365,5 @@ def _unpersist(shipped: Any) -> None:
     if hasattr(shipped, "unpersist"):
         try:
             shipped.unpersist()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001  (cleanup of a broadcast: nothing to report)
             pass
