@@ -113,3 +113,12 @@ def test_minus_infinity_in_a_top_k_is_refused_unless_hidden(selection: str) -> N
     assert hidden.values["P@3"].tolist() == [1 / 3, 1 / 3]
     below = rmt.evaluate(scores, R, ["P@1"], selection=selection)  # below the top k + 1: never ranked
     assert below.values["P@1"].tolist() == [1.0, 1.0]
+
+
+def test_numpy_matrices_are_dense_grades_and_masks() -> None:
+    import numpy as np
+
+    got = rmt.evaluate(S, R.numpy(), ["ndcg@2", "P@1"], exclude=np.array([[False, False, False], [False, True, False]]))
+    want = rmt.evaluate(S, R, ["ndcg@2", "P@1"], exclude=torch.tensor([[False, False, False], [False, True, False]]))
+    assert got.queries == want.queries and all((got.values[m] == want.values[m]).all() for m in want.values)
+    assert got.queries == ["0"] and got.values["P@1"].tolist() == [1.0]  # user 1: its relevant item is hidden

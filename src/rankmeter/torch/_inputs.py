@@ -221,6 +221,8 @@ def as_exclusion(exclude: Any, n: int, m: int, device: torch.device) -> Exclusio
     torch = load_torch()
     if exclude is None:
         return Exclusion(n, m)
+    if isinstance(exclude, np.ndarray) and exclude.ndim == 2:  # a dense mask given as numpy
+        exclude = torch.as_tensor(exclude, device=device)
     same_device(device, exclude, "exclude")
     if isinstance(exclude, torch.Tensor) and exclude.layout == torch.strided:
         if tuple(exclude.shape) != (n, m):
@@ -266,6 +268,8 @@ def as_judgments(relevant: Any, scores: torch.Tensor, excl: Exclusion) -> Judgme
     grades)`` pairs, or one entry per user (a sequence of relevant columns, or a dict column -> grade)."""
     torch = load_torch()
     n, m = scores.shape
+    if isinstance(relevant, np.ndarray) and relevant.ndim == 2:  # dense grades given as numpy
+        relevant = torch.as_tensor(relevant, device=scores.device)
     same_device(scores.device, relevant, "relevant")
     if isinstance(relevant, torch.Tensor) and relevant.layout == torch.strided:
         if tuple(relevant.shape) != (n, m):
