@@ -60,6 +60,13 @@ def _metric_help() -> str:
                    "value over the orders of each tied group, McSherry and Najork 2008, as scikit-learn's "
                    "ndcg_score); optimistic / pessimistic (best / worst grade first); bounds (the id rule's values, "
                    "and the notes say how far the tie order moves each metric).")
+@click.option("--unjudged", type=click.Choice(["ignore", "bounds"]), default="ignore", show_default=True,
+              help="ignore: unjudged items are not relevant; bounds: also each metric's smallest and largest value "
+                   "over every completion of the judgments (each retrieved unjudged item not relevant or relevant at "
+                   "--unjudged-grade), in the notes and in --format json. See docs/judgments.md.")
+@click.option("--unjudged-grade", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="With --unjudged bounds: the grade of the unjudged items made relevant (default: each query's "
+                   "highest judged grade).")
 @click.option("--convention", type=click.Choice(list(_TOOLS)), default=None,
               help="Read the metric names without a tool: prefix as this tool computes them (ndcg@10 under "
                    "--convention sklearn is sklearn:ndcg@10); output keyed as written. See docs/conventions.md.")
@@ -72,8 +79,8 @@ def _metric_help() -> str:
 @subtopics_option
 @group_by_option
 def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool, fmt: str, queries: str,
-            order: str, duplicates: str, depth: int | None, judged_only: bool, ties: str, convention: str | None,
-            chunk_rows: int | None,
+            order: str, duplicates: str, depth: int | None, judged_only: bool, ties: str, unjudged: str,
+            unjudged_grade: float | None, convention: str | None, chunk_rows: int | None,
             propensity_file: str | None, group_by: str | None,
             query_column: str | None,
             item_column: str | None, score_column: str | None, grade_column: str | None,
@@ -92,6 +99,11 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     from ._output import note
 
     notes: list[str] = []
+    if fmt == "trec" and ties not in ("id", "bounds"):
+        from .._errors import ParameterError
+
+        raise ParameterError(f"--format trec prints trec_eval's measures, which order tied scores by item id; "
+                             f"--ties {ties} gives other values: use --format table, json or csv")
     if group_by is not None and fmt == "trec":
         from .._errors import ParameterError
 
@@ -116,6 +128,15 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
         from ..metrics.ties import check_ties
 
         check_ties(parsed, ties, order=order, depth=depth, judged_only=judged_only)
+    from ..metrics.unjudged import check_unjudged
+
+    check_unjudged(parsed, unjudged, unjudged_grade, ties=ties)  # refused by name before any file is read
+    if unjudged != "ignore" and (chunk_rows is not None or any(_is_stream(p) for _, p in named)):
+        from .._errors import ParameterError
+
+        raise ParameterError("--unjudged bounds evaluates the run in memory: leave out --chunk-rows and give the run "
+                             "as a file (not a pipe or '-')")
+    bounds = {"unjudged": unjudged, "unjudged_grade": unjudged_grade} if unjudged != "ignore" else {}
     columns = {"query": query_column, "item": item_column, "score": score_column, "rank": rank_column}
     ahead = None  # the first run file, read ahead while the judgments load
     if chunk_rows is None and named:
@@ -163,10 +184,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
                 r = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                              score=score_column, rank=rank_column)
                 res = evaluate(q, r, parsed, queries=queries, depth=depth, judged_only=judged_only, context=context,
-                               ties=ties)
+                               ties=ties, **bounds)
             else:  # a file: read and evaluated in chunks of whole queries, on both cores
                 engine = Engine(q, parsed, queries=queries, context=context, order=order, duplicates=duplicates,
-                                depth=depth, judged_only=judged_only, ties=ties)
+                                depth=depth, judged_only=judged_only, ties=ties, **bounds)
                 blocks, ahead = ahead, None
                 res = evaluate_file(engine, path, columns=columns, blocks=blocks)
         prefix = f"{name}: " if len(named) > 1 else ""

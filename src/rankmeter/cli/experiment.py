@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from .._errors import ParameterError
+from ..metrics.conventions import TOOLS as _TOOLS
 
 
 def _parse_recommender(text: str) -> tuple[str, Any]:
@@ -180,6 +181,8 @@ def _group_by(value: str | None) -> str | None:
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @click.option("--no-report", is_flag=True, help="Do not write report.html / results.json / means.csv.")
+@click.option("--convention", type=click.Choice(list(_TOOLS)), default=None,
+              help="Read the metric names without a tool: prefix as this tool computes them (docs/conventions.md).")
 @click.option("--ties", type=click.Choice(["id", "average", "optimistic", "pessimistic", "bounds"]), default=None,
               help="How tied scores are ordered (as `rankmeter evaluate --ties`): id [default], average, "
                    "optimistic, pessimistic or bounds.")
@@ -189,7 +192,8 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
             categories: str | None, catalog: str | None, sampled: int | None, sample_seed: int | None,
             sampled_correction: str | None, sampled_strategy: str | None, sampled_per: str | None,
             baseline: str | None, test: str | None, n_resamples: int | None, seed: int | None, out: str | None,
-            group_by: str | None, fmt: str, no_progress: bool, no_report: bool, ties: str | None = None) -> None:
+            group_by: str | None, fmt: str, no_progress: bool, no_report: bool, ties: str | None = None,
+            convention: str | None = None) -> None:
     """Run a recommender evaluation experiment from CONFIG (TOML) and/or options.
 
     Loads the interactions, splits them, fits the recommenders, evaluates accuracy and
@@ -211,5 +215,6 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
         "sample_seed": sample_seed, "sampled_correction": sampled_correction,
         "sampled_strategy": sampled_strategy, "sampled_per": sampled_per, "baseline": baseline, "test": test,
         "n_resamples": n_resamples, "seed": seed, "groups": _group_by(group_by), "ties": ties,
+        "convention": convention,
     }
     run(config, overrides, recommender, out, fmt, not no_progress, not no_report)

@@ -504,6 +504,8 @@ def trec_output_name(metric: str | Metric) -> str | None:
     ('iprec_at_recall_0.10', '11pt_avg')
     """
     m = parse_metric(metric)
+    if m.ties not in (None, "id"):  # another tool's tie rule (sklearn:ndcg@10): not trec_eval's measure
+        return None
     for t in m.spec.trec_names:
         want = {p.name: p.default for p in m.spec.params}
         want.update(t.preset)
