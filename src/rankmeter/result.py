@@ -268,8 +268,21 @@ class Result:
             cols = [np.asarray(self.values[m]).tolist() for m in names]
             out["per_query"] = {q: {m: c[i] for m, c in zip(names, cols, strict=True)}
                                 for i, q in enumerate(self.queries)}
+        if self.unjudged_values:  # unjudged="bounds": the interval of each mean, and per query
+            out["bounds"] = {m: {"low": float(np.mean(lo)) if len(lo) else None,
+                                 "high": float(np.mean(hi)) if len(hi) else None,
+                                 **({"per_query": {q: [float(a), float(b)] for q, a, b in
+                                                   zip(self.queries, lo, hi, strict=True)}} if per_query else {})}
+                             for m, (lo, hi) in self.unjudged_values.items()}
         if self.coverage is not None:
             out["coverage"] = self.coverage.to_dict()
+        if self.tie_values:  # ties="bounds": the pessimistic and optimistic means (and values per query)
+            out["tie_bounds"] = {m: {"low": _mean(lo), "high": _mean(hi)} for m, (lo, hi) in self.tie_values.items()}
+            if per_query:
+                for m, (lo, hi) in self.tie_values.items():
+                    out["tie_bounds"][m]["per_query"] = {
+                        q: {"low": float(a), "high": float(b)}
+                        for q, a, b in zip(self.queries, np.asarray(lo).tolist(), np.asarray(hi).tolist(), strict=True)}
         return out
 
     def by_group(self, groups: Any, **options: Any) -> Any:

@@ -225,6 +225,10 @@ def test_cli_ties(tmp_path: Path) -> None:
     assert '"P@2": 0.5' in avg.stdout and "ties=average" in avg.stderr
     bounds = _cli("evaluate", str(q), str(r), "-m", "P@2", "--ties", "bounds")
     assert bounds.returncode == 0 and "P@2 depends on the order of tied scores in 1 of 2 queries" in bounds.stderr
+    js = _cli("evaluate", str(q), str(r), "-m", "P@2", "--ties", "bounds", "--format", "json")
+    assert js.returncode == 0 and '"tie_bounds"' in js.stdout and '"low": 0.25' in js.stdout
+    trec = _cli("evaluate", str(q), str(r), "-m", "P@2", "--ties", "average", "--format", "trec")
+    assert trec.returncode == 2 and "--format trec prints trec_eval's measures" in trec.stderr
     bad = _cli("evaluate", str(q), str(r), "-m", "P@2,bpref", "--ties", "average")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().count("\n") == 0 and "not defined for bpref" in bad.stderr
