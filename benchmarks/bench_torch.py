@@ -126,7 +126,7 @@ def numpy_path(rankmeter: Any, host: dict[str, np.ndarray], k: int = K) -> Any:
 
 def torchmetrics_run(torch: Any, d: dict[str, Any]) -> dict[str, float] | None:
     try:
-        from torchmetrics.retrieval import RetrievalNormalizedDCG, RetrievalRecall  # type: ignore[import-not-found]
+        from torchmetrics.retrieval import RetrievalNormalizedDCG, RetrievalRecall  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return None
     s = d["scores"].masked_fill(d["excluded"], float("-inf"))
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         tm_size = tuple(int(x) for x in a.tm_size.split("x"))  # type: ignore[assignment]
     name = torch.cuda.get_device_name(device) if gpu else platform.processor() or platform.machine()
     try:
-        import torchmetrics  # type: ignore[import-not-found]
+        import torchmetrics  # type: ignore[import-not-found, unused-ignore]
         tmv = torchmetrics.__version__
     except ImportError:
         tmv = "not installed"
