@@ -8,7 +8,9 @@ dicts, evaluate). Ratios, not times, so the guard holds on a faster or slower ma
 The ratios are compared with the committed reference (``bench_quick_reference.json``): the command
 exits with status 1, naming each path, when a ratio is more than ``--tolerance`` (default 15%) above
 its reference. ``--write-reference`` records this run's ratios as the new reference (do it on an
-idle machine: on a busy one every ratio moves by more than the tolerance).
+idle machine: on a busy one every ratio moves by more than the tolerance). On a busy machine,
+``--cpu`` compares ratios of CPU time (user + system) instead, which load moves far less (but which
+cannot see a loss of parallelism).
 
     python benchmarks/bench_quick.py                      # check against the reference
     python benchmarks/bench_quick.py --write-reference    # record a new reference
@@ -79,6 +81,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each job (the median is used)")
     ap.add_argument("--tolerance", type=float, default=0.15, help="allowed rise of a ratio over its reference")
     ap.add_argument("--write-reference", action="store_true", help=f"record this run's ratios in {REFERENCE.name}")
+    ap.add_argument("--cpu", action="store_true", help="compare ratios of CPU time, not wall time (a busy machine)")
     args = ap.parse_args()
     import rankmeter
 
@@ -87,32 +90,40 @@ def main() -> None:
     cmds = jobs()
     be.warm_cache([Path(a) for cmd in cmds.values() for a in cmd if a.endswith((".txt", ".parquet"))])
     walls: dict[str, list[float]] = {name: [] for name in cmds}
+    cpus: dict[str, list[float]] = {name: [] for name in cmds}
     for _ in range(args.repeat):  # rounds across the jobs: a change in the machine's speed hits all alike
         for name, cmd in cmds.items():
-            walls[name].append(be.measure(cmd)["sec"])
+            got = be.measure(cmd)
+            walls[name].append(got["sec"])
+            cpus[name].append(got["cpu"])
     base = statistics.median(walls[YARDSTICK])
     ratios = {name: statistics.median(w) / base for name, w in walls.items() if name != YARDSTICK}
+    cpu_base = statistics.median(cpus[YARDSTICK])
+    cpu_ratios = {name: statistics.median(c) / cpu_base for name, c in cpus.items() if name != YARDSTICK}
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.2f}; "
           f"{YARDSTICK}: {base:.2f} s (median of {args.repeat})")
     ref: dict[str, Any] = json.loads(REFERENCE.read_text()) if REFERENCE.exists() else {}
-    want = ref.get("ratios", {})
+    want = ref.get("cpu_ratios" if args.cpu else "ratios", {})
     failed = []
-    print(f"{'path (1M lines or rows)':52s} {'median s':>8s} {'ratio':>7s} {'reference':>9s}")
-    for name, r in ratios.items():
+    what = "CPU ratio" if args.cpu else "ratio"
+    print(f"{'path (1M lines or rows)':52s} {'median s':>8s} {'CPU s':>6s} {what:>9s} {'reference':>9s}")
+    for name, r in (cpu_ratios if args.cpu else ratios).items():
         limit = want.get(name)
         flag = ""
         if limit is not None and r > limit * (1 + args.tolerance):
             failed.append(name)
             flag = f"  SLOWER: more than {args.tolerance:.0%} above the reference"
-        print(f"{name:52s} {statistics.median(walls[name]):8.2f} {r:7.3f} "
+        print(f"{name:52s} {statistics.median(walls[name]):8.2f} {statistics.median(cpus[name]):6.2f} {r:9.3f} "
               f"{'-' if limit is None else f'{limit:.3f}':>9s}{flag}")
     print(f"({time.perf_counter() - t0:.0f} s)")
     if args.write_reference:
         REFERENCE.write_text(json.dumps({
             "written": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
             "load": round(os.getloadavg()[0], 2), "repeat": args.repeat, "yardstick": YARDSTICK,
-            "yardstick_s": round(base, 3), "ratios": {k: round(v, 4) for k, v in ratios.items()}}, indent=2) + "\n")
+            "yardstick_s": round(base, 3), "ratios": {k: round(v, 4) for k, v in ratios.items()},
+            "yardstick_cpu_s": round(cpu_base, 3), "cpu_ratios": {k: round(v, 4) for k, v in cpu_ratios.items()}},
+            indent=2) + "\n")
         print(f"wrote {REFERENCE}")
         return
     missing = [name for name in ratios if name not in want]
