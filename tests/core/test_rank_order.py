@@ -24,7 +24,8 @@ def lexsort_rank_order(qcodes: np.ndarray, value: np.ndarray,
     if n < 2:
         return None, None
     dq = np.diff(qcodes)
-    dv = np.diff(value)
+    with np.errstate(over="ignore"):  # (two large values: their difference overflows to inf, of the right sign)
+        dv = np.diff(value)
     same_q = dq == 0
     if bool(((dq > 0) | (same_q & (dv <= 0))).all()):
         perm = None
@@ -105,7 +106,7 @@ def runs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     return q.astype(np.int64), value, items
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(runs())
 def test_segmented_order_equals_the_global_sort(run: tuple[np.ndarray, np.ndarray, pa.Array]) -> None:
     _check(*run)

@@ -58,11 +58,11 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray,
     if n < 2:
         return None, None
     dq = np.diff(qcodes)
-    dv = np.diff(value)
     same_q = dq == 0
-    if bool(((dq > 0) | (same_q & (dv <= 0))).all()):
+    after, before = value[1:], value[:-1]  # (compared, not subtracted: a difference of two large values overflows)
+    if bool(((dq > 0) | (same_q & (after <= before))).all()):
         perm = None
-        same = same_q & (dv == 0)
+        same = same_q & (after == before)
     else:
         perm, same = _score_order(qcodes, value, dq)
     starts = np.flatnonzero(same)  # row i + 1 ties with row i
