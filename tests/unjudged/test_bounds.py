@@ -121,3 +121,36 @@ def test_the_property_test_saw_intervals() -> None:
     if SEEN["wide"] == 0:  # run alone (or first under xdist): exercise it here
         test_bounds_equal_brute_force_over_completions()
     assert SEEN["wide"] > 0
+
+
+def test_compare_marks_pairs_the_unjudged_items_could_reverse() -> None:
+    q = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 0}}
+    runs = {"x": {"q1": {"a": 2.0, "u": 1.0}, "q2": {"c": 2.0, "d": 1.0}},   # fully judged at the top
+            "y": {"q1": {"u": 2.0, "a": 1.0}, "q2": {"v": 2.0, "c": 1.0}},   # unjudged items first
+            "z": {"q1": {"b": 2.0, "a": 1.0}, "q2": {"d": 2.0, "c": 1.0}}}   # judged, worse
+    cmp = rankmeter.compare(q, runs, ["P@1"], unjudged="bounds", pairs="all")
+    # y's P@1 lies in [0, 1]: it could be better or worse than x (1) and z (0); x against z is decided
+    assert set(cmp.unresolved) == {("P@1", "x", "y"), ("P@1", "y", "z")}
+    assert cmp.unjudged_bounds["y"]["P@1"] == (0.0, 1.0) and cmp.unjudged_bounds["x"]["P@1"] == (1.0, 1.0)
+    assert sum("unresolved by the judgments" in n for n in cmp.notes) == 2
+    with pytest.raises(ParameterError, match="judged@5"):
+        rankmeter.compare(q, runs, ["judged@5"], unjudged="bounds")
+
+
+def test_cli(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_text("q1 0 a 1\nq1 0 x 0\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 3 t\nq1 Q0 x 2 2 t\nq1 Q0 u 3 1 t\n")
+    out = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", tmp_path / "q", tmp_path / "r", "-m", "ap",
+                          "--unjudged", "bounds", "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["bounds"]["ap"] == {"low": pytest.approx(5 / 6), "high": 1.0}
+    assert "depends on the unjudged items in 1 of 1 query" in out.stderr
+    for extra in (["-m", "judged@5"], ["--chunk-rows", "10"], ["--unjudged-grade", "2"]):
+        args = ["--unjudged", "bounds"] if extra[0] != "--unjudged-grade" else []
+        bad = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", tmp_path / "q", tmp_path / "r", "-m",
+                              "ap", *args, *extra], capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr, (extra, bad.stderr)

@@ -40,6 +40,8 @@ def compare(
     overlap: bool | float = False,
     ties: str = "id",
     convention: str | None = None,
+    unjudged: str = "ignore",
+    unjudged_grade: float | None = None,
 ) -> Comparison:
     """Evaluate several runs on one query set and compare them with paired tests.
 
@@ -64,6 +66,9 @@ def compare(
     ``depth`` and ``judged_only``: as :func:`rankmeter.evaluate` (trec_eval ``-M``, ``-J``).
     ``ties``: the tie rule, as :func:`rankmeter.evaluate` (``"id"``, ``"average"``,
     ``"optimistic"``, ``"pessimistic"``; ``"bounds"`` is :func:`rankmeter.evaluate`'s only).
+    ``unjudged="bounds"`` (``unjudged_grade``): each run's metrics over every completion of the judgments,
+    as :func:`rankmeter.evaluate`; a compared pair whose intervals of the mean overlap is marked unresolved
+    by the judgments (``Comparison.unresolved``, and a note).
     ``convention``: a tool whose conventions the metric names without a ``tool:`` prefix take
     (:mod:`rankmeter.metrics.conventions`), as :func:`rankmeter.evaluate`.
     ``overlap``: True (p = 0.9) or a persistence ``p`` in (0, 1) adds the mean
@@ -110,7 +115,9 @@ def compare(
     ev = S.Evaluated(missing={n: 0 for n in names})
     if ranked:
         S.evaluate_runs(qrels, ranked, metric_objs, queries, progress, ev, depth=depth, judged_only=judged_only,
-                        ties=ties)
+                        ties=ties, unjudged=unjudged, unjudged_grade=unjudged_grade)
+    elif unjudged != "ignore":
+        raise ParameterError("unjudged='bounds' needs the runs as rankings (with judgments), not evaluated results")
     elif not isinstance(queries, str):
         ev.master = [str(x) for x in queries]
     labels = S.collect_results(given, metric_texts, ev)
@@ -157,7 +164,9 @@ def compare(
            for ri, n in enumerate(names)}
     sims = S.rank_overlap(ev, names, S._run_pairs(Rn, names.index(baseline), pairs), final, rbo_p, notes) \
         if rbo_p is not None else []
+    unresolved, unresolved_notes = S.unresolved_pairs(tests_out, ev.bounds)
     return Comparison(
         runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
-        intervals=ivs, tests=tests_out, settings=settings, notes=notes, missing=ev.missing, higher_is_better=hib,
-        unit=unit, overlap=sims, no_value=no_value, _sources=ev.sources)
+        intervals=ivs, tests=tests_out, settings=settings, notes=notes + unresolved_notes, missing=ev.missing,
+        higher_is_better=hib, unit=unit, overlap=sims, no_value=no_value, _sources=ev.sources,
+        unjudged_bounds=ev.bounds, unresolved=unresolved)

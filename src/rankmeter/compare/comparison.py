@@ -148,6 +148,10 @@ class Comparison:
     # per metric with missing values (nan, e.g. users without a training profile): run -> how many of the
     # queries have no value; they are left out of that run's mean and of the paired tests (PairTest.n)
     no_value: dict[str, dict[str, int]] = field(default_factory=dict)
+    # unjudged="bounds": run -> metric -> (smallest, largest) mean over every completion of the judgments, and
+    # the compared (metric, a, b) whose intervals overlap: unresolved by the judgments
+    unjudged_bounds: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+    unresolved: list[tuple[str, str, str]] = field(default_factory=list)
     _sources: dict[str, Any] = field(default_factory=dict, repr=False)
     _curves: dict[int, Any] = field(default_factory=dict, repr=False)
 

@@ -224,11 +224,14 @@ class Evaluated:
     notes: list[str] = field(default_factory=list)
     missing: dict[str, int] = field(default_factory=dict)
     sources: dict[str, Any] = field(default_factory=dict)
+    # unjudged="bounds": run -> metric -> (smallest, largest) mean over every completion of the judgments
+    bounds: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
 
 
 def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[Any], queries: Any,
                   progress: ProgressFn | None, out: Evaluated, depth: int | None = None,
-                  judged_only: bool = False, ties: str = "id") -> None:
+                  judged_only: bool = False, ties: str = "id", unjudged: str = "ignore",
+                  unjudged_grade: float | None = None) -> None:
     """Evaluate every run given as a ranking on one master query list (into ``out``)."""
     from ..data import Qrels
     from ..evaluate import evaluate
@@ -283,7 +286,10 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
         raise InputError("no query to compare on: the judgments have no query with a relevant item"
                          if policy == "judged" else "no query to compare on", source="qrels")
     for i, (n, _) in enumerate(ranked):
-        res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only, ties=ties)
+        res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only, ties=ties,
+                       unjudged=unjudged, unjudged_grade=unjudged_grade)
+        if res.unjudged_values:
+            out.bounds[n] = {m: (float(np.mean(lo)), float(np.mean(hi))) for m, (lo, hi) in res.unjudged_values.items()}
         cov = res.coverage
         if cov is not None:  # per-run lines; "no relevant item" is about the qrels: said once above
             out.missing[n] = cov.missing_from_run
@@ -754,3 +760,25 @@ def rank_overlap(ev: Evaluated, names: list[str], run_pairs: list[tuple[int, int
 def _unit(given: list[tuple[str, Result]]) -> str:
     units = {getattr(r, "index_name", "query") for _, r in given}
     return units.pop() if len(units) == 1 else "row"
+
+
+def unresolved_pairs(tests: list[PairTest], bounds: dict[str, dict[str, tuple[float, float]]]
+                     ) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """The compared pairs whose order the unjudged items could reverse: the intervals of the two runs'
+    means over every completion of the judgments overlap (``unjudged="bounds"``), with a note each, in
+    the words of the tie notes."""
+    out: list[tuple[str, str, str]] = []
+    notes: list[str] = []
+    seen: set[tuple[str, str, str]] = set()
+    for t in tests:
+        key = (t.metric, t.a, t.b)
+        if key in seen or t.a not in bounds or t.b not in bounds or t.metric not in bounds[t.a]:
+            continue
+        seen.add(key)
+        (la, ha), (lb, hb) = bounds[t.a][t.metric], bounds[t.b][t.metric]
+        if la <= hb and lb <= ha:
+            out.append(key)
+            notes.append(f"unjudged=bounds: {t.b} vs {t.a} on {t.metric}: the difference {t.diff:+.4g} is within what "
+                         f"the unjudged items can change (means in [{la:.4g}, {ha:.4g}] and [{lb:.4g}, {hb:.4g}]): "
+                         "unresolved by the judgments")
+    return out, notes
