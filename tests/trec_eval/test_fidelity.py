@@ -138,3 +138,18 @@ def test_908_single_precision_ties_are_said(tmp_path: Path, path: str) -> None:
             "as trec_eval 9.0.8 does") in old.stderr
     new = te(tmp_path, qrels, run, "--path", path, "-m", "P.1")
     assert values(new.stdout)[("P_1", "all")] == "1.0000" and "single precision" not in new.stderr
+
+
+def test_ids_that_are_not_utf8_are_compared_and_printed_as_their_bytes(tmp_path) -> None:
+    """latin-1 ids (not UTF-8): trec_eval compares and prints bytes; rankmeter trec_eval did so in output
+    but crashed sorting them (str.encode() of a surrogate-escaped id)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_bytes(b"q\xe91 0 d1 1\nq\xe91 0 d2 0\nq2 0 d1 1\n")
+    (tmp_path / "r").write_bytes(b"q\xe91 Q0 d1 1 2.0 t\nq\xe91 Q0 d2 2 1.0 t\nq2 Q0 d1 1 1.0 t\n")
+    for extra in ([], ["-c"], ["-m", "all_trec"]):
+        out = subprocess.run([sys.executable, "-m", "rankmeter", "trec_eval", "-q", *extra, str(tmp_path / "q"),
+                              str(tmp_path / "r")], capture_output=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert b"q\xe91\t" in out.stdout and b"internal error" not in out.stderr

@@ -243,7 +243,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         if strict:
             raise
         return None
-    order = sorted(range(len(tc.queries)), key=lambda i: tc.queries[i].encode())
+    order = sorted(range(len(tc.queries)), key=lambda i: tc.queries[i].encode("utf-8", "surrogateescape"))
     qids = [tc.queries[i] for i in order]
     if not qids:
         raise InputError("no queries with both results and relevance info (trec_eval exits here too)")
@@ -277,7 +277,8 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         runid = ""
         if any(m.kind == "runid" for m, _, _ in plan):
             # a -c stand-in query carries the run id of the run's first query (byte order), as in trec_eval
-            last = qids[-1] if qids[-1] not in set(dummies) else min(in_run, key=lambda x: x.encode())
+            last = (qids[-1] if qids[-1] not in set(dummies)
+                    else min(in_run, key=lambda x: x.encode("utf-8", "surrogateescape")))
             runid = _runid(run_path, rraw, last)
         for m, _p, names in plan:
             if m.kind == "runid":
@@ -529,9 +530,9 @@ def evaluate_lines(judgments: dict[str, Any], results: Any, selected: list[Any],
     accum: dict[str, list[float]] = {m.name: [0.0] * len(names) for m, _, names in plan}
     n_eval = 0
     runid = ""
-    result_qids = sorted(results.docnos, key=lambda s: s.encode())
+    result_qids = sorted(results.docnos, key=lambda s: s.encode("utf-8", "surrogateescape"))
     first_runid = results.run_ids[result_qids[0]] if result_qids else ""
-    qrels_qids = sorted(judgments, key=lambda s: s.encode())
+    qrels_qids = sorted(judgments, key=lambda s: s.encode("utf-8", "surrogateescape"))
     for qid in qrels_qids:
         bogus = False
         if qid in results.docnos:

@@ -54,7 +54,7 @@ class ResultsPrefs:
 
 
 def _key(s: str) -> bytes:
-    return s.encode()
+    return s.encode("utf-8", "surrogateescape")  # ids that were not UTF-8: their bytes, as trec_eval compares
 
 
 def form_prefs_counts(docnos: Sequence[str], sims: Sequence[float], prefs: Sequence[tuple[str, str, float, str]],
