@@ -220,3 +220,31 @@ def test_docs_page_is_generated_from_the_tables() -> None:
     assert page.read_text(encoding="utf-8") == render_markdown(), (
         "docs/conventions.md is stale: python -c 'from rankmeter.metrics.conventions import render_markdown; "
         "print(render_markdown(), end=\"\")' > docs/conventions.md")
+
+
+def test_rectools_golden_from_fixture() -> None:
+    """RecTools cannot run beside rankmeter (numpy < 2, pandas < 3): its values were made once by
+    scripts/golden_rectools.py in a separate environment (the command is in the script)."""
+    import json
+
+    from rankmeter.beyond import context_from_train
+
+    data = json.loads((Path(__file__).parent / "conventions_data" / "rectools.json").read_text())
+    k = data["k"]
+    run: dict[str, list[str]] = {}
+    for u, i, _rank in sorted(data["reco"], key=lambda r: (r[0], r[2])):
+        run.setdefault(u, []).append(i)
+    qrels: dict[str, dict[str, int]] = {}
+    for u, i in data["test"]:
+        qrels.setdefault(u, {})[i] = 1
+    ctx = dict(context_from_train({"user": [u for u, _ in data["train"]], "item": [i for _, i in data["train"]]}))
+    ctx["features"] = data["features"]
+    names = list(data["values"])
+    res = rankmeter.evaluate(qrels, run, [f"{n}@{k}" for n in names], convention="rectools", context=ctx)
+    for n in names:
+        got = dict(zip(res.queries, res.values[f"{n}@{k}"].tolist(), strict=True))
+        want = data["values"][n]
+        common = sorted(set(got) & set(want))
+        assert len(common) >= 30, (n, len(common))
+        for u in common:
+            assert abs(got[u] - want[u]) <= 1e-12, (n, u, got[u], want[u])
