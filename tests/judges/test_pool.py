@@ -95,3 +95,10 @@ def test_cli(tmp_path: Path) -> None:
     assert {r["run"]: r["reduced"] for r in doc["by_run"]} == {"x": 0.25, "y": 0.25}
     out = _cli("pool-bias", qrels, x, "-m", "P@2")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_an_id_with_a_blank_cannot_be_a_qrels_field() -> None:
+    p = pool({"x": {"q 1": ["a\tb", "c"]}}, depth=2)
+    with pytest.raises(rankmeter.InputError, match="cannot be written as a TREC qrels field"):
+        p.to_qrels_text()
+    assert p.rows()[0][:2] == ("q 1", "a\tb")  # the CSV form keeps them

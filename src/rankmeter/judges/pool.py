@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from .._errors import ParameterError
+from .._errors import InputError, ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,7 +78,16 @@ class Pool:
         return sum(len(v) for v in self.items.values())
 
     def to_qrels_text(self) -> str:
-        """TREC qrels lines without grades (``query 0 item``), queries and items in text order."""
+        """TREC qrels lines without grades (``query 0 item``), queries and items in text order.
+
+        An id holding a blank or a control character cannot be written as a field of such a line (it
+        would split it, or change what it reads as): refused with the id; the CSV form keeps it.
+        """
+        for q in sorted(self.items):
+            for text in (q, *self.items[q]):
+                if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in text):
+                    raise InputError(f"the id {text[:200]!r} holds a blank or a control character and cannot be "
+                                     "written as a TREC qrels field: write the pool as CSV (--format csv)")
         return "".join(f"{q} 0 {d}\n" for q in sorted(self.items) for d in sorted(self.items[q]))
 
     def rows(self) -> list[tuple[str, str, int, str]]:
