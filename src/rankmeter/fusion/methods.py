@@ -217,7 +217,7 @@ def rrf(f: Frame, w: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     >>> {d: round(s, 6) for d, s in r.to_dict()["q"].items()}
     {'d2': 0.032522, 'd1': 0.016393, 'd4': 0.016129, 'd3': 0.015873}
     """
-    return _over_retrieved(f, 1.0 / (p["k"] + f.pos))
+    return _over_retrieved(f, 1.0 / (p["k"] + np.maximum(f.pos, 1)))
 
 
 def isr(f: Frame, w: np.ndarray, p: dict[str, Any]) -> np.ndarray:
@@ -318,8 +318,10 @@ def w_bordafuse(f: Frame, w: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     return np.asarray(_borda_points(f) @ w)
 
 
-def _majority(rows: dict[int, tuple[int, ...]], weights: list[float], m: int) -> Callable[[int, int], int]:
-    """The pairwise comparison: -1 when the runs' (weighted) majority ranks x above y, 1 below, 0 no majority."""
+def _majority(rows: dict[int, tuple[int, ...]], ids: dict[int, bytes], weights: list[float],
+              m: int) -> Callable[[int, int], int]:
+    """The pairwise comparison: -1 when the runs' (weighted) majority ranks x above y, 1 below; without a
+    majority, the tie rule (the larger id by bytes first). Every pair is decided: a tournament."""
 
     def cmp(x: int, y: int) -> int:
         px, py = rows[x], rows[y]
@@ -329,7 +331,9 @@ def _majority(rows: dict[int, tuple[int, ...]], weights: list[float], m: int) ->
                 net += weights[j]
             elif py[j] < px[j]:
                 net -= weights[j]
-        return -1 if net > 0 else (1 if net < 0 else 0)
+        if net == 0:
+            return -1 if ids[x] > ids[y] else (1 if ids[x] < ids[y] else 0)
+        return -1 if net > 0 else 1
 
     return cmp
 
@@ -344,9 +348,10 @@ def _condorcet(f: Frame, w: np.ndarray) -> np.ndarray:
     for q in range(len(f.offsets) - 1):
         a, b = int(f.offsets[q]), int(f.offsets[q + 1])
         # candidates in the tie rule's order (item id descending by bytes), then sorted by the majority
-        order = sorted(range(a, b), key=lambda i: items[i].encode(), reverse=True)
+        ids = {i: items[i].encode() for i in range(a, b)}
+        order = sorted(range(a, b), key=lambda i: ids[i], reverse=True)
         rows = {i: tuple(int(x) for x in pos[i]) for i in order}
-        ranked = sorted(order, key=cmp_to_key(_majority(rows, weights, m)))
+        ranked = sorted(order, key=cmp_to_key(_majority(rows, ids, weights, m)))
         n = b - a
         for r, i in enumerate(ranked):
             out[i] = n - r
@@ -357,10 +362,12 @@ def condorcet(f: Frame, w: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     """Condorcet-fuse: candidates sorted by pairwise majority (d above e when more runs rank d above e).
 
     A run ranks every document it retrieved above those it did not; a run that retrieved
-    neither of two documents abstains. The candidates are put in the tie rule's order (item id
-    descending by bytes) and sorted by that comparison with a stable merge sort (Python's),
-    so pairs without a majority keep the id order, and the result is deterministic even where
-    the majority is not transitive (ranx's is not). The fused score is N - rank + 1.
+    neither of two documents abstains. A pair without a majority is decided by the tie rule
+    (the larger item id by bytes first), so every pair is decided (a tournament). The
+    candidates, in the tie rule's order, are sorted by that comparison (Python's merge sort):
+    where the majority has cycles the result is still a path through the majority graph, each
+    document preferred to the next, as Montague and Aslam show any such sort gives, and it is the
+    same in every process (ranx's is not). The fused score is N - rank + 1.
 
     Montague and Aslam, CIKM 2002, doi:10.1145/584792.584881.
 
