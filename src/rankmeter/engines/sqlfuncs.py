@@ -79,6 +79,10 @@ def resolve(function: str, name: str | None = None, k_given: bool = True) -> Met
         raise ParameterError(
             f"{function}: {text!r} is a corpus-level metric (one value for all lists together), not a value per "
             "row: use rankmeter.duckdb.evaluate or rankmeter.spark.evaluate")
+    if m.params.get("tied_pairs", "order") != "order":
+        raise ParameterError(
+            f"{function}: {text!r} needs the scores of tied items, which a ranked list does not carry: use "
+            "rankmeter.duckdb.evaluate or rankmeter.spark.evaluate on the scored run")
     if k_given and m.k is not None:
         raise ParameterError(f"{function}: give the cutoff once, in the k argument or in the name ({text!r})")
     if k_given and not m.spec.cutoff:
