@@ -29,8 +29,22 @@ def test_pool_is_the_union_of_each_runs_first_items() -> None:
     assert p.to_qrels_text().splitlines()[:3] == ["q1 0 a", "q1 0 b", "q1 0 d"]
     with pytest.raises(ParameterError, match="depth"):
         pool(RUNS, depth=0)
-    with pytest.raises(ParameterError, match="method"):
-        pool(RUNS, method="rrf")
+    with pytest.raises(ParameterError):
+        pool(RUNS, method="no-such-fusion")
+    with pytest.raises(ParameterError, match="no fusion arguments"):
+        pool(RUNS, k=60)
+
+
+def test_a_fused_pool_is_the_fused_runs_first_items() -> None:
+    from rankmeter.fusion import fuse
+
+    for method in ("rrf", "sum", "mnz"):
+        p = pool(RUNS, depth=2, method=method)
+        fused = fuse(RUNS, method).to_lists()
+        for q, ranked in fused.items():
+            assert set(p.items[q]) == set(ranked[:2])
+            for d, rs in p.items[q].items():
+                assert rs == [n for n in RUNS if d in RUNS[n].get(q, {})]
 
 
 def test_leave_one_run_out_by_hand() -> None:

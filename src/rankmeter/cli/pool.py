@@ -17,14 +17,16 @@ PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "depth": "--depth"}
     epilog=(
         "Examples:\n\n"
         "  rankmeter pool runs/ --depth 100 > pool.txt\n\n"
-        "  rankmeter pool bm25.run dense.run --depth 20 --format csv"
+        "  rankmeter pool bm25.run dense.run --depth 20 --format csv\n\n"
+        "  rankmeter pool runs/ --depth 50 --method rrf"
     ),
 )
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
 @click.option("--depth", default=100, show_default=True, type=click.IntRange(min=1),
               help="How many items of each run's ranking go into the pool.")
-@click.option("--method", default="depth", show_default=True, type=click.Choice(["depth"]),
-              help="Pooling method: depth (the union of every run's first DEPTH items).")
+@click.option("--method", default="depth", show_default=True,
+              help="Pooling method: depth (the union of every run's first DEPTH items), or a fusion method of "
+                   "`rankmeter fuse` (rrf, sum, mnz, ...): the fused run's first DEPTH items.")
 @click.option("--format", "fmt", type=click.Choice(["qrels", "csv"]), default="qrels", show_default=True,
               help="qrels: 'query 0 item' lines to be graded; csv: query, item, the number of runs and the runs "
                    "that pooled it.")

@@ -95,13 +95,30 @@ class Pool:
         return [(q, d, len(rs), ";".join(rs)) for q in sorted(self.items) for d, rs in sorted(self.items[q].items())]
 
 
-def pool(runs: Mapping[str, Any] | Sequence[Any], *, depth: int = 100, method: str = "depth") -> Pool:
-    """The depth-``depth`` pool of ``runs`` (a dict of names to runs, or a list; anything
-    :func:`rankmeter.read_run` accepts). ``method``: ``"depth"`` (the only one so far)."""
+def pool(runs: Mapping[str, Any] | Sequence[Any], *, depth: int = 100, method: str = "depth",
+         **fusion: Any) -> Pool:
+    """The pool of ``runs`` (a dict of names to runs, or a list; anything :func:`rankmeter.read_run`
+    accepts). ``method``: ``"depth"`` (the union of every run's first ``depth`` items), or a fusion
+    method of :func:`rankmeter.fusion.fuse` (``"rrf"``, ``"sum"``, ...; ``fusion`` holds its other
+    arguments): the first ``depth`` items of the fused run, each listed with the runs that
+    retrieved it anywhere in their rankings.
+
+    >>> pool({"x": {"q": ["a", "b", "c"]}, "y": {"q": ["c", "d"]}}, depth=2, method="rrf").items["q"]
+    {'a': ['x'], 'c': ['x', 'y']}
+    """
     _check_depth(depth)
-    if method != "depth":
-        raise ParameterError(f"The 'method' parameter of pool must be 'depth'. Got {method!r} instead.")
     named = _named(runs)
+    if method != "depth":
+        from ..fusion import fuse
+
+        fused = fuse(named, method, **fusion).to_lists()
+        tops_all = _tops(named, 1 << 62)
+        items_f: dict[str, dict[str, list[str]]] = {}
+        for q, ranked in fused.items():
+            items_f[q] = {d: [n for n in named if d in set(tops_all[n].get(q, ()))] for d in ranked[:depth]}
+        return Pool(depth, tuple(named), {q: dict(sorted(v.items())) for q, v in items_f.items()})
+    if fusion:
+        raise ParameterError(f"pool(method='depth') takes no fusion arguments. Got {', '.join(fusion)}.")
     tops = _tops(named, depth)
     items: dict[str, dict[str, list[str]]] = {}
     for name, per_query in tops.items():
