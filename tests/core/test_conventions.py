@@ -248,3 +248,23 @@ def test_rectools_golden_from_fixture() -> None:
         assert len(common) >= 30, (n, len(common))
         for u in common:
             assert abs(got[u] - want[u]) <= 1e-12, (n, u, got[u], want[u])
+
+
+def test_ir_measures_golden_with_ties() -> None:
+    ir_measures = pytest.importorskip("ir_measures")
+    rng = np.random.default_rng(21)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(30):
+        n = int(rng.integers(3, 12))
+        qrels[f"q{q}"] = {f"d{j}": int(rng.integers(0, 3)) for j in range(n) if rng.random() < 0.7}
+        run[f"q{q}"] = {f"d{j}": float(rng.integers(0, 3)) for j in range(n)}  # many ties
+    names = ["nDCG@5", "P@3", "AP", "RR", "R@5", "Rprec", "Success@3", "nDCG", "AP@5", "P(rel=2)@5"]
+    measures = [ir_measures.parse_measure(n) for n in names]
+    theirs: dict[str, dict[str, float]] = {}
+    for m in ir_measures.iter_calc(measures, qrels, run):
+        theirs.setdefault(str(m.measure), {})[m.query_id] = m.value
+    res = rankmeter.evaluate(qrels, run, [f"ir_measures:{n}" for n in names], queries="run")
+    for name, m in zip(names, measures, strict=True):
+        for q, v in theirs[str(m)].items():
+            assert abs(res.values[f"ir_measures:{name}"][res.queries.index(q)] - v) <= 1e-12, (name, q)
