@@ -170,6 +170,8 @@ class Result:
     tie_values: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     # unjudged="bounds": metric -> (smallest, largest) per-query values over every completion of the judgments
     unjudged_values: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # beside them, each metric on the condensed lists (unjudged items removed: trec_eval -J)
+    condensed: Mapping[str, np.ndarray] = field(default_factory=dict)
     # mean=pooled: metric -> per-query weights (denominators); its summary is sum(v w) / sum(w)
     weights: Mapping[str, np.ndarray] = field(default_factory=dict)
 
@@ -187,11 +189,15 @@ class Result:
     def bounds(self) -> dict[str, "pd.DataFrame"]:
         """``unjudged="bounds"``: per metric, a DataFrame indexed like ``per_query`` with columns ``low``
         and ``high``, the metric's smallest and largest value over every completion of the judgments
-        (:mod:`rankmeter.metrics.unjudged`); empty otherwise. The mean's interval is the mean of each column."""
+        (:mod:`rankmeter.metrics.unjudged`), and beside them ``condensed``, the metric on the condensed
+        list (unjudged items removed, trec_eval ``-J``); empty otherwise. The mean's interval is the mean
+        of each column."""
         import pandas as pd
 
         index = pd.Index(list(self.queries), name=self.index_name)
-        return {m: pd.DataFrame({"low": np.asarray(lo), "high": np.asarray(hi)}, index=index)
+        return {m: pd.DataFrame({"low": np.asarray(lo), "high": np.asarray(hi),
+                                 **({"condensed": np.asarray(self.condensed[m])} if m in self.condensed else {})},
+                                index=index)
                 for m, (lo, hi) in self.unjudged_values.items()}
 
     @property
@@ -271,6 +277,8 @@ class Result:
         if self.unjudged_values:  # unjudged="bounds": the interval of each mean, and per query
             out["bounds"] = {m: {"low": float(np.mean(lo)) if len(lo) else None,
                                  "high": float(np.mean(hi)) if len(hi) else None,
+                                 "condensed": float(np.mean(self.condensed[m]))
+                                 if m in self.condensed and len(lo) else None,
                                  **({"per_query": {q: [float(a), float(b)] for q, a, b in
                                                    zip(self.queries, lo, hi, strict=True)}} if per_query else {})}
                              for m, (lo, hi) in self.unjudged_values.items()}

@@ -147,10 +147,22 @@ def test_cli(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", tmp_path / "q", tmp_path / "r", "-m", "ap",
                           "--unjudged", "bounds", "--format", "json"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["bounds"]["ap"] == {"low": pytest.approx(5 / 6), "high": 1.0}
+    assert json.loads(out.stdout)["bounds"]["ap"] == {"low": pytest.approx(5 / 6), "high": 1.0, "condensed": 1.0}
     assert "depends on the unjudged items in 1 of 1 query" in out.stderr
     for extra in (["-m", "judged@5"], ["--chunk-rows", "10"], ["--unjudged-grade", "2"]):
         args = ["--unjudged", "bounds"] if extra[0] != "--unjudged-grade" else []
         bad = subprocess.run([sys.executable, "-m", "rankmeter", "evaluate", tmp_path / "q", tmp_path / "r", "-m",
                               "ap", *args, *extra], capture_output=True, text=True, timeout=60)
         assert bad.returncode == 2 and "Traceback" not in bad.stderr, (extra, bad.stderr)
+
+
+def test_the_condensed_list_beside_the_bounds() -> None:
+    rng = np.random.default_rng(2)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(10) if rng.random() < 0.5} | {"z": 1}
+             for i in range(6)}
+    run = {q: {f"d{j}": float(rng.random()) for j in range(12)} for q in qrels}
+    metrics = ["ndcg@5", "ap", "P@5"]
+    res = rankmeter.evaluate(qrels, run, metrics, unjudged="bounds")
+    cond = rankmeter.evaluate(qrels, run, metrics, judged_only=True)
+    for m in metrics:
+        assert res.bounds[m]["condensed"].tolist() == pytest.approx(cond.per_query[m].tolist(), abs=1e-15)

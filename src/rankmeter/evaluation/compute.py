@@ -67,6 +67,8 @@ def compute(batch: Batch, metrics: Iterable[Metric], depth: int | None = None,
         key = (m.canonical, mode, m.spec.kernel)
         if key in done:
             out = done[key]
+        elif mode == "unjudged-condensed":  # beside the bounds: the condensed list (trec_eval -J)
+            out = m.spec.kernel(batch.restrict(None, True).cut(m.k), **m.params)
         elif mode in ("unjudged-low", "unjudged-high"):
             g, top = unjudged if unjudged is not None else (None, 1.0)
             both = done.get((m.canonical, "unjudged", m.spec.kernel))

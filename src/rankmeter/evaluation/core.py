@@ -240,16 +240,15 @@ class Engine:
         # judgments as two hidden metrics (result.bounds; rankmeter.metrics.unjudged)
         check_unjudged(self.metrics, unjudged, unjudged_grade, ties=ties)
         self.unjudged = unjudged
-        self.unjudged_bounds: dict[str, tuple[str, str]] = {}
+        self.unjudged_bounds: dict[str, tuple[str, str, str]] = {}
         top = float(qrels.grades.max()) if len(qrels.grades) else 1.0
         self.unjudged_grades: tuple[float | None, float] = (unjudged_grade, top)
         if unjudged == "bounds":
             for m in self.metrics:
-                low, high = f"\0unj-low\0{m.text}", f"\0unj-high\0{m.text}"
-                self.unjudged_bounds[m.text] = (low, high)
-                self.tie_rule.update({low: "unjudged-low", high: "unjudged-high"})
-                extra += [Metric(spec=m.spec, params=m.params, k=m.k, text=low),
-                          Metric(spec=m.spec, params=m.params, k=m.k, text=high)]
+                low, high, cond = f"\0unj-low\0{m.text}", f"\0unj-high\0{m.text}", f"\0unj-cond\0{m.text}"
+                self.unjudged_bounds[m.text] = (low, high, cond)
+                self.tie_rule.update({low: "unjudged-low", high: "unjudged-high", cond: "unjudged-condensed"})
+                extra += [Metric(spec=m.spec, params=m.params, k=m.k, text=t) for t in (low, high, cond)]
         self.all_metrics: list[Metric] = self.metrics + extra + [self.coverage_metric]
         self.reader_notes: tuple[str, ...] = (tuple(qrels.notes) + fractional_grades_note(qrels.grades)
                                               + tuple(dict.fromkeys(n for m in self.metrics for n in m.notes)))

@@ -186,7 +186,8 @@ class Accumulator:
         judged_share = values.pop(e.coverage_metric.text)
         bounds = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi) in e.tie_bounds.items()}
         weights = {m: values.pop(w) for m, w in e.pooled.items()}
-        unjudged = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi) in e.unjudged_bounds.items()}
+        unjudged = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi, _) in e.unjudged_bounds.items()}
+        condensed = {m: values.pop(c) for m, (_, _, c) in e.unjudged_bounds.items()}
 
         # coverage, exactly as align() counts it over the whole run
         positive = e.positive
@@ -231,4 +232,5 @@ class Accumulator:
         if unjudged:
             notes += unjudged_notes(values, unjudged)
         return Result(queries=queries, values=values, metrics=e.metrics, coverage=coverage,
-                      notes=notes, corpus=corpus, tie_values=bounds, weights=weights, unjudged_values=unjudged)
+                      notes=notes, corpus=corpus, tie_values=bounds, weights=weights, unjudged_values=unjudged,
+                      condensed=condensed)
