@@ -7,8 +7,11 @@ _SRC = "lenskit/metrics/topn.py"
 TOOL = Tool(
     name="lenskit", title="LensKit", version="0.14", repository="lenskit/lkpy",
     entries={
-        "precision": Entry("p(norm=retrieved)", _SRC + " (precision)", differs="divides by the list's length"),
-        "recall": Entry("p(norm=min)", _SRC + " (recall)", differs="hits / min(k, R)"),
+        "precision": Entry("p(norm=retrieved)", _SRC + " (precision: ngood / len(recs[:k]))",
+                           differs="divides by the list's length within k",
+                           cannot="LensKit's bulk implementation (_bulk_precision) divides by k instead: p"),
+        "recall": Entry("p(norm=min)", _SRC + " (recall: ngood / min(len(truth), k); its docstring says max)",
+                        differs="hits / min(k, R)"),
         "ndcg": Entry("ndcg", _SRC + " (ndcg)"),
         "recip_rank": Entry("rr", _SRC + " (recip_rank)"),
         "hit": Entry("success", _SRC + " (hit)"),
