@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("rankmeter.cli.compare", "Compare runs with significance tests and reports."),
     "explain-diff": ("rankmeter.cli.explain_diff",
                      "Why two specifications of one metric differ, per query, in parts that add up."),
+    "fuse": ("rankmeter.cli.fuse", "Fuse runs into one run (RRF, CombSUM/CombMNZ, weighted sums tuned on judgments)."),
     "overlap": ("rankmeter.cli.overlap", "How similar two runs' rankings are, per query (RBO, tau_AP, Kendall)."),
     "judges": ("rankmeter.cli.judges", "How far two judges agree, and whether the runs' order survives the change."),
     "pool": ("rankmeter.cli.pool", "The pool of runs to judge (depth-k union)."),

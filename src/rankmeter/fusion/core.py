@@ -89,7 +89,8 @@ def resolve(method: str, n_runs: int, names: Sequence[str], *, weights: Any = No
         elif spec.needs_training and not allow_untrained:
             raise ParameterError(f"{spec.name} is a supervised method: its {p.name!r} come from judgments. Train it "
                                  f"with rankmeter.fusion.fuse_optimize(qrels, runs, {spec.name!r}, metric) and pass "
-                                 "the result's params to fuse(..., params=...).")
+                                 "the result's params to fuse(..., params=...) (command line: rankmeter fuse "
+                                 "--optimize QRELS, or --params FILE).")
         elif not allow_untrained:
             raise ParameterError(f"{spec.name} needs its {p.name!r} parameter ({p.doc}): fuse(..., "
                                  f"params={{{p.name!r}: ...}}), or tune it with rankmeter.fusion.fuse_optimize.")
