@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
+
+from ._files import write_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -174,6 +178,8 @@ class Result:
     condensed: Mapping[str, np.ndarray] = field(default_factory=dict)
     # mean=pooled: metric -> per-query weights (denominators); its summary is sum(v w) / sum(w)
     weights: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # what produced it (rankmeter.provenance.Provenance): version, inputs with SHA-256, metrics, options, threads, date
+    provenance: Any = field(default=None, repr=False)
 
     @property
     def tie_bounds(self) -> dict[str, "pd.DataFrame"]:
@@ -293,6 +299,49 @@ class Result:
                         for q, a, b in zip(self.queries, np.asarray(lo).tolist(), np.asarray(hi).tolist(), strict=True)}
         return out
 
+    def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
+        """JSON text of :meth:`to_dict` (values per query included, non-finite numbers as null) with what
+        :meth:`load` needs to rebuild the result, and the :mod:`provenance <rankmeter.provenance>` record;
+        written to ``path`` (whole or not at all) if given."""
+        text = json.dumps(result_to_saved(self), indent=indent, allow_nan=False)
+        if path is not None:
+            write_text(path, text + "\n")
+        return text
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`to_json` to ``path`` (a file; ``.json`` is the usual suffix) and return it."""
+        self.to_json(path)
+        return Path(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Result":
+        """The result that :meth:`save` / :meth:`to_json` wrote (a path, or the JSON text itself).
+
+        >>> import rankmeter
+        >>> r = rankmeter.evaluate({"q1": ["a"], "q2": ["b"]}, {"q1": ["a", "b"], "q2": ["a"]}, ["rr", "P@1"])
+        >>> back = Result.load(r.to_json())
+        >>> back.mean == r.mean, list(back.queries), back.provenance == r.provenance
+        (True, ['q1', 'q2'], True)
+        """
+        return result_from_saved(read_saved(path, "Result.load"), source=str(path)[:200])
+
+    def equals(self, other: "Result") -> bool:
+        """Same queries, values (nan equal to nan), means, coverage, notes and provenance."""
+        return results_equal(self, other)
+
+    def _repr_html_(self) -> str:
+        """A compact HTML table of the means, the counts and the notes (Jupyter's rich display)."""
+        from .report.notebook import result_html
+
+        return result_html(self)
+
+    def plot(self, metric: str | None = None) -> Any:
+        """A matplotlib figure of the per-query distribution of ``metric`` (default: each per-query metric,
+        side by side), the distribution figure of the HTML report. Needs matplotlib (``rankmeter[report]``)."""
+        from .report.notebook import result_figure
+
+        return result_figure(self, metric)
+
     def by_group(self, groups: Any, **options: Any) -> Any:
         """Means per query group, group sizes, gaps and tests: :func:`rankmeter.stats.groups.by_group`."""
         from .stats.groups import by_group
@@ -306,3 +355,155 @@ class Result:
         means = ", ".join(f"{m}={v:.4f}" for m, v in self.mean.items())
         plural = {"query": "queries"}.get(self.index_name, self.index_name + "s")
         return f"Result({_count(self.n_queries, self.index_name, plural)}: {means})"
+
+
+# ----------------------------------------------------------------------------- the saved form
+
+RESULT_FORMAT = "rankmeter-result/1"
+
+
+def _num(x: Any) -> Any:
+    f = float(x)
+    return f if math.isfinite(f) else None
+
+
+def _arr(values: Sequence[Any]) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def result_to_saved(res: Result) -> dict[str, Any]:
+    """:meth:`Result.to_dict` plus what :func:`result_from_saved` needs, JSON-safe (non-finite as null)."""
+    out = res.to_dict(per_query=True)
+    out["mean"] = {m: _num(v) for m, v in out["mean"].items()}
+    names = list(res.values)
+    cols = [[_num(v) for v in np.asarray(res.values[m], dtype=np.float64)] for m in names]
+    out["per_query"] = {q: {m: c[i] for m, c in zip(names, cols, strict=True)} for i, q in enumerate(res.queries)}
+    for section in ("bounds", "tie_bounds"):
+        if section in out:
+            out[section] = _json_safe(out[section])
+    saved: dict[str, Any] = {
+        "format": RESULT_FORMAT, "index_name": res.index_name, "metrics": [getattr(m, "text", str(m))
+                                                                         for m in res.metrics],
+        "values": names, "corpus": {m: _num(v) for m, v in res.corpus.items()}, "notes": list(res.notes),
+    }
+    if res.weights:
+        saved["weights"] = {m: [_num(v) for v in np.asarray(w, dtype=np.float64)] for m, w in res.weights.items()}
+    if res.coverage is not None:
+        saved["coverage"] = {"without_relevant_kept": res.coverage.without_relevant_kept,
+                             "examples": {k: list(v) for k, v in res.coverage.examples.items()}}
+    out["rankmeter"] = saved
+    if res.provenance is not None:
+        out["provenance"] = res.provenance.to_dict()
+    return out
+
+
+def _json_safe(x: Any) -> Any:
+    if isinstance(x, Mapping):
+        return {k: _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, (float, np.floating)):
+        return _num(x)
+    return x
+
+
+def read_saved(path: Any, method: str) -> dict[str, Any]:
+    """The JSON object in the file ``path`` (or ``path`` itself when it is JSON text or a dict)."""
+    from ._errors import InputError
+
+    if isinstance(path, Mapping):
+        return dict(path)
+    text = str(path)
+    source = text[:200]
+    if not text.lstrip().startswith("{"):
+        try:
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            raise InputError(f"{method}: cannot read the saved result: {exc.strerror or exc}", source=source) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{method}: expected the JSON that rankmeter saved; found text that is not JSON "
+                         f"({exc.msg})", source=source, line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise InputError(f"{method}: expected a JSON object; found {type(data).__name__}", source=source)
+    return data
+
+
+def result_from_saved(d: Mapping[str, Any], source: str = "") -> Result:
+    """The :class:`Result` that :func:`result_to_saved` wrote."""
+    from ._errors import InputError
+    from .provenance import Provenance
+
+    info = d.get("rankmeter")
+    if not isinstance(info, Mapping) or info.get("format") != RESULT_FORMAT:
+        raise InputError(f"Result.load: expected a result saved by rankmeter (format {RESULT_FORMAT!r}); found "
+                         + (f"format {info.get('format')!r}" if isinstance(info, Mapping) else
+                            "JSON without rankmeter's 'rankmeter' section"), source=source)
+    names = list(info.get("values", []))
+    per_query: Mapping[str, Mapping[str, Any]] = d.get("per_query", {})
+    queries = list(per_query)
+    values = {m: _arr([per_query[q].get(m) for q in queries]) for m in names}
+    metrics: list[Any] = []
+    if info.get("metrics"):
+        from .metrics.registry import parse_metrics
+
+        try:
+            metrics = list(parse_metrics(list(info["metrics"])))
+        except Exception:  # noqa: BLE001 (names of a hand-built result: the means are then plain means)
+            metrics = []
+    coverage = None
+    if isinstance(d.get("coverage"), Mapping):
+        c = dict(d["coverage"])
+        extra = info.get("coverage", {})
+        coverage = Coverage(policy=c["policy"], evaluated=c["evaluated"], missing_from_run=c["missing_from_run"],
+                            without_judgments=c["without_judgments"], without_relevant=c["without_relevant"],
+                            without_relevant_kept=bool(extra.get("without_relevant_kept", False)),
+                            not_in_run_left_out=c["not_in_run_left_out"], run_rows=c["run_rows"],
+                            run_rows_used=c["run_rows_used"],
+                            examples={k: tuple(v) for k, v in extra.get("examples", {}).items()},
+                            judged_k=c["judged_k"], judged=c["judged"], depth=c["depth"], judged_only=c["judged_only"],
+                            comment_lines=dict(c.get("comment_lines", {})))
+    tie_values = {m: (_arr([v["low"] for v in b.get("per_query", {}).values()]),
+                      _arr([v["high"] for v in b.get("per_query", {}).values()]))
+                  for m, b in d.get("tie_bounds", {}).items()}
+    unjudged = {m: (_arr([v[0] for v in b.get("per_query", {}).values()]),
+                    _arr([v[1] for v in b.get("per_query", {}).values()]))
+                for m, b in d.get("bounds", {}).items()}
+    corpus = {m: (float("nan") if v is None else float(v)) for m, v in info.get("corpus", {}).items()}
+    weights = {m: _arr(w) for m, w in info.get("weights", {}).items()}
+    prov = Provenance.from_dict(d["provenance"]) if isinstance(d.get("provenance"), Mapping) else None
+    return Result(queries=queries, values=values, metrics=metrics, coverage=coverage,
+                  notes=tuple(info.get("notes", ())), corpus=corpus, index_name=str(info.get("index_name", "query")),
+                  tie_values=tie_values,
+                  unjudged_values=unjudged, weights=weights, provenance=prov)
+
+
+def _same(a: Any, b: Any) -> bool:
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
+
+
+def results_equal(a: Result, b: Result) -> bool:
+    """Same queries, values, means, bounds, coverage, notes and provenance (nan equals nan)."""
+    if list(a.queries) != list(b.queries) or list(a.values) != list(b.values) or a.index_name != b.index_name:
+        return False
+    if not all(_same(a.values[m], b.values[m]) for m in a.values):
+        return False
+    ma, mb = a.mean, b.mean
+    if list(ma) != list(mb) or not _same(list(ma.values()), list(mb.values())):
+        return False
+    for x, y in ((a.tie_values, b.tie_values), (a.unjudged_values, b.unjudged_values)):
+        if list(x) != list(y) or not all(_same(x[m][i], y[m][i]) for m in x for i in (0, 1)):
+            return False
+    if list(a.weights) != list(b.weights) or not all(_same(a.weights[m], b.weights[m]) for m in a.weights):
+        return False
+    return (_coverage_key(a.coverage) == _coverage_key(b.coverage) and tuple(a.notes) == tuple(b.notes)
+            and a.provenance == b.provenance)
+
+
+def _coverage_key(c: Coverage | None) -> Any:
+    if c is None:
+        return None
+    return (c.to_dict(), c.without_relevant_kept, {k: list(v) for k, v in c.examples.items()})

@@ -230,7 +230,8 @@ def test_zero_variance():
 
 def test_json_shape(cmp):
     d = json.loads(cmp.to_json())
-    assert set(d) == {"queries", "means", "intervals", "tests"}
+    # the public shape, and what Comparison.load reads back ("rankmeter") with the provenance record
+    assert set(d) == {"queries", "means", "intervals", "tests", "rankmeter", "provenance"}
     assert d["queries"] == 40
     assert set(d["means"]) == set(cmp.runs) and set(d["means"]["sys0"]) == set(METRICS)
     assert all(len(v) == 2 for r in d["intervals"].values() for v in r.values())

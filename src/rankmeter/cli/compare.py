@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -121,7 +122,9 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
     A RUN is PATH (named by its file name without extension), NAME=PATH, or a folder
     (its files, sorted, each named by its file name without extension). Every
     run is evaluated on the same queries; a judged query missing from a run scores
-    0 there (counted on stderr).
+    0 there (counted on stderr). A RUN may also be a result saved by Result.save (a .json
+    file, compared on its per-query values); when every RUN is one, QRELS may be one too
+    and no judgments are read.
     """
     from contextlib import nullcontext
 
@@ -140,6 +143,9 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
 
         read_groups(group_by, option="--group-by")
     named = named_runs(runs, notes)
+    saved_first = saved_result(qrels)  # compare A.json B.json ...: saved results need no judgments
+    if saved_first is not None:
+        named = [(Path(qrels).name.removesuffix(".json"), qrels), *named]
     if len(named) < 2:
         from .._errors import ParameterError
 
@@ -159,18 +165,26 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
     show = sys.stderr.isatty() if progress is None else progress
     bar = _Bar() if show else None
     with bar if bar is not None else nullcontext():
-        q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
-                       subtopics=subtopics, subtopic=subtopic_column)
-        loaded = {}
+        q = None if saved_first is not None else read_qrels(
+            qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
+            subtopics=subtopics, subtopic=subtopic_column)
+        loaded: dict[str, Any] = {}
         for i, (name, path) in enumerate(named):
-            loaded[name] = read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
-                                    score=score_column, rank=rank_column)
+            result = saved_first if (i == 0 and saved_first is not None) else saved_result(path)
+            loaded[name] = result if result is not None else read_run(
+                path, order=order, duplicates=duplicates, query=query_column, item=item_column,
+                score=score_column, rank=rank_column)
             if bar is not None:
                 bar("reading runs", i + 1, len(named))
         cmp = compare(q, loaded, parsed, baseline=baseline, test=list(tests), correction=correction,
                       alpha=alpha, confidence=confidence, n_resamples=resamples, seed=seed, pairs=pairs,
                       queries=queries, family=family, interval=interval, progress=bar, depth=depth,
                       judged_only=judged_only, overlap=overlap, ties=ties)
+        from ..provenance import describe_input
+
+        cmp.provenance = cmp.provenance.with_inputs(  # the files read, where compare saw what was read from them
+            ([describe_input("qrels", qrels)] if q is not None else [])
+            + [describe_input(f"run:{name}", path) for name, path in named])
         views = None
         if group_by is not None:
             from ..compare.groups import compare_by_group
@@ -213,3 +227,24 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
         _groups.write(views, fmt)  # csv: the means per group, instead of the comparison's table
     if html_path is not None:
         note(f"wrote {html_path}")
+
+
+def saved_result(path: str) -> Any:
+    """The :class:`~rankmeter.result.Result` saved in ``path`` (a ``.json`` file that ``Result.save`` wrote),
+    or None for anything else (a run, judgments)."""
+    if not str(path).endswith(".json") or not Path(path).is_file():
+        return None
+    import json
+
+    from ..result import RESULT_FORMAT, Result, result_from_saved
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    info = data.get("rankmeter") if isinstance(data, dict) else None
+    if not isinstance(info, dict) or info.get("format") != RESULT_FORMAT:
+        return None
+    result: Result = result_from_saved(data, source=str(path))
+    return result

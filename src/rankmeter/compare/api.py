@@ -165,8 +165,37 @@ def compare(
     sims = S.rank_overlap(ev, names, S._run_pairs(Rn, names.index(baseline), pairs), final, rbo_p, notes) \
         if rbo_p is not None else []
     unresolved, unresolved_notes = S.unresolved_pairs(tests_out, ev.bounds)
+    record = _provenance(qrels, items, metric_texts, seed, threads=None, options={
+        "queries": queries if isinstance(queries, str) else list(queries), "depth": depth,
+        "judged_only": judged_only, "ties": ties, "convention": convention, "unjudged": unjudged,
+        "unjudged_grade": unjudged_grade, "tests": list(plan.tests), "correction": plan.correction,
+        "alpha": plan.alpha, "confidence": plan.confidence, "interval": interval,
+        "n_resamples": plan.n_resamples, "pairs": pairs, "family": family, "baseline": baseline})
     return Comparison(
+        provenance=record,
         runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
         intervals=ivs, tests=tests_out, settings=settings, notes=notes + unresolved_notes, missing=ev.missing,
         higher_is_better=hib, unit=unit, overlap=sims, no_value=no_value, _sources=ev.sources,
         unjudged_bounds=ev.bounds, unresolved=unresolved)
+
+
+def _provenance(qrels: Any, items: Sequence[tuple[str, Any]], metrics: Sequence[str], seed: Any, *,
+                threads: int | None, options: dict[str, Any]) -> Any:
+    """The comparison's record: the judgments and each run as given; a run given as a saved or computed
+    result brings the inputs its own record names (roles ``NAME/qrels``, ``NAME/run``)."""
+    from ..evaluation.threads import resolve_threads
+    from ..provenance import Provenance, describe_input
+
+    inputs = [describe_input("qrels", qrels)] if qrels is not None else []
+    inner = []
+    for name, run in items:
+        own = getattr(run, "provenance", None)
+        if own is not None:
+            inner.append((name, own))
+        inputs.append(describe_input(f"run:{name}", run))
+    record = Provenance.create(inputs=inputs, metrics=metrics, options=options,
+                               seeds={"seed": seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed)},
+                               threads=threads if threads is not None else resolve_threads(None))
+    for name, own in inner:
+        record = record.merged(own, prefix=f"{name}/")
+    return record

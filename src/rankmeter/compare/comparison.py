@@ -152,6 +152,8 @@ class Comparison:
     # the compared (metric, a, b) whose intervals overlap: unresolved by the judgments
     unjudged_bounds: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
     unresolved: list[tuple[str, str, str]] = field(default_factory=list)
+    # what produced it (rankmeter.provenance.Provenance): version, inputs with SHA-256, metrics, options, seed, date
+    provenance: Any = field(default=None, repr=False)
     _sources: dict[str, Any] = field(default_factory=dict, repr=False)
     _curves: dict[int, Any] = field(default_factory=dict, repr=False)
 
@@ -274,11 +276,56 @@ class Comparison:
         return out
 
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 2, details: bool = False) -> str:
-        """JSON text of :meth:`to_dict` (written to ``path`` if given)."""
-        text = json.dumps(self.to_dict(details), indent=indent, allow_nan=False)
+        """JSON text of :meth:`to_dict` (written to ``path`` if given), with the per-query scores and settings
+        that :meth:`load` reads back (section ``"rankmeter"``) and the provenance record (``"provenance"``)."""
+        out = self.to_dict(details)
+        out["rankmeter"] = saved_section(self)
+        if self.provenance is not None:
+            out["provenance"] = self.provenance.to_dict()
+        text = json.dumps(out, indent=indent, allow_nan=False)
         if path is not None:
             write_text(path, text + "\n")
         return text
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`to_json` (with details) to ``path`` and return it; :meth:`load` reads it back."""
+        self.to_json(path, details=True)
+        return Path(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Comparison":
+        """The comparison that :meth:`save` / :meth:`to_json` wrote (a path, or the JSON text itself): runs,
+        metrics, queries, per-query scores, means, intervals, tests, settings, notes and provenance. Its
+        metric@k curves are not available (they need the rankings).
+
+        >>> from rankmeter.compare import compare
+        >>> c = compare({"q1": ["a"], "q2": ["b"]}, {"A": {"q1": ["a"], "q2": ["x"]}, "B": {"q1": ["x"], "q2": ["b"]}},
+        ...             ["rr"], n_resamples=100)
+        >>> back = Comparison.load(c.to_json())
+        >>> back.means == c.means, back.equals(c)
+        (True, True)
+        """
+        from ..result import read_saved
+
+        return comparison_from_saved(read_saved(path, "Comparison.load"), source=str(path)[:200])
+
+    def equals(self, other: "Comparison") -> bool:
+        """The same numbers, tests, settings, notes and provenance (nan equal to nan)."""
+        return comparisons_equal(self, other)
+
+    def _repr_html_(self) -> str:
+        """The means table (intervals, markers, best in bold), the tests and the notes (Jupyter's rich display)."""
+        from ..report.notebook import comparison_html
+
+        return comparison_html(self)
+
+    def plot(self, kind: str = "differences", metric: str | None = None, *, k_max: int = 100) -> Any:
+        """A matplotlib figure, as the HTML report draws it: ``kind="curves"`` (metric@k for k = 1..``k_max``,
+        runs given as rankings), ``"differences"`` (per-query differences against the baseline, sorted) or
+        ``"distribution"`` (per-query values of every run). ``metric``: default the first."""
+        from ..report.notebook import comparison_figure
+
+        return comparison_figure(self, kind, metric, k_max=k_max)
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """Long-format CSV: one ``mean`` row per run and metric, one ``diff`` row per test.
@@ -424,3 +471,91 @@ def _longest_list(qrels: Any, runs: Any) -> int:
         if len(lengths):
             longest = max(longest, int(lengths.max()))
     return longest
+
+
+COMPARISON_FORMAT = "rankmeter-comparison/1"
+
+
+def _nums(values: Any) -> list[Any]:
+    return [json_number(v) for v in np.asarray(values, dtype=np.float64)]
+
+
+def _floats(values: Any) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def _f(v: Any) -> float:
+    return float("nan") if v is None else float(v)
+
+
+def saved_section(cmp: Comparison) -> dict[str, Any]:
+    """What :func:`comparison_from_saved` needs beyond :meth:`Comparison.to_dict`."""
+    return {
+        "format": COMPARISON_FORMAT, "runs": list(cmp.runs), "metrics": list(cmp.metrics),
+        "query_ids": list(cmp.queries), "unit": cmp.unit, "baseline": cmp.baseline,
+        "scores": {r: {m: _nums(cmp.scores[r][m]) for m in cmp.metrics} for r in cmp.runs},
+        "means": {r: {m: json_number(cmp.means[r][m]) for m in cmp.metrics} for r in cmp.runs},
+        "tests": [t.to_dict(details=True) for t in cmp.tests],
+        "settings": cmp.settings.to_dict(), "notes": list(cmp.notes), "missing": dict(cmp.missing),
+        "higher_is_better": dict(cmp.higher_is_better), "overlap": [
+            {k: (json_number(v) if k == "mean" else v) for k, v in o.items()} for o in cmp.overlap],
+        "no_value": {m: dict(v) for m, v in cmp.no_value.items()},
+        "unjudged_bounds": {r: {m: [json_number(v[0]), json_number(v[1])] for m, v in b.items()}
+                            for r, b in cmp.unjudged_bounds.items()},
+        "unresolved": [list(u) for u in cmp.unresolved],
+    }
+
+
+def comparison_from_saved(d: dict[str, Any], source: str = "") -> Comparison:
+    """The :class:`Comparison` that :meth:`Comparison.to_json` wrote."""
+    from .._errors import InputError
+    from ..provenance import Provenance
+
+    info = d.get("rankmeter")
+    if not isinstance(info, dict) or info.get("format") != COMPARISON_FORMAT:
+        raise InputError(f"Comparison.load: expected a comparison saved by rankmeter (format {COMPARISON_FORMAT!r}); "
+                         "found " + (f"format {info.get('format')!r}" if isinstance(info, dict) else
+                                     "JSON without rankmeter's 'rankmeter' section"), source=source)
+    runs, metrics = tuple(info["runs"]), tuple(info["metrics"])
+    tests = [PairTest(metric=t["metric"], a=t["a"], b=t["b"], test=t["test"], statistic=_f(t["statistic"]),
+                      p_value=_f(t["p_value"]), p_adjusted=_f(t["p_adjusted"]), correction=t["correction"],
+                      diff=_f(t["diff"]), diff_interval=(_f(t["diff_interval"][0]), _f(t["diff_interval"][1])),
+                      effect_size=_f(t["effect_size"]), n=int(t["n"]), method=t["method"],
+                      significant=bool(t["significant"]), better=t["better"]) for t in info["tests"]]
+    s = dict(info["settings"])
+    s["tests"] = tuple(s["tests"])
+    intervals = d.get("intervals", {})
+    return Comparison(
+        runs=runs, metrics=metrics, queries=tuple(info["query_ids"]),
+        scores={r: {m: _floats(info["scores"][r][m]) for m in metrics} for r in runs},
+        means={r: {m: _f(info["means"][r][m]) for m in metrics} for r in runs},
+        intervals={r: {m: (_f(intervals[r][m][0]), _f(intervals[r][m][1])) for m in metrics} for r in runs},
+        tests=tests, settings=Settings(**s), notes=list(info["notes"]), missing=dict(info["missing"]),
+        higher_is_better=dict(info["higher_is_better"]), unit=info["unit"],
+        overlap=[{k: (_f(v) if k == "mean" else v) for k, v in o.items()} for o in info.get("overlap", [])],
+        no_value={m: dict(v) for m, v in info.get("no_value", {}).items()},
+        unjudged_bounds={r: {m: (_f(v[0]), _f(v[1])) for m, v in b.items()}
+                         for r, b in info.get("unjudged_bounds", {}).items()},
+        unresolved=[(u[0], u[1], u[2]) for u in info.get("unresolved", [])],
+        provenance=Provenance.from_dict(d["provenance"]) if isinstance(d.get("provenance"), dict) else None)
+
+
+def _same(a: Any, b: Any) -> bool:
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
+
+
+def comparisons_equal(a: Comparison, b: Comparison) -> bool:
+    """Same runs, metrics, queries, scores, means, intervals, tests, settings, notes and provenance."""
+    if (a.runs, a.metrics, a.queries, a.unit) != (b.runs, b.metrics, b.queries, b.unit):
+        return False
+    for r in a.runs:
+        for m in a.metrics:
+            if not (_same(a.scores[r][m], b.scores[r][m]) and _same(a.means[r][m], b.means[r][m])
+                    and _same(a.intervals[r][m], b.intervals[r][m])):
+                return False
+    tests_a = [t.to_dict(details=True) for t in a.tests]
+    tests_b = [t.to_dict(details=True) for t in b.tests]
+    return (tests_a == tests_b and a.settings.to_dict() == b.settings.to_dict() and list(a.notes) == list(b.notes)
+            and dict(a.missing) == dict(b.missing) and dict(a.higher_is_better) == dict(b.higher_is_better)
+            and a.provenance == b.provenance)

@@ -217,6 +217,12 @@ class Run(Grouped):
     def __repr__(self) -> str:
         return f"Run({self.n_queries} queries, {len(self)} rows)"
 
+    def _repr_html_(self) -> str:
+        """The counts, the first items of the first queries and the notes (Jupyter's rich display; fused runs too)."""
+        from .display import run_html
+
+        return run_html(self)
+
 
 def rank_values(rank: object) -> np.ndarray:
     """Ranks as numbers that order exactly: int64 where they are integers (an integer column, or text of

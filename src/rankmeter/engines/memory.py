@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Iterable, Mapping, Sequence, cast
 
@@ -14,6 +15,7 @@ from ..evaluation.selection import QueryPolicy, check_queries
 from ..evaluation.threads import resolve_threads
 from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
+from ..provenance import Provenance, describe_input
 from ..result import Result
 from .stream import grouped_file, open_file, query_starts, regrouped_text
 
@@ -113,9 +115,16 @@ def evaluate(
             blocks.close()
         raise
     if blocks is not None:
-        return evaluate_file(engine, run, threads=n_threads, blocks=blocks)
-    r = as_run(run, duplicates=duplicates, **({"order": order} if order != "score" else {}))
-    return _evaluate_built(engine, r, n_threads)
+        res = evaluate_file(engine, run, threads=n_threads, blocks=blocks)
+    else:
+        r = as_run(run, duplicates=duplicates, **({"order": order} if order != "score" else {}))
+        res = _evaluate_built(engine, r, n_threads)
+    record = Provenance.create(
+        inputs=[describe_input("qrels", qrels), describe_input("run", run)], metrics=parsed, threads=n_threads,
+        options={"queries": queries if isinstance(queries, str) else list(queries), "depth": depth,
+                 "judged_only": judged_only, "order": order, "duplicates": duplicates, "ties": ties,
+                 "convention": convention, "unjudged": unjudged, "unjudged_grade": unjudged_grade})
+    return dataclasses.replace(res, provenance=record)
 
 
 def open_ahead(run: Any, *, order: str = "score", columns: Mapping[str, str | None] | None = None,

@@ -65,6 +65,11 @@ class ExperimentResult:
     #: gaps, paired tests against the baseline within each group); group_info: how the groups were made
     groups: dict[str, Any] = field(default_factory=dict)
     group_info: dict[str, Any] = field(default_factory=dict)
+    #: each baseline's comparison (``baseline=[...]``: one correction over the whole family); ``comparison`` is the
+    #: first one
+    comparisons: dict[str, "Comparison"] = field(default_factory=dict)
+    #: tuned recommenders (a grid with ``validation_fraction``): name -> {"params", "scores", "metric", ...}
+    tuning: dict[str, Any] = field(default_factory=dict)
 
     @property
     def sampled(self) -> bool:
@@ -259,6 +264,20 @@ class ExperimentResult:
             write(paths[key])
             record_files(d, [paths[key].name])
         return paths
+
+    def _repr_html_(self) -> str:
+        """Means per recommender with the markers against the baseline, the mode, the caption and the notes
+        (Jupyter's rich display)."""
+        from ..report.notebook import experiment_html
+
+        return experiment_html(self)
+
+    def plot(self, kind: str = "differences", metric: str | None = None, *, k_max: int = 100) -> Any:
+        """A figure of the experiment's comparison, as :meth:`rankmeter.compare.Comparison.plot` draws it
+        (``"curves"``, ``"differences"``, ``"distribution"``); with one recommender, its distribution."""
+        if self.comparison is not None:
+            return self.comparison.plot(kind, metric, k_max=k_max)
+        return next(iter(self.results.values())).plot(metric)
 
     def __repr__(self) -> str:
         return (f"ExperimentResult({len(self.results)} recommenders, top-{self.k}, {self.mode}, "

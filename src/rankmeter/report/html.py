@@ -190,13 +190,26 @@ def _tests_table(cmp: "Comparison", digits: int) -> str:
 # --------------------------------------------------------------------------- figures
 
 def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: Any, Canvas: Any) -> str:
-    curves = cmp.curves(k_max, progress=progress)
-    if not curves:
+    figures = curve_figures(cmp, k_max, progress, Figure)
+    if not figures:
         why = ("the runs were given as precomputed per-query results, not rankings"
                if not cmp.has_rankings else "none of the metrics takes a cutoff @k")
         return f'<p class="caption">No metric@k curves: {_e(why)}.</p>'
-    colors = _colors(len(cmp.runs))
     out = []
+    for label, (fig, k_max) in figures.items():
+        out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}; "
+                   f"dashed: the baseline {_e(cmp.baseline)}.</figcaption></figure>")
+    return '<div class="figs">' + "".join(out) + "</div>"
+
+
+def curve_figures(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: Any) -> dict[str, Any]:
+    """The metric@k figures of the report: label -> (matplotlib Figure, the largest k drawn); empty when the
+    runs were given as results or no metric takes a cutoff."""
+    curves = cmp.curves(k_max, progress=progress)
+    if not curves:
+        return {}
+    colors = _colors(len(cmp.runs))
+    out: dict[str, Any] = {}
     k_max = len(next(iter(next(iter(curves.values())).values())))  # bounded by the data (see Comparison.curves)
     ks = np.arange(1, k_max + 1)
     for label, per_run in curves.items():
@@ -212,9 +225,8 @@ def _curves(cmp: "Comparison", k_max: int, progress: Progress | None, Figure: An
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, ncols=2 if len(cmp.runs) > 6 else 1, frameon=False)
         ax.set_title(f"{label}, k = 1..{k_max} (mean over {cmp.n_queries} {cmp.units})", fontsize=10)
-        out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}; "
-                   f"dashed: the baseline {_e(cmp.baseline)}.</figcaption></figure>")
-    return '<div class="figs">' + "".join(out) + "</div>"
+        out[label] = (fig, k_max)
+    return out
 
 
 _MAX_BARS = 4000
@@ -233,6 +245,14 @@ def _bars(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> str:
+    fig = differences_figure(cmp, metric, Figure)
+    return (f"<figure>{_img(fig, f'per-query differences on {metric}', Canvas)}<figcaption>One bar per query: "
+            f"the run's {_e(metric)} minus the baseline's, sorted. Green: better than the baseline, "
+            "red: worse.</figcaption></figure>")
+
+
+def differences_figure(cmp: "Comparison", metric: str, Figure: Any) -> Any:
+    """The report's per-query differences against the baseline on ``metric``, sorted: a matplotlib Figure."""
     others = [r for r in cmp.runs if r != cmp.baseline]
     base = cmp.scores[cmp.baseline][metric]
     hib = cmp.higher_is_better.get(metric, True)
@@ -260,16 +280,25 @@ def _differences(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> st
     for j in range(len(others), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
     fig.suptitle(f"Per-query differences on {metric} against {cmp.baseline}", fontsize=10)
-    return (f"<figure>{_img(fig, f'per-query differences on {metric}', Canvas)}<figcaption>One bar per query: "
-            f"the run's {_e(metric)} minus the baseline's, sorted. Green: better than the baseline, "
-            "red: worse.</figcaption></figure>")
+    return fig
 
 
 def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> str:
+    fig = distribution_figure(cmp, metric, Figure)
+    if fig is None:
+        return ""
+    wide = ' class="wide"' if len(cmp.runs) > 5 else ""
+    return (f"<figure{wide}>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-query "
+            f"{_e(metric)} of each run, mirrored; diamond: mean, bar: median.</figcaption></figure>")
+
+
+def distribution_figure(cmp: "Comparison", metric: str, Figure: Any) -> Any:
+    """The report's per-query distribution of ``metric`` in every run (a matplotlib Figure), None without values.
+    ``cmp`` needs only ``runs``, ``scores``, ``n_queries``, ``unit`` and ``units``."""
     vals = [v[~np.isnan(v)] for v in (cmp.scores[r][metric] for r in cmp.runs)]  # nan: no value, not drawn
     allv = np.concatenate(vals)
     if not len(allv):
-        return ""
+        return None
     lo, hi = float(allv.min()), float(allv.max())
     edges = np.histogram_bin_edges(allv, bins=min(30, max(5, int(np.sqrt(len(vals[0])) + 1))),
                                    range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
@@ -289,9 +318,7 @@ def _distribution(cmp: "Comparison", metric: str, Figure: Any, Canvas: Any) -> s
     ax.set_ylabel(metric)
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(f"Per-{cmp.unit} {metric} ({cmp.n_queries} {cmp.units})", fontsize=10)
-    wide = ' class="wide"' if len(cmp.runs) > 5 else ""
-    return (f"<figure{wide}>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-query "
-            f"{_e(metric)} of each run, mirrored; diamond: mean, bar: median.</figcaption></figure>")
+    return fig
 
 
 # --------------------------------------------------------------------------- page
@@ -427,5 +454,28 @@ def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digit
         if progress is not None:
             progress("figures", step, n_steps)
     parts.append("</div>")
-    parts += ["<h2>Test settings</h2>", _settings(cmp), "</main></body></html>"]
+    parts += ["<h2>Test settings</h2>", _settings(cmp), provenance_html(getattr(cmp, "provenance", None)),
+              "</main></body></html>"]
     return "\n".join(parts) + "\n"
+
+
+def provenance_html(record: Any) -> str:
+    """The provenance section of a report (:mod:`rankmeter.provenance`): version, date and inputs as a table,
+    and the whole record as JSON (HTML-escaped) in ``<pre id="rankmeter-provenance">`` inside a
+    ``<details>`` element (no script: a report runs nothing); empty without a record."""
+    if record is None:
+        return ""
+    import json
+
+    d = record.to_dict()
+    rows = "".join(
+        f"<tr><td>{_d(i['role'])}</td><td>{_d(i.get('path', i.get('kind', '')))}</td>"
+        f"<td class=\"num\">{i.get('size', '')}</td>"
+        f"<td><code>{_e(i.get('sha256', 'changed since read' if i.get('changed') else ''))}</code></td></tr>"
+        for i in d["data"]["inputs"])
+    return (f"<h2>Provenance</h2><p>rankmeter {_e(d['implementation']['version'])}, {_e(d['date'])}"
+            + (f", {d['platform']['threads']} threads" if "threads" in d["platform"] else "") + "</p>"
+            + (f"<table><thead><tr><th>input</th><th>path</th><th>bytes</th><th>SHA-256</th></tr></thead>"
+               f"<tbody>{rows}</tbody></table>" if rows else "")
+            + "<details><summary>the record (JSON, ir_metadata sections)</summary>"
+            + f'<pre id="rankmeter-provenance">{html.escape(json.dumps(d, indent=1))}</pre></details>')

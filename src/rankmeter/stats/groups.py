@@ -158,6 +158,37 @@ class GroupResult:
                  "left_out": self.left_out[m][g]} for m in self.means.columns for g in self.groups]
         return pd.DataFrame(rows, columns=["group", "size", "metric", "mean", "left_out"])
 
+    def _repr_html_(self) -> str:
+        """Means per group with the sizes, the gap, the tests and the notes (Jupyter's rich display)."""
+        from ..data.display import html_number, html_text
+
+        metrics = list(self.means.columns)
+        left = ' style="text-align:left"'
+        rows = "".join(f"<tr><td{left}>{html_text(g)}</td><td>{self.sizes[g]}</td>"
+                       + "".join(f"<td>{html_number(self.means.loc[g, m])}</td>" for m in metrics) + "</tr>"
+                       for g in self.groups)
+        body = (f"<table><thead><tr><th{left}>group</th><th>size</th>"
+                + "".join(f"<th>{html_text(m)}</th>" for m in metrics) + f"</tr></thead><tbody>{rows}</tbody></table>")
+        if len(self.gap):
+            body += "<p><small>gap (highest - lowest mean): " + "; ".join(
+                f"{html_text(m)} {html_number(row['max_minus_min'])} ({html_text(row['highest'])} / "
+                f"{html_text(row['lowest'])})" for m, row in self.gap.iterrows()) + "</small></p>"
+        if len(self.tests):
+            cols = list(self.tests.columns)
+            body += ("<details><summary>tests</summary><table><thead><tr>"
+                     + "".join(f"<th>{html_text(c)}</th>" for c in cols) + "</tr></thead><tbody>"
+                     + "".join("<tr>" + "".join(f"<td>{html_number(v) if not isinstance(v, str) else html_text(v)}"
+                                                "</td>" for v in rec) + "</tr>"
+                               for rec in self.tests.itertuples(index=False)) + "</tbody></table></details>")
+        if self.ungrouped:
+            body += f"<p><small>{self.ungrouped} {html_text(self.unit)}(s) in no group, left out</small></p>"
+        if self.notes:
+            import html
+
+            body += (f"<details><summary>notes ({len(self.notes)})</summary><ul>"
+                     + "".join(f"<li>{html.escape(n)}</li>" for n in self.notes) + "</ul></details>")
+        return f'<div class="rankmeter"><p><strong>Per group: {len(self.groups)} groups</strong></p>{body}</div>'
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "groups": {g: {"size": self.sizes[g],
