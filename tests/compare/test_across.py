@@ -81,3 +81,20 @@ def test_errors() -> None:
     two = compare_across({"d0": {k: a[k] for k in ("pop", "ease")}, "d1": {k: b[k] for k in ("pop", "ease")}}, "rr",
                          baseline="pop")
     assert two.friedman is None and any("at least 3 models" in n for n in two.notes)
+
+
+def test_report_and_critical_difference_diagram(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    results = {f"d{i}": _results(i, s) for i, s in enumerate(SKILLS)}
+    across = compare_across(results, "rr", baseline="pop")
+    md = across.to_markdown()
+    assert "| mean rank |" in md and "Friedman chi2" in md and "random effects" in md
+    page = across.to_html()
+    assert "<img" in page and "critical-difference" in page
+    fig = across.plot()
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any("ease" in t for t in texts) and "CD" in texts
+    from rankmeter.report.across import _cliques
+
+    # models closer than CD in mean rank are joined: a, b (0.5 apart) yes; c (2 from a) not with a
+    assert _cliques([("a", 1.0), ("b", 1.5), ("c", 3.0)], 1.0) == [(0, 1)]

@@ -53,6 +53,24 @@ class AcrossResult:
     effects: dict[str, "pd.DataFrame"]
     notes: tuple[str, ...] = ()
 
+    def plot(self) -> Any:
+        """Demšar's critical-difference diagram (a matplotlib Figure; None with fewer than 3 models)."""
+        from ..report.across import cd_diagram
+
+        return cd_diagram(self)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The means per data set, their mean, the mean ranks and the tests, as Markdown."""
+        from ..report.across import to_markdown
+
+        return to_markdown(self, digits)
+
+    def to_html(self, digits: int = 4) -> str:
+        """A self-contained HTML section with the critical-difference diagram."""
+        from ..report.across import to_html
+
+        return to_html(self, digits)
+
     def __repr__(self) -> str:
         return (f"AcrossResult({self.metric}: {len(self.means.columns)} models on {len(self.means.index)} data sets"
                 f"{', baseline ' + self.baseline if self.baseline else ''})")
