@@ -67,7 +67,7 @@ class InputFile:
     def hashed(self) -> "InputFile":
         """This input with its SHA-256 (computed once per file and process), or ``changed`` when the file
         is no longer what was read (another size or modification time), or gone."""
-        if self.path is None or self.sha256 is not None or self.changed:
+        if self.path is None or self.sha256 is not None or self.changed or self.kind is not None:
             return self
         try:
             st = os.stat(self.path)
@@ -110,8 +110,10 @@ def describe_input(role: str, value: Any) -> InputFile:
         path = os.fspath(value)
         if isinstance(path, bytes):  # pragma: no cover - bytes paths are not accepted by the readers
             path = os.fsdecode(path)
-        if path.startswith("irds:") or path == "-":
-            return InputFile(role=role, path=path)
+        if path.startswith("irds:"):  # a dataset of ir_datasets, by its id (its files are ir_datasets' business)
+            return InputFile(role=role, path=path, kind="ir_datasets")
+        if path == "-":
+            return InputFile(role=role, path=path, kind="stdin")
         try:
             st = os.stat(path)
         except OSError:

@@ -17,7 +17,8 @@ PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "metrics": "-m/--metric"}
 def _metric_help() -> str:
     return (
         "Metric, repeatable or comma-separated: name(param=value,...)@k, e.g. ndcg@10, 'ap(norm=min)@5', "
-        "P_10, 'RBP(p=0.8)', -m ndcg@10,map, trec_eval's -m P.5,10. `rankmeter metrics` lists them all."
+        "P_10, 'RBP(p=0.8)', -m ndcg@10,map, trec_eval's -m P.5,10. `rankmeter metrics` lists them all. "
+        "With QRELS irds:DATASET_ID (judgments from ir_datasets), --measures official: the dataset's official measures."
     )
 
 
@@ -27,6 +28,7 @@ def _metric_help() -> str:
     epilog=(
         "Examples:\n\n"
         "  rankmeter evaluate qrels.txt run.txt -m ndcg@10,map -m P.5,10\n\n"
+        "  rankmeter evaluate irds:msmarco-passage/dev/small run.txt --measures official\n\n"
         "  rankmeter evaluate qrels.txt runs/ -m ndcg@10 --format markdown\n\n"
         "  rankmeter evaluate test.csv recs.csv -m ndcg@10 --query-column user --item-column movie\n\n"
         "  rankmeter evaluate test.csv recs.csv -m 'snips_recall(propensity=given)@10' --propensity p.csv\n\n"
@@ -35,7 +37,7 @@ def _metric_help() -> str:
 )
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
-@click.option("-m", "--metric", "metrics", multiple=True, required=True, help=_metric_help())
+@click.option("-m", "--metric", "--measures", "metrics", multiple=True, required=True, help=_metric_help())
 @click.option("--per-query", "-q", is_flag=True, help="Also print each query's values.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "trec", "markdown", "latex", "html"]),
               default="table", show_default=True,
@@ -115,6 +117,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
         read_groups(group_by, option="--group-by")
     named = named_runs(runs, notes)
     # keyed by the text written (README), each spelling its own key; trec_eval's names are one per metric
+    if any(m.strip().lower() == "official" for m in metrics):  # QRELS irds:ID: the dataset's official measures
+        from ..io.irds import expand_official
+
+        metrics = tuple(expand_official(list(metrics), qrels))
     parsed, metric_notes = parse_metric_list(metrics, spellings=fmt != "trec")
     if convention is not None:
         from ..metrics.conventions import with_convention

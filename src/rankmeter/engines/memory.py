@@ -94,6 +94,9 @@ def evaluate(
     """
     if metrics is None:
         parse_metrics(())  # "no metric given"
+    from ..io.irds import expand_official
+
+    metrics = expand_official(metrics, qrels)  # "official": the measures of the judgments' ir_datasets dataset
     if convention is not None:
         from ..metrics.conventions import with_convention
 

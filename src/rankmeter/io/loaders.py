@@ -262,6 +262,7 @@ def read_qrels(path: str | Path | Input, *, format: Format = "auto", query: str 
     """Read judgments from a file (TREC, CSV/TSV, Parquet, Arrow IPC/Feather; compressed or not; ``-`` for stdin).
 
     ``comments=False`` reads TREC lines starting with ``#`` as data (trec_eval 9.0.8).
+    ``"irds:DATASET_ID"`` reads the judgments of an ir_datasets dataset (:mod:`rankmeter.io.irds`).
 
     ``subtopics=True`` reads judgments by subtopic, NIST ndeval's ``query subtopic item grade``
     (TREC text: the second column; tables: a ``subtopic`` column, or the one named by
@@ -277,6 +278,10 @@ def read_qrels(path: str | Path | Input, *, format: Format = "auto", query: str 
     """
     _check_format(format)
     subtopics = _check_subtopics(subtopics, subtopic)
+    if isinstance(path, str) and path.startswith("irds:"):  # judgments of an ir_datasets dataset (io/irds.py)
+        from .irds import read_irds_qrels
+
+        return read_irds_qrels(path, subtopics=subtopics, duplicates=duplicates)
     inp = path if isinstance(path, Input) else open_input(path)
     fmt = detect_format(inp) if format == "auto" else format
     if fmt == "trec":
