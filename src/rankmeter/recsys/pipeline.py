@@ -65,8 +65,6 @@ from ..data.ids import as_string_array, encode, union_vocab
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .result import ExperimentResult
-
 __all__ = ["experiment", "default_metrics"]
 
 _REFERENCE_TYPES = ("Random", "MostPopular", "ItemKNN")
@@ -253,7 +251,7 @@ def experiment(
     sampled_correction: str = "none",
     sampled_strategy: str = "uniform",
     sampled_per: str = "user",
-    baseline: str | None = "best",
+    baseline: str | Sequence[str] | None = "best",
     test: str | Sequence[str] = "t",
     correction: str = "holm",
     alpha: float = 0.05,
@@ -269,7 +267,11 @@ def experiment(
     console: "Console | None" = None,
     ties: str = "id",
     convention: str | None = None,
-) -> ExperimentResult:
+    folds: int | None = None,
+    repeats: int | None = None,
+    validation_fraction: float | None = None,
+    tune_metric: str | None = None,
+) -> Any:
     """Run the whole recommender evaluation loop (see the module docstring for the stages).
 
     ``relevance``: with a rating column, the test interactions rated ``>= relevance`` are
@@ -296,7 +298,31 @@ def experiment(
     ``"average"``, ``"optimistic"``, ``"pessimistic"`` or ``"bounds"``; metrics the rule is not
     defined for are refused by name before any work. ``convention``: a tool whose conventions the
     metric names without a ``tool:`` prefix take (:mod:`rankmeter.metrics.conventions`).
+
+    Repeated protocols, several baselines and tuning (:mod:`rankmeter.recsys.protocol`):
+    ``split="kfold"`` (``split_params``: ``folds``, ``unit`` ``"interactions"`` or ``"users"`` (strong
+    generalisation, fold-in share ``1 - heldout_fraction`` of each test user to training), ``per_user``
+    (user-stratified)); ``repeats=N``: the protocol repeated with seeds ``seed .. seed + N - 1`` (k-fold, hold-out,
+    leave-k-out, strong); ``folds=``/``repeats=`` are shorthands for ``split_params``. These return a
+    :class:`~rankmeter.recsys.repeated.RepeatedResult` (per-fold results, mean, sd and corrected interval across
+    folds, the corrected resampled t-test). ``baseline``: a list of names compares every model with each, with one
+    correction over the family. A recommender given as a grid (``{"type": "itemknn", "neighbors": [10, 50]}``) is
+    tuned on a validation part (``validation_fraction``) by ``tune_metric`` (default: the first per-user metric),
+    refitted on train + validation and evaluated once on test (``result.tuning``).
     """
+    args = dict(locals())
+    from .protocol import is_grid, shorthands
+
+    _params, _n = shorthands(split, split_params, folds, repeats)
+    _grids = isinstance(recommenders, Mapping) and any(is_grid(v) for v in recommenders.values()) or (
+        isinstance(recommenders, (list, tuple)) and any(is_grid(v) for v in recommenders))
+    if (isinstance(split, str) and split.lower() == "kfold") or _n > 1 or _grids or validation_fraction is not None:
+        from .repeated import run_protocol
+
+        return run_protocol(args)
+    if tune_metric is not None:
+        raise ParameterError("The 'tune_metric' parameter of experiment needs a recommender given as a grid (a "
+                             "parameter with a list of values) and validation_fraction.")
     # (the stages' modules load here, not with ``import rankmeter``)
     from ..data import Qrels, Run
     from ..evaluate import evaluate
@@ -551,15 +577,24 @@ def experiment(
 
         # ---------------------------------------------------------------- compare
         query_metrics = [m.text for m in parsed if m.spec.level == "query"]
-        base = _pick_baseline(baseline, results, reference, parsed)
+        base: Any = _pick_baseline(baseline, results, reference, parsed)
         comparison = None
-        if base is not None and len(results) > 1 and query_metrics:
+        comparisons: dict[str, Any] = {}
+        if isinstance(base, tuple) and len(results) > 1 and query_metrics:
+            from .protocol import compare_family
+
+            with stages.stage("compare", total=1):
+                comparisons = compare_family(results, query_metrics, base, test=test, correction=correction,
+                                             alpha=alpha, n_resamples=n_resamples, seed=seed)
+            comparison = comparisons[base[0]]
+        elif base is not None and len(results) > 1 and query_metrics:
             from ..compare import compare
 
             with stages.stage("compare", total=1) as upd:
                 comparison = compare(None, results, query_metrics, baseline=base, test=test, correction=correction,
                                      alpha=alpha, n_resamples=n_resamples, seed=seed,
                                      progress=(lambda task, done, total: upd(done, total)) if progress else None)
+            comparisons = {base: comparison}
         elif base is not None and len(results) == 1:
             notes.append("a single recommender: nothing to compare")
         if groups is not None:
@@ -568,12 +603,13 @@ def experiment(
         if need_full and base is not None and len(results) > 1:
             from .correction import flip_risks
 
-            flip_risk = flip_risks(results, corrected, base, seed=seed)
+            base1 = base[0] if isinstance(base, tuple) else base
+            flip_risk = flip_risks(results, corrected, base1, seed=seed)
             how = mode if correcting else "plain sampled values; full-ranking order estimated with the mle correction"
             for metric, per in flip_risk.items():
                 for other, fr in per.items():
                     fr["method"] = risk_method
-                    notes.append(f"{metric}, {other} vs {base} ({how}): corrected difference {fr['difference']:+.4f}; "
+                    notes.append(f"{metric}, {other} vs {base1} ({how}): corrected difference {fr['difference']:+.4f}; "
                                  f"chance the order flips under full ranking ~{100 * fr['flip_risk']:.1f}% "
                                  f"(bootstrap over users, {fr['resamples']} resamples)")
     finally:
@@ -594,7 +630,8 @@ def experiment(
     return ExperimentResult(results=results, comparison=comparison, validation=validation, timings=stages.timings,
                             metrics=texts, k=k, baseline=base, mode=mode, data=data_info, split=split_info,
                             notes=tuple(notes), runs=runs, reference=reference, settings=settings, qrels=qrels,
-                            context=ctx, flip_risk=flip_risk, groups=group_views, group_info=group_info)
+                            context=ctx, flip_risk=flip_risk, groups=group_views, group_info=group_info,
+                            comparisons=comparisons)
 
 
 def user_groups(groups: Any, train: Any, users: Sequence[Any]) -> tuple[dict[str, str], str, list[str]]:
@@ -650,10 +687,18 @@ def _group_results(groups: Any, results: Mapping[str, Any], comparison: Any, tra
     return views, info
 
 
-def _pick_baseline(baseline: str | None, results: Mapping[str, Any], reference: Sequence[str],
-                   parsed: Sequence[Any]) -> str | None:
+def _pick_baseline(baseline: Any, results: Mapping[str, Any], reference: Sequence[str],
+                   parsed: Sequence[Any]) -> str | tuple[str, ...] | None:
     if baseline is None:
         return None
+    if not isinstance(baseline, str):
+        if not isinstance(baseline, (list, tuple)) or not baseline or not all(isinstance(b, str) for b in baseline):
+            raise ParameterError(f"The 'baseline' parameter of experiment must be 'best', None, a recommender name "
+                                 f"or a list of names. Got {baseline!r} instead.")
+        names = [str(_pick_baseline(b, results, reference, parsed)) for b in baseline]
+        if len(set(names)) != len(names):
+            raise ParameterError(f"The 'baseline' parameter of experiment names a recommender twice: {baseline!r}.")
+        return names[0] if len(names) == 1 else tuple(names)
     if baseline != "best":
         if baseline not in results:
             raise ParameterError(f"The 'baseline' parameter of experiment must be 'best', None or one of "

@@ -12,10 +12,10 @@ from .._compute import pc_on_first_use as pc
 from .._errors import ParameterError
 from ..data.ids import as_string_array
 
-__all__ = ["SPLIT_NAMES", "split_interactions", "canonical_table"]
+__all__ = ["SPLIT_NAMES", "split_interactions", "canonical_table", "protocol_split"]
 
 
-SPLIT_NAMES = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong")
+SPLIT_NAMES = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong", "kfold")
 
 
 def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters: Mapping[str, Any],
@@ -42,7 +42,22 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
     if not isinstance(split, str) or split.lower() not in SPLIT_NAMES:
         raise ParameterError(f"The 'split' parameter of experiment must be one of {', '.join(SPLIT_NAMES)}, a "
                              f"Split, a (train, test) pair or a callable. Got {split!r} instead.")
-    name = split.lower()
+    s = protocol_split(data, split.lower(), params, filters, seed)
+    if isinstance(s, S.StrongSplit):
+        return _strong_parts(s)
+    return s.table("train"), s.table("test"), s.summary.to_dict()
+
+
+def protocol_split(data: Any, name: str, params: Mapping[str, Any], filters: Mapping[str, Any],
+                   seed: int = 0) -> Any:
+    """The :class:`rankmeter.split.Split` (or :class:`~rankmeter.split.StrongSplit`) of a protocol name
+    (``split_params`` checked against the protocol's own parameters; ``seed`` unless they give one)."""
+    from .. import split as S
+
+    split = name
+    if name == "kfold":
+        raise ParameterError("split='kfold' gives several splits: run it through experiment(split='kfold') or "
+                             "rankmeter.split.kfold.")
     if name == "strong":
         accepted = [p for p in inspect.signature(S.strong).parameters
                     if p not in ("interactions", "user", "item", "timestamp")]
@@ -53,7 +68,7 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
         kw = dict(filters)
         kw.update(params)
         kw.setdefault("seed", seed)
-        return _strong_parts(S.strong(data, **kw))
+        return S.strong(data, **kw)
     if name == "auto":
         name = "temporal" if data.timestamp is not None else "holdout"
     func = {"temporal": S.temporal, "temporal_global": S.temporal, "holdout": S.holdout}.get(name, S.leave_k_out)
@@ -87,7 +102,7 @@ def split_interactions(data: Any, split: Any, params: Mapping[str, Any], filters
         if data.timestamp is None:
             kw.setdefault("by", "random")
         s = S.leave_k_out(data, **kw)
-    return s.table("train"), s.table("test"), s.summary.to_dict()
+    return s
 
 
 def _strong_parts(s: Any) -> tuple[Any, Any, dict[str, Any]]:

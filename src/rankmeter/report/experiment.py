@@ -115,9 +115,30 @@ def _summary(res: ExperimentResult) -> str:
     if s.get("test_rows_in_train") is not None:
         rows.append(("Test rows already in the user's train set", s.get("test_rows_in_train")))
     rows += [("Rows dropped by the split", s.get("dropped_rows")), ("Cut-off k", res.k),
-             ("Recommenders", ", ".join(res.results)), ("Baseline", res.baseline or "none")]
-    return "<h2>Experiment</h2>" + _dl([(k, v) for k, v in rows if v is not None])
+             ("Recommenders", ", ".join(res.results)), ("Baseline", _base_text(res.baseline))]
+    return "<h2>Experiment</h2>" + _dl([(k, v) for k, v in rows if v is not None]) + _tuning(res)
 
+
+def _base_text(baseline: Any) -> str:
+    """The baseline, or the baselines joined (``baseline=[...]``), or "none"."""
+    if not baseline:
+        return "none"
+    return ", ".join(baseline) if isinstance(baseline, tuple) else str(baseline)
+
+
+def _tuning(res: Any) -> str:
+    """The tuned recommenders: the chosen parameters and every grid point's validation score."""
+    tuning = getattr(res, "tuning", None) or {}
+    parts = []
+    for name, t in tuning.items():
+        rows = "".join(f"<tr><td>{_d(json.dumps(sc['params'], default=str))}</td><td class=num>{fmt(sc['value'])}"
+                       f"{' (chosen)' if sc['params'] == t['params'] else ''}</td></tr>" for sc in t["scores"])
+        parts.append(f"<h3>Tuning of {_d(name)}</h3><p class=caption>Fitted on the training rows without the "
+                     f"validation part, scored on the {t['validation_rows']} validation rows (never the test rows) "
+                     f"by {_d(t['metric'])}; chosen {_d(json.dumps(t['params'], default=str))}, refitted on train + "
+                     f"validation and evaluated once on test.</p><table><thead><tr><th>parameters</th>"
+                     f"<th class=num>validation {_d(t['metric'])}</th></tr></thead><tbody>{rows}</tbody></table>")
+    return "".join(parts)
 
 def _means(res: ExperimentResult, digits: int) -> str:
     cmp = res.comparison
@@ -604,7 +625,8 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
         f"<title>{_e(title)}</title><style>{_CSS}{_EXTRA_CSS}</style></head><body><main>",
         f"<h1>{_e(title)}</h1>",
         f'<p class="lead">{_e(", ".join(res.results))} on {n_users} test users'
-        + (f"; baseline <strong>{_e(res.baseline)}</strong>" if res.baseline else "") + ". Made with rankmeter.</p>",
+        + (f"; baseline <strong>{_e(_base_text(res.baseline))}</strong>" if res.baseline else "")
+        + ". Made with rankmeter.</p>",
     ]
     if res.sampled and "corrected (" in res.mode:
         parts.append(f'<p class="sampled">Sampled evaluation, corrected: {_e(res.mode)}. Each user\'s test items '
@@ -639,3 +661,84 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
             parts.append("</div>")
     parts += [_settings(res), _timings(res), "</main></body></html>"]
     return "\n".join(p for p in parts if p) + "\n"
+
+
+@plain_figure_text
+def repeated_to_html(res: Any, *, title: str | None = None, digits: int = 4) -> str:
+    """The report of a repeated protocol (:class:`rankmeter.recsys.repeated.RepeatedResult`): the protocol,
+    the mean ± sd table with the corrected intervals, the per-split points with their mean (a figure per
+    per-user metric), the corrected resampled t-tests, the tuning, the notes and every split's means."""
+    title = title or f"rankmeter experiment: top-{res.k}, {res.mode}, {len(res.folds)} splits"
+    names = list(res.folds[0].results)
+    across = res.across
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{_e(title)}</title><style>{_CSS}{_EXTRA_CSS}</style></head><body><main>",
+             f"<h1>{_e(title)}</h1>",
+             f'<p class="lead">{_e(", ".join(names))}; {_e(res.design.description)}; baseline '
+             f"<strong>{_e(_base_text(res.baseline))}</strong>. Made with rankmeter.</p>"]
+    head = "".join(f'<th class="num">{_d(n)}</th>' for n in names)
+    rows = []
+    for m in res.metrics:
+        cells = []
+        for n in names:
+            r = across[(across.model == n) & (across.metric == m)].iloc[0]
+            cells.append(f'<td class="num">{_e(res.cell(n, m, digits) + res.marker(m, n))}<br><span class=ci>'
+                         f"[{fmt(r.ci_low, digits)}, {fmt(r.ci_high, digits)}]</span></td>")
+        rows.append(f"<tr><td>{_d(m)}</td>{''.join(cells)}</tr>")
+    parts.append(f"<h2>Mean ± sd across splits</h2><table><thead><tr><th>metric</th>{head}</tr></thead><tbody>"
+                 f"{''.join(rows)}</tbody></table><p class=caption>{_e(res.caption())}; in brackets the corrected "
+                 f"95% interval mean ± t(0.975, J-1) sd sqrt(1/J + rho), rho = {res.design.rho:.4g}.</p>")
+    if res.tests:
+        trs = "".join(f"<tr><td>{_d(t['metric'])}</td><td>{_d(t['model'])}</td><td>{_d(t['baseline'])}</td>"
+                      f"<td class=num>{fmt_signed(t['diff'], digits)}</td><td class=num>{fmt(t['statistic'], 3)}</td>"
+                      f"<td class=num>{fmt(t['p_value'], 4)}</td><td class=num>{fmt(t['p_adjusted'], 4)}</td>"
+                      f"<td>{'yes' if t['significant'] else 'no'}</td></tr>" for t in res.tests)
+        parts.append("<h2>Tests across splits</h2><p class=caption>Corrected resampled t-test (Nadeau and Bengio "
+                     "2003; Bouckaert and Frank 2004 for k-fold) on the per-split differences of the means "
+                     f"(model minus baseline), {len(res.folds) - 1} degrees of freedom, "
+                     f"{_e(res.tests[0]['correction'])}"
+                     ". Within each split the paired tests over users are in the per-split sections of results.json."
+                     "</p><table><thead><tr><th>metric</th><th>model</th><th>baseline</th><th class=num>difference</th>"
+                     "<th class=num>t</th><th class=num>p</th><th class=num>adjusted p</th><th>significant</th></tr>"
+                     f"</thead><tbody>{trs}</tbody></table>")
+    for label, f in zip(res.labels, res.folds, strict=True):
+        tuned = _tuning(f)
+        if tuned:
+            parts.append(f"<h2>Tuning, {_e(label)}</h2>" + tuned)
+    per = res.per_fold
+    try:
+        Figure, Canvas = _mpl()
+    except MissingExtraError:
+        parts.append('<p class="caption">No figures: matplotlib is not installed '
+                     "(pip install 'rankmeter[report]').</p>")
+    else:
+        colors = _colors(len(names))
+        figs = []
+        for m in res.metrics:
+            fig = Figure(figsize=(4.2, 2.6))
+            ax = fig.add_subplot(1, 1, 1)
+            for i, n in enumerate(names):
+                v = per[(per.model == n) & (per.metric == m)].value.to_numpy(dtype=float)
+                ax.scatter(np.full(len(v), i) + np.linspace(-0.15, 0.15, len(v)), v, s=12, color=colors[i], alpha=0.7)
+                if np.isfinite(v).any():
+                    ax.hlines(np.nanmean(v), i - 0.3, i + 0.3, color="black", lw=2)
+            ax.set_xticks(range(len(names)))
+            ax.set_xticklabels([str(n) for n in names], fontsize=7, rotation=20)
+            ax.set_title(str(m), fontsize=9)
+            fig.tight_layout()
+            figs.append(f"<figure>{_img(fig, f'{m} per split', Canvas)}</figure>")
+        parts.append("<h2>Per-split values</h2><p class=caption>One point per split; the black bar is the mean over "
+                     f"the splits.</p><div class=figs>{''.join(figs)}</div>")
+    table = per.pivot_table(index=["fold", "model"], columns="metric", values="value", sort=False)
+    fold_rows = "".join(f"<tr><td>{_d(fold)}</td><td>{_d(model)}</td>"
+                   + "".join(f"<td class=num>{fmt(table.loc[(fold, model), m], digits)}</td>" for m in res.metrics)
+                   + "</tr>" for fold, model in table.index)
+    parts.append("<h2>Every split's means</h2><table><thead><tr><th>split</th><th>model</th>"
+                 + "".join(f"<th class=num>{_d(m)}</th>" for m in res.metrics)
+                 + f"</tr></thead><tbody>{fold_rows}</tbody></table>")
+    notes = list(res.notes) + [f"{label}: {n}" for label, f in zip(res.labels, res.folds, strict=True)
+                               for n in f.notes]
+    parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
+    parts.append("</main></body></html>")
+    return "\n".join(parts) + "\n"
