@@ -150,23 +150,25 @@ def _named_recommenders(recommenders: Any) -> list[tuple[str, Any]]:
     from .recommenders import make_recommender
 
     items: list[tuple[str | None, Any, dict[str, Any]]] = []
+
+    def entry(name: str | None, spec: Any) -> tuple[str | None, Any, dict[str, Any]]:
+        if not isinstance(spec, Mapping):
+            return name, spec, {}
+        spec = dict(spec)
+        if "lists" in spec:
+            return name, spec.pop("lists"), spec
+        if "callable" in spec:
+            return name, spec.pop("callable"), spec
+        if name is None and "type" not in spec:
+            raise ParameterError(f"a recommender given as a table needs 'type', 'lists' or 'callable'. Got {spec!r}.")
+        return name, spec.pop("type", name), spec
+
     if isinstance(recommenders, Mapping):
-        for name, spec in recommenders.items():
-            if isinstance(spec, Mapping):
-                spec = dict(spec)
-                if "lists" in spec:
-                    items.append((str(name), spec.pop("lists"), spec))
-                elif "callable" in spec:
-                    items.append((str(name), spec.pop("callable"), spec))
-                else:
-                    kind = spec.pop("type", name)
-                    items.append((str(name), kind, spec))
-            else:
-                items.append((str(name), spec, {}))
+        items += [entry(str(name), spec) for name, spec in recommenders.items()]
     elif isinstance(recommenders, (str, Path)) or callable(recommenders) or hasattr(recommenders, "recommend"):
         items.append((None, recommenders, {}))
     else:
-        items += [(None, r, {}) for r in recommenders]
+        items += [entry(None, r) for r in recommenders]
     out: list[tuple[str, Any]] = []
     used: set[str] = set()
     for name, spec, params in items:
