@@ -236,7 +236,8 @@ def test_several_baselines_across_folds_and_markers(data: pa.Table) -> None:
 def test_tuning_picks_best_on_validation_and_ignores_test(data: pa.Table) -> None:
     grid = {"type": "itemknn", "neighbors": [2, 10, 40]}
     kw: dict[str, Any] = dict(split="holdout", validation_fraction=0.25, k=5,
-                              recommenders={"pop": "popular", "knn": grid}, metrics=["ndcg@5", "recall@5"], tune_metric="recall@5", n_resamples=50)
+                              recommenders={"pop": "popular", "knn": grid}, metrics=["ndcg@5", "recall@5"],
+                              tune_metric="recall@5", n_resamples=50)
     res = experiment(data, **kw)
     t = res.tuning["knn"]
     scores = [s["value"] for s in t["scores"]]
