@@ -40,12 +40,22 @@ def load_runs(runs: RunsInput, *, func: str = "fuse", **options: Any) -> tuple[l
                              f"Got {type(runs).__name__} instead.")
     else:
         objs = list(runs)
-        names = tuple(f"run{i + 1}" for i in range(len(objs)))
+        names = _names(objs)
     if not objs:
         raise ParameterError(f"The 'runs' parameter of {func} must hold at least one run. Got none instead.")
     if len(set(names)) != len(names):
         raise ParameterError(f"The 'runs' parameter of {func} names a run twice: {sorted(names)}.")
     return [as_run(o, source=n, **options) for o, n in zip(objs, names, strict=True)], names
+
+
+def _names(objs: list[Any]) -> tuple[str, ...]:
+    """Runs of a list are named by their file names without extension (paths), else run1, run2..."""
+    import os
+
+    names = [os.path.splitext(os.path.basename(os.fspath(o)))[0] if isinstance(o, (str, os.PathLike)) else ""
+             for o in objs]
+    out = [n or f"run{i + 1}" for i, n in enumerate(names)]
+    return tuple(out) if len(set(out)) == len(out) else tuple(f"run{i + 1}" for i in range(len(objs)))
 
 
 def resolve(method: str, n_runs: int, names: Sequence[str], *, weights: Any = None, k: Any = None,

@@ -17,6 +17,8 @@ but ``min-max-inverted`` that is the run's own ranking.
 >>> f = normalize(join([a, b], ("a", "b")), "min-max")
 >>> f.query_ids.to_pylist(), f.items.to_pylist(), f.retrieved.tolist(), f.pos.tolist()
 (['q', 'p'], ['d1', 'd2', 'd9'], [[True, False], [True, True], [False, True]], [[1, 0], [2, 1], [0, 1]])
+
+A query's candidates are in item id order (bytes), whatever the input's order.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import pyarrow as pa
 
 from .. import _compute as C
 from ..data import Run
-from ..data.ids import as_string_array, encode_unsorted, ints, take_rows
+from ..data.ids import as_string_array, encode_unsorted, ints, take_rows, to_numpy
 from ..data.order import rank_order
 from .spec import Normalization
 
@@ -120,6 +122,13 @@ def join(runs: Sequence[Run], names: Sequence[str]) -> Frame:
     n, nq = len(uniq), len(qvocab)
     query = uniq // n_items
     items = C.take(ivocab, ints(uniq % n_items))
+    # a query's candidates in item id order (bytes): sums over them then add in an order that depends on
+    # the query's own rows only, not on the input's order or on the other queries read with it
+    perm = to_numpy(C.sort_indices(pa.table({"q": ints(query), "item": items}),
+                                   [("q", "ascending"), ("item", "ascending")])).astype(np.int64)
+    rank = np.empty(n, dtype=np.int64)
+    rank[perm] = np.arange(n)
+    inv, query, items = rank[inv], query[perm], C.take(items, ints(perm))
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(query, minlength=nq), out=offsets[1:])
     raw = np.full((n, m), np.nan)
@@ -138,9 +147,16 @@ def join(runs: Sequence[Run], names: Sequence[str]) -> Frame:
 
 
 def _seg(ufunc: np.ufunc, values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """``ufunc`` reduced over each query's candidates (every query has at least one)."""
+    """``ufunc`` reduced over each query's candidates (every query has at least one).
+
+    Sums add each query's values one after the other (``bincount``), so a query's sum is the same
+    bits whatever other queries share the array (a blocked or pairwise sum is not): chunked fusion
+    gives the in-memory numbers exactly."""
     if not len(values):
         return np.zeros(len(offsets) - 1)
+    if ufunc is np.add:
+        n = len(offsets) - 1
+        return np.bincount(np.repeat(np.arange(n), np.diff(offsets)), weights=values, minlength=n)
     return np.asarray(ufunc.reduceat(values, offsets[:-1]))
 
 
