@@ -29,7 +29,7 @@ def test_every_beyond_metric_has_examples() -> None:
     names = {s.name for s in BEYOND}
     assert names == {"novelty", "arp", "ild", "serendipity", "catalog_coverage", "user_coverage",
                      "personalization", "gini", "entropy", "aplt", "aclt", "pop_lift", "pop_rsp", "pop_reo",
-                     "miscalibration", "exposure_share", "exposure_gap", "profile_popularity"}
+                     "miscalibration", "exposure_share", "exposure_gap", "profile_popularity", "ils"}
     for s in BEYOND:
         assert len([e for e in s.examples if isinstance(e, ContextExample)]) >= 2, s.name
         assert "beyond" in s.properties

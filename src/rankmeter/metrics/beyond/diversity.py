@@ -376,6 +376,8 @@ register(
         examples=(
             ContextExample("ils@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX, (0 + 2 * 2 ** -0.5) / 3,
                            note="cos(a,b) = 0; cos(a,c) = cos(b,c) = 1/sqrt(2)"),
+            ContextExample("ils(similarity=jaccard)@3", {"u": ["a", "b", "c"]}, {"u": ["a"]}, _CTX, (0.5 + 0 + 0) / 3,
+                           note="a={x}, b={x,y}: Jaccard 1/2; c={z} shares nothing"),
         ),
         higher_is_better=False,
         bounds=(-1.0, 1.0),
