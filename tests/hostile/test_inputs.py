@@ -268,9 +268,13 @@ VALID = ("import sys\ni = 0\nwhile True:\n"
 
 
 def test_endless_repeated_line_ends_with_the_duplicate_error(files: Path) -> None:
-    out = run_fed(["evaluate", str(files / "qrels.txt"), "-", "-m", "map"], YES, seconds=20)
-    out.check_refused("<stdin>:2:", "item 'a' appears twice for query 'q1'")
-    assert out.peak < memory_bound(0), f"{out.peak / MB:.0f} MB"
+    q = str(files / "qrels.txt")
+    for args, words in ((["evaluate", q, "-", "-m", "map"], "item 'a' appears twice for query 'q1'"),
+                        (["evaluate", q, "-", "-m", "map", "--chunk-rows", "1000"], "item 'a' appears twice"),
+                        (["trec_eval", q, "-", "-m", "map"], "item 'a' is listed twice for one query")):
+        out = run_fed(args, YES, seconds=20)
+        out.check_refused("<stdin>:2:", words)
+        assert out.peak < memory_bound(0), f"{args}: {out.peak / MB:.0f} MB"
 
 
 def test_binary_noise_on_stdin_ends_within_a_second(files: Path) -> None:

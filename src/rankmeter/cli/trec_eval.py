@@ -81,9 +81,12 @@ def command(qrels: str | None, run: str | None, query_flag: bool, measures: tupl
     stdin = None
     if "-" in (qrels, run):
         from ..io.source import open_input
+        from ..io.trec import read_run_stream_checked
 
-        # (decompressed, binary and archives refused by their first bytes, lines within the limit)
-        stdin = open_input("-").read_all()
+        # (decompressed, binary and archives refused by their first bytes, lines within the limit; a run
+        # checked as it arrives: a repeated item ends an endless stream at once)
+        inp = open_input("-")
+        stdin = read_run_stream_checked(inp, comments=compat == "10.0") if run == "-" else inp.read_all()
     got = None
     if path != "walk" and rel_format == "qrels" and zscore_file is None and not _tabular(qrels) and not _tabular(run):
         got = fast_lines(qrels, run, selected, params, opts, query_flag=query_flag, complete=complete,

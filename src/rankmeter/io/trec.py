@@ -49,7 +49,7 @@ from .source import Input, MappedSpan, open_input
 __all__ = [
     "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes",
     "parse_trec_qrels_bytes",
-    "comment_note", "locate", "read_trec_text",
+    "comment_note", "locate", "read_trec_text", "read_run_stream_checked",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -557,3 +557,80 @@ def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **option
         return _qrels_from(parsed, options)
     data, name = _bytes(inp)
     return parse_trec_qrels_bytes(data, name, comments=comments, **options)
+
+
+
+def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: int = 4 << 20) -> bytes:
+    """The whole text of a run on a stream (for trec_eval, which needs all of it), checked as it arrives.
+
+    Each block of whole lines is parsed as it comes: the first item listed twice for one query
+    (which trec_eval refuses) ends the reading at once, so an endless stream of one repeated line
+    (``yes 'q1 Q0 a 1 1 t' | rankmeter trec_eval qrels -``) stops within its first block instead of
+    filling the memory. Text the parser refuses is left to the caller, whose reader says it in
+    trec_eval's terms.
+
+    >>> import io
+    >>> s = Input("<stdin>", b"", False, False, None, None, io.BytesIO(b"q Q0 a 1 1 t\\nq Q0 a 2 1 t\\n"))
+    >>> try:
+    ...     read_run_stream_checked(s)
+    ... except InputError as exc:
+    ...     print(exc.line, exc.message)
+    2 query q: item 'a' is listed twice for one query (trec_eval refuses duplicate docs)
+    """
+    from .. import _compute as C
+    from ..data import Run
+    from ..data.ids import bools
+
+    parts: list[bytes] = []
+    rest = b""
+    line = 1
+    checking = True
+    carry: pa.Table | None = None  # the rows of the last query of the blocks before (it may go on)
+    carry_lines = np.zeros(0, dtype=np.int64)
+    with inp.open() as fh:
+        while True:
+            data = fh.read(block_bytes)
+            parts.append(data)
+            if not checking:
+                if not data:
+                    break
+                continue
+            text = rest + data
+            cut = max(text.rfind(b"\n"), text.rfind(b"\r")) if data else len(text) - 1
+            if cut < 0:
+                if not data:
+                    break
+                rest = text
+                continue
+            block, rest = text[: cut + 1], text[cut + 1:]
+            if block.strip():
+                try:
+                    parsed = parse_trec(block, "run", inp.name, comments=comments, first_line=line, empty_ok=True)
+                except InputError:
+                    checking = False  # (the caller's reader reports it in trec_eval's terms)
+                    continue
+                t = parsed.table.select(["query", "item"])
+                lines = parsed.lines()
+                if carry is not None and t.num_rows:
+                    t = pa.concat_tables([carry, t])
+                    lines = np.concatenate([carry_lines, lines])
+                if t.num_rows:
+                    try:
+                        Run.from_columns(t.column("query"), t.column("item"), order="given")
+                    except RowError as exc:
+                        n = int(lines[exc.row])
+                        query = t.column("query")[exc.row].as_py()
+                        item = t.column("item")[exc.row].as_py()
+                        raise InputError(f"query {query}: item {item!r} is listed twice for one query (trec_eval "
+                                         "refuses duplicate docs)", source=inp.name, line=n,
+                                         text=line_text(b"".join(parts), n)) from None
+                    q = t.column("query").combine_chunks()
+                    change = np.flatnonzero(bools(C.not_equal(q.slice(1), q.slice(0, len(q) - 1))))
+                    start = int(change[-1]) + 1 if len(change) else 0
+                    # (a query longer than a million rows is checked within each block only)
+                    carry = t.slice(start) if t.num_rows - start <= 1_000_000 else None
+                    carry_lines = lines[start:]
+            line += _unify_line_ends(block).count(b"\n")
+            if not data:
+                break
+    return b"".join(parts)
