@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -94,8 +94,9 @@ def experiment_html(x: Any, digits: int = 4) -> str:
     """An :class:`~rankmeter.recsys.result.ExperimentResult`: means per recommender and metric with the markers
     against the baseline, the mode (with the sampled-mode warning), the caption and the notes."""
     names = list(x.results)
+    bases = tuple(getattr(x, "baselines", (x.baseline,)))
     head = '<tr><th class="l">metric</th>' + "".join(
-        f"<th>{_d(n)}{' (baseline)' if n == x.baseline else ''}</th>" for n in names) + "</tr>"
+        f"<th>{_d(n)}{' (baseline)' if n in bases else ''}</th>" for n in names) + "</tr>"
     means = {n: r.mean for n, r in x.results.items()}
     rows = "".join(f'<tr><td class="l">{_d(m)}</td>'
                    + "".join(f"<td>{_num(means[n].get(m, float('nan')), digits)}{_e(x.marker(m, n))}</td>"
@@ -132,7 +133,7 @@ def result_figure(res: "Result", metric: str | None = None) -> Any:
                                                        for m in chosen},
                            n_queries=res.n_queries, unit=res.index_name, units=plural)
     Figure, _ = _mpl()
-    fig = plain_figure_text(distribution_figure)(view, "value", Figure)
+    fig = plain_figure_text(distribution_figure)(cast("Comparison", view), "value", Figure)  # the attributes it reads
     if fig is None:
         fig = Figure(figsize=(5, 3))
         fig.add_subplot().set_title("no per-query value to draw (every value is nan)", fontsize=10)
