@@ -84,3 +84,11 @@ def test_errors_are_one_line_and_exit_2(files: Path, args: list[str], message: s
     out = run_cli("bm25.run", "dense.run", *args, cwd=files)
     assert out.returncode == 2
     assert message in out.stderr and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_chunk_rows_gives_the_same_run(files: Path) -> None:
+    whole = run_cli("bm25.run", "dense.run", "-m", "wsum", "-w", "0.3,0.7", "--norm", "zmuv", cwd=files)
+    chunked = run_cli("bm25.run", "dense.run", "-m", "wsum", "-w", "0.3,0.7", "--norm", "zmuv", "--chunk-rows", "2",
+                      "--threads", "2", cwd=files)
+    assert whole.returncode == 0 and chunked.returncode == 0, chunked.stderr
+    assert chunked.stdout == whole.stdout

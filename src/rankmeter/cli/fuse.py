@@ -13,7 +13,7 @@ from ._options import COLUMN_OPTIONS, column_options
 PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "method": "-m/--method", "weights": "-w/--weights", "k": "-k",
                      "depth": "--depth", "norm": "--norm", "folds": "--folds",
                      "n_trials": "--trials", "step": "--step", "seed": "--seed", "search": "--search",
-                     "metric": "--metric"}
+                     "metric": "--metric", "chunk_rows": "--chunk-rows", "threads": "--threads"}
 
 
 @click.command(
@@ -58,6 +58,10 @@ PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "method": "-m/--method", "weights": "-w/-
 @click.option("--step", type=float, default=0.1, show_default=True, help="Step of the weight grid.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds and the random search.")
 @click.option("--save-params", default=None, help="Write the parameters --optimize chose to this JSON file.")
+@click.option("--chunk-rows", type=int, default=None,
+              help="Fuse files larger than memory chunk by chunk, about N rows at a time (each file grouped by "
+                   "query, the files in one query order); the same numbers as without.")
+@click.option("--threads", type=int, default=None, help="Threads fusing chunks (with --chunk-rows; default 2).")
 @click.option("--order", type=click.Choice(["score", "rank"]), default="score", show_default=True,
               help="Rank each input by score (ties: item id descending) or by its rank column.")
 @click.option("--duplicates", type=click.Choice(["error", "max", "first", "last"]), default="error",
@@ -66,7 +70,8 @@ PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "method": "-m/--method", "weights": "-w/-
 def command(runs: tuple[str, ...], method: str, norm: str, k: float | None, weights: str | None,
             param_texts: tuple[str, ...], params_file: str | None, depth: int | None, tag: str | None,
             output: str | None, qrels: str | None, metric: str, folds: int, search: str, n_trials: int, step: float,
-            seed: int, save_params: str | None, order: str, duplicates: str, query_column: str | None,
+            seed: int, save_params: str | None, chunk_rows: int | None, threads: int | None, order: str,
+            duplicates: str, query_column: str | None,
             item_column: str | None, score_column: str | None, rank_column: str | None) -> None:
     """Fuse RUNS (PATH, NAME=PATH or a folder of runs) into one run, written as TREC run lines.
 
@@ -89,6 +94,26 @@ def command(runs: tuple[str, ...], method: str, norm: str, k: float | None, weig
     for path in (output, save_params):
         if path is not None:
             check_output_path(path, "--output" if path is output else "--save-params")
+    w = _weights(weights) if weights is not None else None
+    norm_arg = None if norm.lower() == "none" else norm
+    if chunk_rows is not None:
+        if qrels is not None:
+            raise ParameterError("--chunk-rows fuses with given parameters: train with --optimize first (in memory) "
+                                 "and pass --params FILE")
+        from ..fusion.stream import fuse_files
+
+        params_given = dict(_read_params(params_file)) if params_file is not None else {}
+        for text in param_texts:
+            key, eq, value = text.partition("=")
+            if not eq or not key.strip():
+                raise ParameterError(f"-p/--param is NAME=VALUE. Got {text!r} instead.")
+            params_given[key.strip()] = value.strip()
+        summary = fuse_files(dict(named), method, output=output if output is not None else sys.stdout,
+                             norm=norm_arg, weights=w, k=k, params=params_given or None, depth=depth, tag=tag,
+                             chunk_rows=chunk_rows, threads=threads, order=order)
+        for line in summary.notes:
+            note(line)
+        return
     loaded = {name: read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                              score=score_column, rank=rank_column) for name, path in named}
     for name, r in loaded.items():
@@ -102,8 +127,6 @@ def command(runs: tuple[str, ...], method: str, norm: str, k: float | None, weig
         if not eq or not key.strip():
             raise ParameterError(f"-p/--param is NAME=VALUE. Got {text!r} instead.")
         params[key.strip()] = value.strip()
-    w = _weights(weights) if weights is not None else None
-    norm_arg = None if norm.lower() == "none" else norm
     if qrels is not None:
         if w is not None or k is not None:
             raise ParameterError("--optimize chooses the weights and k: leave -w/--weights and -k out (a fixed "
