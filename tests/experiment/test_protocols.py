@@ -278,3 +278,72 @@ def test_tuning_a_callable_grid_and_per_fold(data: pa.Table) -> None:
 def test_grid_without_validation_is_refused(data: pa.Table) -> None:
     with pytest.raises(ParameterError, match="validation_fraction"):
         experiment(data, recommenders={"knn": {"type": "itemknn", "neighbors": [5, 10]}})
+
+
+# --------------------------------------------------------------------------- command line and config
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from rankmeter.cli import main
+
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def tsv(tmp_path_factory: pytest.TempPathFactory, data: pa.Table) -> Path:
+    path = tmp_path_factory.mktemp("cv") / "inter.tsv"
+    cols = [data.column(c).to_pylist() for c in ("user", "item", "timestamp")]
+    path.write_text("user\titem\ttimestamp\n" + "".join(f"{u}\t{i}\t{t}\n" for u, i, t in zip(*cols, strict=True)))
+    return path
+
+
+def test_cli_kfold_several_baselines_and_grid(tsv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(["run-experiment", "-i", str(tsv), "--split", "kfold", "--folds", "3", "-r", "popular",
+                           "-r", "random", "-r", "itemknn:neighbors=2|20", "--validation-fraction", "0.2",
+                           "--baseline", "popular", "--baseline", "random", "-m", "ndcg@5", "-k", "5",
+                           "--n-resamples", "50", "--no-progress", "--out", str(tmp_path / "o")], capsys)
+    assert code == 0, err
+    assert "3 splits" in out and "±" in out and "1 = popular; 2 = random" in " ".join(out.split())
+    assert "fold 1: itemknn tuned on the validation part by ndcg@5" in err
+    assert "not shown: --verbose" in err
+    doc = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert doc["baseline"] == ["popular", "random"] and doc["protocol"]["folds"] == 3
+    assert doc["tuning"]["fold 1"]["itemknn"]["params"]["neighbors"] in (2, 20)
+    assert (tmp_path / "o" / "table.tex").exists() and (tmp_path / "o" / "per_fold.csv").exists()
+    code, out, err = _cli(["run-experiment", "-i", str(tsv), "--split", "holdout", "--repeats", "2", "-r", "popular",
+                           "-r", "itemknn", "-m", "ndcg@5", "-k", "5", "--n-resamples", "50", "--no-progress",
+                           "--no-report", "--format", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["protocol"]["labels"] == ["repeat 1", "repeat 2"]
+
+
+def test_config_kfold_and_grid(tsv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "e.toml"
+    cfg.write_text(f'[data]\ninteractions = "{tsv}"\n[split]\nmethod = "kfold"\nfolds = 2\nrepeats = 2\n'
+                   'validation_fraction = 0.2\n[recommenders]\npopular = {}\nknn = { type = "itemknn", neighbors = '
+                   '[2, 20] }\n[evaluation]\nk = 5\nmetrics = ["ndcg@5"]\nbaseline = ["popular"]\nn_resamples = 50\n')
+    code, out, err = _cli(["run-experiment", str(cfg), "--no-progress", "--no-report", "--verbose"], capsys)
+    assert code == 0, err
+    assert "4 splits" in out and "repeated 2 times" in err and "note:" in err
+    bad = tmp_path / "b.toml"
+    bad.write_text(cfg.read_text().replace("folds = 2", "folds = 1"))
+    code, out, err = _cli(["run-experiment", str(bad), "--no-progress", "--no-report"], capsys)
+    assert code == 2 and "folds" in err and "Traceback" not in err
+
+
+def test_default_terminal_output_fits_a_screen(tsv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(["run-experiment", "-i", str(tsv), "--split", "holdout", "-k", "5", "--group-by",
+                           "activity", "--n-resamples", "50", "--no-progress", "--no-report"], capsys)
+    assert code == 0, err
+    assert len(out.splitlines()) + len(err.splitlines()) <= 45, out + err
+    assert out.lstrip().startswith("rankmeter experiment")  # the main table first
+    assert "per-group tables not shown: --verbose" in err
+    code, out2, err2 = _cli(["run-experiment", "-i", str(tsv), "--split", "holdout", "-k", "5", "--group-by",
+                             "activity", "--n-resamples", "50", "--no-progress", "--no-report", "--verbose"], capsys)
+    assert code == 0 and len(out2.splitlines()) > len(out.splitlines())

@@ -224,7 +224,8 @@ def test_cli_prints_the_repeated_pairs(tmp_path) -> None:
     path = tmp_path / "r.csv"
     path.write_text("user,item,timestamp\n" + "".join(
         f"{u},{i},{ts}\n" for u, i, ts in zip(*(t.column(c).to_pylist() for c in t.column_names))))
-    proc = rankmeter("run-experiment", "-i", str(path), "--no-report", "--no-progress", "-k", "5")
+    proc = rankmeter("run-experiment", "-i", str(path), "--no-report", "--no-progress", "-k", "5",
+                     "--verbose")
     assert proc.returncode == 0, proc.stderr
     assert "72 (user, item) pairs occur more than once" in proc.stderr and "exclude_seen" in proc.stderr
 

@@ -30,20 +30,30 @@ def _parse_recommender(text: str) -> tuple[str, Any]:
         if "=" not in part:
             raise ParameterError(f"cannot read the recommender parameter {part!r} in {text!r}: expected name=value")
         key, _, value = part.partition("=")
-        try:
-            out[key.strip()] = int(value)
-        except ValueError:
-            try:
-                out[key.strip()] = float(value)
-            except ValueError:
-                out[key.strip()] = value.strip()
+        values = [_number(v) for v in value.split("|")]  # a|b|c: a grid, tuned on --validation-fraction
+        out[key.strip()] = values if len(values) > 1 else values[0]
     return kind.strip(), out
+
+
+def _number(value: str) -> Any:
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            return value.strip()
 
 
 def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, ...], out: str | None,
         fmt: str, progress: bool, report: bool, default_out: str = "experiment-output",
-        interactions_default: Any = None) -> Any:
-    """Shared by run-experiment and demo: build the arguments, run, print, write the report."""
+        interactions_default: Any = None, verbose: bool = False) -> Any:
+    """Shared by run-experiment and demo: build the arguments, run, print, write the report.
+
+    The table comes first and fits a screen; the checks of the recommenders' output, the notes and the
+    per-group tables follow with ``verbose`` (else one line counts them; they are all in the report).
+    With ``--format json`` the checks and notes go to stderr as before.
+    """
     import sys
 
     from ..recsys.experiment import config_to_arguments, experiment, read_config
@@ -79,11 +89,15 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
 
         check_output_folder(target, "--out" if out or not cfg_out else f"[output] dir of {config}")
     res = experiment(interactions, progress=progress and sys.stderr.isatty(), **kwargs)
-    for name, v in res.validation.items():
-        for line in v.problems():
-            note(f"{name}: {line}")
-    for line in res.notes:
-        note(line)
+    checks = [f"{name}: {line}" for name, v in res.validation.items() for line in v.problems()]
+    lines = checks + list(res.notes)
+    if hasattr(res, "folds"):  # a repeated protocol: each split's checks and notes, labelled
+        lines += [f"{label}: {name}: {line}" for label, f in zip(res.labels, res.folds, strict=True)
+                  for name, v in f.validation.items() for line in v.problems()]
+        lines += [f"{label}: {line}" for label, f in zip(res.labels, res.folds, strict=True) for line in f.notes]
+    if fmt == "json" or verbose:
+        for line in lines:
+            note(line)
     if res.sampled:
         note(res.mode)
     if fmt == "json":
@@ -92,12 +106,23 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
         from ..report.terminal import print_grid
 
         print_grid(res.grid())
-        if res.groups:
+        tuned = res.tuning.items() if hasattr(res, "folds") else [("", res.tuning)]
+        for label, per in tuned:
+            for name, t in per.items():
+                note(f"{label + ': ' if label else ''}{name} tuned on the validation part by {t['metric']}: "
+                     f"{t['params']}")
+        if res.groups and verbose:
             from ._groups import notes_of, write
 
             for line in notes_of(res.groups):
                 note(f"groups: {line}")
             write(res.groups, "table")
+        n_notes = len(lines) - len(checks)
+        hidden = [f"{len(checks)} check{'s' if len(checks) > 1 else ''}" if checks else "",
+                  f"{n_notes} note{'s' if n_notes > 1 else ''}" if n_notes else "",
+                  "the per-group tables" if res.groups else ""]
+        if not verbose and any(hidden):
+            note(", ".join(h for h in hidden if h) + " not shown: --verbose" + (", or the report" if report else ""))
     if report:
         paths = res.save(target)
         note(f"report written to {paths['report']} (also {paths['json'].name}, {paths['csv'].name}); "
@@ -137,8 +162,21 @@ def _group_by(value: str | None) -> str | None:
               help="Interaction file (CSV/TSV with header, Parquet, MovieLens u.data or ratings.dat).")
 @click.option("--split", "split", default=None,
               type=click.Choice(["auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out",
-                                 "strong"]),
-              help="Split protocol [default: temporal, per user].")
+                                 "strong", "kfold"]),
+              help="Split protocol [default: temporal, per user]; kfold: k-fold cross-validation (--folds).")
+@click.option("--folds", type=click.IntRange(min=2), default=None, help="With --split kfold: the number of folds "
+              "[default: 5].")
+@click.option("--unit", type=click.Choice(["interactions", "users"]), default=None,
+              help="With --split kfold: deal interactions [default] or users into folds (users: strong "
+                   "generalisation, a fold-in share of each test user's interactions goes to training).")
+@click.option("--repeats", type=click.IntRange(min=1), default=None,
+              help="Repeat a random protocol (kfold, holdout, leave_k_out, strong) with seeds seed..seed+N-1; "
+                   "the table shows mean ± sd over the splits.")
+@click.option("--validation-fraction", type=float, default=None,
+              help="Carve this share of the training rows as a validation part: a recommender given as a grid "
+                   "(-r itemknn:neighbors=10|50|200) is tuned on it, refitted on train + validation.")
+@click.option("--tune-metric", default=None, help="The metric grids are tuned by [default: the first per-user "
+              "metric].")
 @click.option("--test-fraction", type=float, default=None, help="Share of each user's interactions held out.")
 @click.option("--recommender", "-r", multiple=True,
               help="Repeatable: random, popular, itemknn[:neighbors=50], NAME=FILE (top-k lists) or "
@@ -166,7 +204,8 @@ def _group_by(value: str | None) -> str | None:
 @click.option("--sampled-correction", type=click.Choice(["none", "bv", "bias", "mle"]), default=None,
               help="With --sampled: estimate the full-ranking recall@k / ndcg@k / precision@k from the sampled "
                    "ranks (mle: Jin et al. 2021; bv, bias: Krichene & Rendle 2020) [default: none].")
-@click.option("--baseline", default=None, help="'best' reference recommender [default], or a recommender name.")
+@click.option("--baseline", multiple=True, help="'best' reference recommender [default], or a recommender name; "
+              "repeatable: several baselines, one correction over the whole family of tests.")
 @click.option("--test", "test", default=None, help="Significance test: t, wilcoxon, randomization, bootstrap.")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=None)
 @click.option("--seed", type=int, default=None, help="Seed of the split and of the tests.")
@@ -180,6 +219,8 @@ def _group_by(value: str | None) -> str | None:
                    "report section; users without a group are counted.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
+@click.option("--verbose", "-v", is_flag=True, help="Also print the checks, the notes and the per-group tables "
+              "(else counted in one line; all are in the report).")
 @click.option("--no-report", is_flag=True, help="Do not write report.html / results.json / means.csv.")
 @click.option("--convention", type=click.Choice(list(_TOOLS)), default=None,
               help="Read the metric names without a tool: prefix as this tool computes them (docs/conventions.md).")
@@ -191,9 +232,11 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
             min_user_interactions: int | None, min_item_interactions: int | None, item_features: str | None,
             categories: str | None, catalog: str | None, sampled: int | None, sample_seed: int | None,
             sampled_correction: str | None, sampled_strategy: str | None, sampled_per: str | None,
-            baseline: str | None, test: str | None, n_resamples: int | None, seed: int | None, out: str | None,
+            baseline: tuple[str, ...], test: str | None, n_resamples: int | None, seed: int | None, out: str | None,
             group_by: str | None, fmt: str, no_progress: bool, no_report: bool, ties: str | None = None,
-            convention: str | None = None) -> None:
+            convention: str | None = None, folds: int | None = None, unit: str | None = None,
+            repeats: int | None = None, validation_fraction: float | None = None, tune_metric: str | None = None,
+            verbose: bool = False) -> None:
     """Run a recommender evaluation experiment from CONFIG (TOML) and/or options.
 
     Loads the interactions, splits them, fits the recommenders, evaluates accuracy and
@@ -207,14 +250,19 @@ def command(config: str | None, interactions: str | None, split: str | None, tes
                                "per user)")
     if test_fraction is not None:
         split_params["test_fraction"] = test_fraction
+    for key, value in (("folds", folds), ("unit", unit), ("repeats", repeats)):
+        if value is not None:
+            split_params[key] = value
     overrides = {
         "interactions": interactions, "split": split, "split_params": split_params or None,
         "metrics": list(metrics) or None, "k": k, "relevance": relevance,
         "min_user_interactions": min_user_interactions, "min_item_interactions": min_item_interactions,
         "item_features": item_features, "categories": categories, "catalog": catalog, "sampled": sampled,
         "sample_seed": sample_seed, "sampled_correction": sampled_correction,
-        "sampled_strategy": sampled_strategy, "sampled_per": sampled_per, "baseline": baseline, "test": test,
+        "sampled_strategy": sampled_strategy, "sampled_per": sampled_per, "test": test,
+        "validation_fraction": validation_fraction, "tune_metric": tune_metric,
+        "baseline": (baseline[0] if len(baseline) == 1 else list(baseline)) if baseline else None,
         "n_resamples": n_resamples, "seed": seed, "groups": _group_by(group_by), "ties": ties,
         "convention": convention,
     }
-    run(config, overrides, recommender, out, fmt, not no_progress, not no_report)
+    run(config, overrides, recommender, out, fmt, not no_progress, not no_report, verbose=verbose)

@@ -78,7 +78,7 @@ _INT0 = Key((int,), minimum=0)
 _BOOL = Key((bool,))
 _STR = Key((str,))
 _PATH = Key((str,), path=True)
-_SPLIT_METHODS = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong")
+_SPLIT_METHODS = ("auto", "temporal", "temporal_global", "holdout", "leave_k_out", "leave_one_out", "strong", "kfold")
 
 #: section -> key -> declaration. ``[recommenders]`` entries are checked by :data:`RECOMMENDER_KEYS`.
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -104,6 +104,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "validation_users": Key((float,), minimum=0, maximum=1),
         "heldout": Key((str,), choices=("fraction", "last", "time")),
         "heldout_fraction": Key((float,), minimum=0, maximum=1, open_range=True), "heldout_n": _INT1,
+        "folds": Key((int,), minimum=2), "unit": Key((str,), choices=("interactions", "users")), "repeats": _INT1,
+        "validation_fraction": Key((float,), minimum=0, maximum=1, open_range=True),
     },
     "recommenders": {},
     "evaluation": {
@@ -111,7 +113,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "sampled_correction": Key((str,), choices=("none", "bv", "bias", "mle")),
         "sampled_strategy": Key((str,), choices=("uniform", "popularity")),
         "sampled_per": Key((str,), choices=("user", "positive")),
-        "baseline": _STR, "test": Key((str, list), items=str),
+        "baseline": Key((str, list), items=str, help="a name, 'best', or a list of names (several baselines)"),
+        "tune_metric": _STR, "test": Key((str, list), items=str),
         "correction": Key((str,)), "alpha": Key((float,), minimum=0, maximum=1, open_range=True),
         "n_resamples": _INT1, "seed": _INT0, "exclude_seen": _BOOL, "catalog": Key((str,), choices=("train", "all")),
         "groups": Key((str,), help="'activity' or a two-column file (user, group), relative to the config"),
@@ -123,14 +126,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
 SPLIT_KEYS: dict[str, tuple[str, ...]] = {
     "temporal": ("test_fraction", "cutoff", "test_span", "per_user", "k", "time_unit"),
     "temporal_global": ("test_fraction", "cutoff", "test_span", "per_user", "time_unit"),
-    "holdout": ("test_fraction", "per_user", "seed"),
-    "leave_k_out": ("k", "by", "seed"),
-    "leave_one_out": ("by", "seed"),
+    "holdout": ("test_fraction", "per_user", "seed", "repeats"),
+    "leave_k_out": ("k", "by", "seed", "repeats"),
+    "leave_one_out": ("by", "seed", "repeats"),
     "strong": ("test_users", "validation_users", "heldout", "heldout_fraction", "heldout_n", "cutoff", "time_unit",
-               "seed"),
+               "seed", "repeats"),
+    "kfold": ("folds", "unit", "per_user", "heldout_fraction", "seed", "repeats"),
 }
 _SPLIT_COMMON = ("method", "iterate_filters", "small_users", "drop_cold_users", "drop_cold_items",
-                 "min_user_interactions", "min_item_interactions")
+                 "min_user_interactions", "min_item_interactions", "validation_fraction")
 
 #: keys of a ``[recommenders]`` table entry, by kind (reference recommenders by their type name)
 RECOMMENDER_KEYS: dict[str, dict[str, Key]] = {
@@ -138,7 +142,8 @@ RECOMMENDER_KEYS: dict[str, dict[str, Key]] = {
     "callable": {"callable": _STR},
     "random": {"type": _STR, "seed": _INT0},
     "popular": {"type": _STR},
-    "itemknn": {"type": _STR, "neighbors": _INT1},
+    # an array of values is a grid, tuned on the validation part ([split] validation_fraction)
+    "itemknn": {"type": _STR, "neighbors": Key((int, list), items=int, minimum=1)},
 }
 
 
@@ -325,6 +330,8 @@ def config_to_arguments(cfg: Mapping[str, Any]) -> tuple[Any, dict[str, Any], st
     split = dict(cfg.get("split", {}))
     if split:
         kwargs["split"] = split.pop("method", "temporal")
+        if "validation_fraction" in split:
+            kwargs["validation_fraction"] = split.pop("validation_fraction")
         kwargs["split_params"] = split
     recs = cfg.get("recommenders")
     if recs:

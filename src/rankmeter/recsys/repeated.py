@@ -345,7 +345,8 @@ class RepeatedResult:
 
     def marker(self, metric: str, name: str) -> str:
         """``▲`` / ``▼`` (with the baseline numbers when there are several) against the baselines."""
-        up, down = self.beats(metric, name), self.loses(metric, name)
+        up = [b for b in self.beats(metric, name) if b in self.baselines]
+        down = [b for b in self.loses(metric, name) if b in self.baselines]
         if len(self.baselines) <= 1 and name in self.baselines:
             return ""
         if len(self.baselines) <= 1:

@@ -155,7 +155,7 @@ class ExperimentResult:
 
         means = {n: r.mean for n, r in self.results.items()}
         return Grid(
-            columns=["metric"] + [n + (" (baseline)" if n == self.baseline else "") for n in self.results],
+            columns=["metric"] + [n + (" (baseline)" if n in self.baselines else "") for n in self.results],
             rows=[[m] + [format_value(means[n].get(m, float("nan")), digits) + self.marker(m, n) for n in self.results]
                   for m in self.metrics],
             title=f"rankmeter experiment: top-{self.k}, {self.mode}",
@@ -183,8 +183,27 @@ class ExperimentResult:
         """A rich table of :meth:`grid` (data-derived text shown as written)."""
         return self.grid(digits).to_rich()
 
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """The baseline names (one, several with ``baseline=[...]``, or none)."""
+        if self.baseline is None:
+            return ()
+        return self.baseline if isinstance(self.baseline, tuple) else (self.baseline,)
+
     def marker(self, metric: str, name: str) -> str:
-        """``" ▲"`` / ``" ▼"`` when ``name`` is significantly better / worse than the baseline on ``metric``."""
+        """``" ▲"`` / ``" ▼"`` when ``name`` is significantly better / worse than the baseline on ``metric``;
+        with several baselines ``" ▲1,2"``: better than baselines 1 and 2 (their order in ``baseline``)."""
+        if len(self.comparisons) > 1:
+            up: list[str] = []
+            down: list[str] = []
+            for i, b in enumerate(self.baselines):
+                cmp = self.comparisons.get(b)
+                if cmp is None or name == b or metric not in cmp.metrics:
+                    continue
+                pt = cmp.against_baseline(metric, name)
+                if pt is not None and pt.significant:
+                    (up if pt.better == name else down).append(str(i + 1))
+            return (" ▲" + ",".join(up) if up else "") + (" ▼" + ",".join(down) if down else "")
         if self.comparison is None or name == self.baseline or metric not in self.comparison.metrics:
             return ""
         pt = self.comparison.against_baseline(metric, name)
@@ -195,7 +214,13 @@ class ExperimentResult:
     def caption(self) -> str:
         """What the markers mean, the number of test users, and the sampled-mode warning."""
         parts = []
-        if self.comparison is not None:
+        if self.comparison is not None and len(self.comparisons) > 1:
+            s = self.comparison.settings
+            which = "; ".join(f"{i + 1} = {b}" for i, b in enumerate(self.baselines))
+            parts.append(f"▲n/▼n: significantly better/worse than baseline n ({which}; {s.tests[0]} test, one "
+                         f"{s.correction} correction over the family, alpha={s.alpha:g}); corpus-level metrics are "
+                         "not tested")
+        elif self.comparison is not None:
             s = self.comparison.settings
             parts.append(f"▲/▼: significantly better/worse than {self.baseline} ({s.tests[0]} test, "
                          f"{s.correction} correction, alpha={s.alpha:g}); corpus-level metrics are not tested")
