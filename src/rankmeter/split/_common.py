@@ -12,7 +12,7 @@ Every splitter works in three steps:
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, overload
@@ -266,6 +266,46 @@ class SplitSummary:
             del out["validation"]
         return out
 
+    def __str__(self) -> str:
+        """A small table (``print(split.summary)``): rows, users and items of every part, then the cold and
+        small users; ``repr`` keeps the full dataclass form.
+
+        >>> c = Counts(10, 2, 5)
+        >>> print(SplitSummary("holdout", {"seed": 0}, c, Counts(0, 0, 0), SmallUsers(0, 0, "train", ""),
+        ...                    Counts(8, 2, 5), Counts(2, 2, 2), Cold(0, 0, 0, 0, 0), 0))
+        holdout split: seed=0
+        part      rows users items
+        input       10     2     5
+        filtered     0     0     0
+        train        8     2     5
+        test         2     2     2
+        dropped      0
+        cold test users 0 (0 rows), cold test items 0 (0 rows); small users 0 (policy train)
+        """
+        head = f"{self.method} split" + (f", fold {self.fold}" if self.fold is not None else "")
+        parts = [("input", self.input), ("filtered", self.filtered), ("train", self.train)]
+        if self.validation is not None:
+            parts.append(("validation", self.validation))
+        parts.append(("test", self.test))
+        return "\n".join([f"{head}: {_params_text(self.params)}", *_count_rows(parts),
+                          f"{'dropped':<8} {self.dropped_rows:>5}",
+                          f"cold test users {self.cold.users} ({self.cold.user_rows} rows), cold test items "
+                          f"{self.cold.items} ({self.cold.item_rows} rows); small users {self.small_users.users} "
+                          f"(policy {self.small_users.policy})"])
+
+
+def _params_text(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def _count_rows(parts: Sequence[tuple[str, Counts]]) -> list[str]:
+    width = max(8, *(len(n) for n, _ in parts))
+    rows = [(n, str(c.rows), str(c.users), str(c.items)) for n, c in parts]
+    w = [max(5, *(len(r[i]) for r in rows)) for i in (1, 2, 3)]
+    out = [f"{'part':<{width}} {'rows':>{w[0]}} {'users':>{w[1]}} {'items':>{w[2]}}"]
+    out += [f"{n:<{width}} {a:>{w[0]}} {b:>{w[1]}} {c:>{w[2]}}" for n, a, b, c in rows]
+    return out
+
 
 @dataclass(frozen=True)
 class FoldsSummary:
@@ -277,6 +317,17 @@ class FoldsSummary:
     filtered: Counts
     small_users: SmallUsers
     folds: tuple[SplitSummary, ...] = field(default=())
+
+    def __str__(self) -> str:
+        """A small table (``print(folds.summary)``): the shared counts, then one line per fold."""
+        lines = [f"{self.method}: {_params_text(self.params)}",
+                 *_count_rows([("input", self.input), ("filtered", self.filtered)])]
+        lines.append(f"{'fold':<5} {'train rows':>10} {'users':>6} {'items':>6} {'test rows':>10} {'users':>6} "
+                     f"{'items':>6}")
+        for n, f in enumerate(self.folds, start=1):
+            lines.append(f"{f.fold or n:<5} {f.train.rows:>10} {f.train.users:>6} {f.train.items:>6} "
+                         f"{f.test.rows:>10} {f.test.users:>6} {f.test.items:>6}")
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
