@@ -629,7 +629,17 @@ def experiment(
                 "alpha": alpha, "n_resamples": n_resamples, "seed": seed,
                 "groups": groups if groups is None or isinstance(groups, str) else
                 (str(groups) if isinstance(groups, Path) else type(groups).__name__)}
-    return ExperimentResult(results=results, comparison=comparison, validation=validation, timings=stages.timings,
+    from ..evaluation.threads import resolve_threads
+    from ..provenance import Provenance, describe_input
+
+    record = Provenance.create(  # the inputs as given (paths: size and SHA-256), the metrics, every setting, seeds
+        inputs=[describe_input("interactions", interactions)]
+        + [describe_input(role, v) for role, v in (("item_features", item_features), ("categories", categories),
+                                                   ("propensities", propensities)) if v is not None],
+        metrics=texts, options={k2: v for k2, v in settings.items() if k2 not in ("seed", "sample_seed")},
+        seeds={"seed": seed, "sample_seed": settings.get("sample_seed")}, threads=resolve_threads(None))
+    return ExperimentResult(provenance=record,
+                            results=results, comparison=comparison, validation=validation, timings=stages.timings,
                             metrics=texts, k=k, baseline=base, mode=mode, data=data_info, split=split_info,
                             notes=tuple(notes), runs=runs, reference=reference, settings=settings, qrels=qrels,
                             context=ctx, flip_risk=flip_risk, groups=group_views, group_info=group_info,

@@ -65,6 +65,8 @@ class ExperimentResult:
     #: gaps, paired tests against the baseline within each group); group_info: how the groups were made
     groups: dict[str, Any] = field(default_factory=dict)
     group_info: dict[str, Any] = field(default_factory=dict)
+    #: what produced it (rankmeter.provenance.Provenance): version, inputs with SHA-256, metrics, options, seeds, date
+    provenance: Any = field(default=None, repr=False)
     #: each baseline's comparison (``baseline=[...]``: one correction over the whole family); ``comparison`` is the
     #: first one
     comparisons: dict[str, "Comparison"] = field(default_factory=dict)
@@ -115,6 +117,9 @@ class ExperimentResult:
                                self.group_info.get("between", {}).items()}
             out["groups"] = {"info": jsonable(info),
                              "by_recommender": {n: jsonable(g.to_dict()) for n, g in self.groups.items()}}
+        from .saved import saved_sections
+
+        out.update(saved_sections(self))  # what ExperimentResult.load reads back, and the provenance record
         return out
 
     def group_frame(self) -> "pd.DataFrame":
@@ -289,6 +294,25 @@ class ExperimentResult:
             write(paths[key])
             record_files(d, [paths[key].name])
         return paths
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ExperimentResult":
+        """The result that :meth:`save` (a folder: its ``results.json``), :meth:`to_json` or ``rankmeter
+        run-experiment`` wrote: per-user results, comparisons, validation, timings, settings, notes and
+        provenance (not the rankings, judgments or per-group views: :mod:`rankmeter.recsys.saved`)."""
+        from ..result import read_saved
+        from .saved import experiment_from_saved
+
+        p = Path(path) if not (isinstance(path, str) and path.lstrip().startswith("{")) else None
+        if p is not None and p.is_dir():
+            path = p / "results.json"
+        return experiment_from_saved(read_saved(path, "ExperimentResult.load"), source=str(path)[:200])
+
+    def equals(self, other: "ExperimentResult") -> bool:
+        """The same saved content (:func:`rankmeter.recsys.saved.experiments_equal`)."""
+        from .saved import experiments_equal
+
+        return experiments_equal(self, other)
 
     def _repr_html_(self) -> str:
         """Means per recommender with the markers against the baseline, the mode, the caption and the notes

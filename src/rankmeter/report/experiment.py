@@ -659,7 +659,9 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
             parts.append('<h2>Distributions of per-user scores</h2><div class="figs">')
             parts += [_distribution(res, m, Figure, Canvas) for m in cmp.metrics]
             parts.append("</div>")
-    parts += [_settings(res), _timings(res), "</main></body></html>"]
+    from .html import provenance_html
+
+    parts += [_settings(res), _timings(res), provenance_html(getattr(res, "provenance", None)), "</main></body></html>"]
     return "\n".join(p for p in parts if p) + "\n"
 
 
