@@ -4,7 +4,9 @@
 spelled as ranx spells them (with ranx's function names and the literature's names as
 aliases), each from its published definition; :func:`fuse_optimize` tunes weights and
 parameters on judgments with cross-validation over queries and trains the supervised
-methods. The methods are data (:data:`METHODS`, :data:`NORMS`).
+methods. The methods are data (:data:`METHODS`, :data:`NORMS`). At scale: :func:`fuse_files`
+fuses run files larger than memory chunk by chunk, and :func:`fusion_sql` (:func:`fuse_duckdb`,
+:func:`fuse_spark`) writes RRF and the weighted sum as DuckDB / Spark SQL, with the same numbers.
 
 >>> from rankmeter.fusion import fuse
 >>> fuse([{"q": {"a": 2.0, "b": 1.0}}, {"q": {"b": 3.0, "c": 1.0}}], method="rrf").to_lists()
@@ -16,6 +18,8 @@ from .frame import NORMS
 from .methods import METHODS, method_by_name
 from .optimize import FoldResult, OptimizeResult, fuse_optimize
 from .spec import FusionMethod, Normalization, Param
+from .sql import fuse_duckdb, fuse_spark, fusion_sql
+from .stream import FuseSummary, fuse_files
 
 __all__ = [
     "fuse",
@@ -28,4 +32,9 @@ __all__ = [
     "OptimizeResult",
     "FoldResult",
     "method_by_name",
+    "fuse_files",
+    "FuseSummary",
+    "fusion_sql",
+    "fuse_duckdb",
+    "fuse_spark",
 ]
