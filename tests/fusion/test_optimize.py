@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import ParameterError
@@ -125,3 +127,16 @@ def test_errors(kw: dict[str, Any], match: str) -> None:
 
 def test_rankmeter_exports_it() -> None:
     assert rankmeter.fuse_optimize is fuse_optimize
+
+
+@settings(max_examples=10)
+@given(st.integers(0, 10_000), st.integers(2, 4), st.integers(0, 100))
+def test_cross_validation_property(data_seed: int, folds: int, seed: int) -> None:
+    """On random judgments and runs, the held-out scores are those of the plain reading, for any folds and seed."""
+    qrels, runs = _data(data_seed, n_queries=8, pool=12)
+    configs = [{"weights": [a, 1 - a]} for a in (0.0, 0.5, 1.0)]
+    res = fuse_optimize(qrels, runs, "wsum", "rr", step=0.5, folds=folds, seed=seed)
+    held, fold_scores, chosen = _cv_reference(qrels, runs, "wsum", "rr", configs, folds, seed)
+    assert res.heldout == pytest.approx(held, abs=1e-12)
+    assert [f.heldout_score for f in res.folds] == pytest.approx(fold_scores, abs=1e-12)
+    assert res.params == chosen
