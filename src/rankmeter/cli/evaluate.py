@@ -142,7 +142,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
         raise ParameterError("--unjudged bounds evaluates the run in memory: leave out --chunk-rows and give the run "
                              "as a file (not a pipe or '-')")
-    bounds = {"unjudged": unjudged, "unjudged_grade": unjudged_grade} if unjudged != "ignore" else {}
+    bounds: dict[str, Any] = {"unjudged": unjudged, "unjudged_grade": unjudged_grade} if unjudged != "ignore" else {}
     columns = {"query": query_column, "item": item_column, "score": score_column, "rank": rank_column}
     ahead = None  # the first run file, read ahead while the judgments load
     if chunk_rows is None and named:
