@@ -31,6 +31,7 @@ def test_public_api_types_as_users_see_them(tmp_path_factory: pytest.TempPathFac
     assert status == 0, "the public API's types changed (or became Any):\n" + text
 
 
+@pytest.mark.slow
 def test_an_any_where_a_type_is_asserted_is_reported(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text("from typing import Any, assert_type\n\n\n"
