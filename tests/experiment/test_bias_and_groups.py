@@ -216,7 +216,7 @@ def test_cli_group_by_activity_and_errors(data, tmp_path) -> None:
     out = json.loads(proc.stdout)
     assert out["groups"]["info"]["order"] == ["low", "mid", "high"]
     assert "miscalibration@5" in out["metrics"] and "pop_lift@5" in out["metrics"]
-    proc = subprocess.run(cmd + ["--group-by", "activity"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(cmd + ["--group-by", "activity", "--verbose"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "Per group" in proc.stdout and "Gap between groups" in proc.stdout
     proc = subprocess.run(cmd + ["--group-by", str(tmp_path / "missing.tsv")], capture_output=True, text=True,
                           timeout=120)

@@ -343,7 +343,16 @@ def test_default_terminal_output_fits_a_screen(tsv: Path, capsys: pytest.Capture
     assert code == 0, err
     assert len(out.splitlines()) + len(err.splitlines()) <= 45, out + err
     assert out.lstrip().startswith("rankmeter experiment")  # the main table first
-    assert "per-group tables not shown: --verbose" in err
+    assert "Per group" in out and "Gap between groups" not in out
+    assert "per-group gap and test tables not shown: --verbose" in err
     code, out2, err2 = _cli(["run-experiment", "-i", str(tsv), "--split", "holdout", "-k", "5", "--group-by",
                              "activity", "--n-resamples", "50", "--no-progress", "--no-report", "--verbose"], capsys)
-    assert code == 0 and len(out2.splitlines()) > len(out.splitlines())
+    assert code == 0 and len(out2.splitlines()) > len(out.splitlines()) and "Gap between groups" in out2
+
+
+def test_demo_output_is_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(["demo", "--out", str(tmp_path / "d"), "--users", "150", "--items", "200", "--no-progress"],
+                          capsys)
+    assert code == 0, err
+    assert len(out.splitlines()) + len(err.splitlines()) <= 40, out + err
+    assert "Per group" not in out and "per-group tables not shown: --verbose" in err

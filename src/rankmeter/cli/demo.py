@@ -66,8 +66,10 @@ dir = "."
 @click.option("--sampled", type=click.IntRange(min=1), default=None,
               help="Sampled evaluation with N negatives per user (inflates scores; labelled).")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
+@click.option("--verbose", "-v", is_flag=True, help="Also print the notes and the per-group tables (they are in "
+              "the report).")
 def command(interactions: str | None, categories: str | None, out: str, users: int, items: int, seed: int, k: int,
-            sampled: int | None, no_progress: bool) -> None:
+            sampled: int | None, no_progress: bool, verbose: bool = False) -> None:
     """Run the recommender evaluation loop end to end and write an HTML report.
 
     With no data: generates a realistic implicit-feedback data set (power-law item
@@ -110,4 +112,5 @@ def command(interactions: str | None, categories: str | None, out: str, users: i
     else:
         overrides.update(split="auto", categories=categories)
         source = interactions
-    run(None, overrides, (), str(out_dir), "table", not no_progress, True, interactions_default=source)
+    run(None, overrides, (), str(out_dir), "table", not no_progress, True, interactions_default=source,
+        verbose=verbose, group_means=False)

@@ -47,11 +47,12 @@ def _number(value: str) -> Any:
 
 def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, ...], out: str | None,
         fmt: str, progress: bool, report: bool, default_out: str = "experiment-output",
-        interactions_default: Any = None, verbose: bool = False) -> Any:
+        interactions_default: Any = None, verbose: bool = False, group_means: bool = True) -> Any:
     """Shared by run-experiment and demo: build the arguments, run, print, write the report.
 
     The table comes first and fits a screen; the checks of the recommenders' output, the notes and the
-    per-group tables follow with ``verbose`` (else one line counts them; they are all in the report).
+    per-group gap and test tables follow with ``verbose`` (else one line counts them; they are all in the
+    report); the per-group means table is printed unless ``group_means`` is False (the demo's).
     With ``--format json`` the checks and notes go to stderr as before.
     """
     import sys
@@ -111,16 +112,22 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
             for name, t in per.items():
                 note(f"{label + ': ' if label else ''}{name} tuned on the validation part by {t['metric']}: "
                      f"{t['params']}")
-        if res.groups and verbose:
-            from ._groups import notes_of, write
+        if res.groups and (verbose or group_means):
+            from ._groups import notes_of, tables, write
+            from ._output import write_table
 
-            for line in notes_of(res.groups):
-                note(f"groups: {line}")
-            write(res.groups, "table")
+            if verbose:
+                for line in notes_of(res.groups):
+                    note(f"groups: {line}")
+                write(res.groups, "table")
+            else:
+                t = tables(res.groups)[0]
+                write_table(t.title, t.keys, t.rows, t.columns, caption=t.caption)
         n_notes = len(lines) - len(checks)
         hidden = [f"{len(checks)} check{'s' if len(checks) > 1 else ''}" if checks else "",
                   f"{n_notes} note{'s' if n_notes > 1 else ''}" if n_notes else "",
-                  "the per-group tables" if res.groups else ""]
+                  ("the per-group gap and test tables" if group_means else "the per-group tables")
+                  if res.groups else ""]
         if not verbose and any(hidden):
             note(", ".join(h for h in hidden if h) + " not shown: --verbose" + (", or the report" if report else ""))
     if report:
