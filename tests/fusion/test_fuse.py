@@ -311,3 +311,7 @@ def test_weights_by_name_and_the_default_weights_noted() -> None:
     by_name = fuse({"A": A, "B": B}, "wsum", weights={"B": 0.7, "A": 0.3}).to_dict()
     assert by_name == fuse([A, B], "wsum", weights=[0.3, 0.7]).to_dict()
     assert any("each run weighs 1" in n for n in fuse([A, B], "wsum").notes)
+
+
+def test_fuse_optimize_is_also_fuse_dot_optimize() -> None:
+    assert rankmeter.fuse.optimize is rankmeter.fuse_optimize  # type: ignore[attr-defined]

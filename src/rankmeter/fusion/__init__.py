@@ -21,6 +21,8 @@ from .spec import FusionMethod, Normalization, Param
 from .sql import fuse_duckdb, fuse_spark, fusion_sql
 from .stream import FuseSummary, fuse_files
 
+fuse.optimize = fuse_optimize  # type: ignore[attr-defined]  # rankmeter.fuse.optimize(...), as the issue spells it
+
 __all__ = [
     "fuse",
     "fuse_optimize",
