@@ -10,8 +10,9 @@ from __future__ import annotations
 from .config import config_to_arguments, read_config
 from .loading import read_categories, read_item_features
 from .pipeline import default_metrics, experiment
+from .repeated import RepeatedResult
 from .result import FULL_RANKING, ExperimentResult
 from .validation import Validation, validate_recommendations
 
-__all__ = ["experiment", "ExperimentResult", "Validation", "validate_recommendations", "default_metrics",
-           "FULL_RANKING", "read_config", "config_to_arguments", "read_item_features", "read_categories"]
+__all__ = ["experiment", "ExperimentResult", "RepeatedResult", "Validation", "validate_recommendations",
+           "default_metrics", "FULL_RANKING", "read_config", "config_to_arguments", "read_item_features", "read_categories"]
