@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # the names loaded on first use, as type checkers see them
     )
 
 __all__ = ["experiment", "ExperimentResult", "RepeatedResult", "Validation", "validate_recommendations",
-           "default_metrics", "FULL_RANKING", "read_config", "config_to_arguments", "read_item_features", "read_categories"]
+           "default_metrics", "FULL_RANKING", "read_config", "config_to_arguments", "read_item_features",
+           "read_categories"]
 
 # the other names load on first use (``import rankmeter`` needs only :func:`experiment`)
 __getattr__ = lazy_names(__name__, {name: ".recsys.experiment" for name in __all__}, anchor=__package__)

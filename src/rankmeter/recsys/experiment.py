@@ -15,4 +15,5 @@ from .result import FULL_RANKING, ExperimentResult
 from .validation import Validation, validate_recommendations
 
 __all__ = ["experiment", "ExperimentResult", "RepeatedResult", "Validation", "validate_recommendations",
-           "default_metrics", "FULL_RANKING", "read_config", "config_to_arguments", "read_item_features", "read_categories"]
+           "default_metrics", "FULL_RANKING", "read_config", "config_to_arguments", "read_item_features",
+           "read_categories"]
