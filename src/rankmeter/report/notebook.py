@@ -109,6 +109,28 @@ def experiment_html(x: Any, digits: int = 4) -> str:
 
 # --------------------------------------------------------------------------- figures
 
+_FIGURE: list[Any] = []
+
+
+def _figure_class() -> Any:
+    """matplotlib's Figure with a ``_repr_png_``: a notebook shows it as a PNG without pyplot or a backend."""
+    if not _FIGURE:
+        Figure, _ = _mpl()
+
+        class NotebookFigure(Figure):  # type: ignore[misc]  # matplotlib is Any here
+            """A matplotlib Figure that Jupyter displays (as PNG) without pyplot."""
+
+            def _repr_png_(self) -> bytes:
+                import io
+
+                buf = io.BytesIO()
+                self.savefig(buf, format="png", dpi=110)
+                return buf.getvalue()
+
+        _FIGURE.append(NotebookFigure)
+    return _FIGURE[0]
+
+
 def _canvas(fig: Any) -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -132,7 +154,7 @@ def result_figure(res: "Result", metric: str | None = None) -> Any:
     view = SimpleNamespace(runs=tuple(chosen), scores={m: {"value": np.asarray(res.values[m], dtype=np.float64)}
                                                        for m in chosen},
                            n_queries=res.n_queries, unit=res.index_name, units=plural)
-    Figure, _ = _mpl()
+    Figure = _figure_class()
     fig = plain_figure_text(distribution_figure)(cast("Comparison", view), "value", Figure)  # the attributes it reads
     if fig is None:
         fig = Figure(figsize=(5, 3))
@@ -153,7 +175,7 @@ def comparison_figure(cmp: "Comparison", kind: str = "differences", metric: str 
     if metric is not None and metric not in cmp.metrics and kind != "curves":
         raise ParameterError(f"The 'metric' parameter of plot must be one of the compared metrics "
                              f"({', '.join(cmp.metrics)}). Got {metric!r} instead.")
-    Figure, _ = _mpl()
+    Figure = _figure_class()
     m = metric if metric is not None else cmp.metrics[0]
     if kind == "differences":
         if len(cmp.runs) < 2:
