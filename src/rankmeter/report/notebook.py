@@ -115,9 +115,10 @@ _FIGURE: list[Any] = []
 def _figure_class() -> Any:
     """matplotlib's Figure with a ``_repr_png_``: a notebook shows it as a PNG without pyplot or a backend."""
     if not _FIGURE:
-        Figure, _ = _mpl()
+        _mpl()  # matplotlib installed, or the error naming the extra
+        from matplotlib.figure import Figure
 
-        class NotebookFigure(Figure):  # type: ignore[misc]  # matplotlib is Any here
+        class NotebookFigure(Figure):
             """A matplotlib Figure that Jupyter displays (as PNG) without pyplot."""
 
             def _repr_png_(self) -> bytes:
