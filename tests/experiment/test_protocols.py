@@ -11,6 +11,8 @@ from typing import Any, cast
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankmeter import ParameterError
 from rankmeter import split as S
@@ -356,3 +358,42 @@ def test_demo_output_is_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert code == 0, err
     assert len(out.splitlines()) + len(err.splitlines()) <= 40, out + err
     assert "Per group" not in out and "per-group tables not shown: --verbose" in err
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=2, max_size=8), st.floats(0, 1))
+def test_across_row_matches_a_slow_reference(values: list[float], rho: float) -> None:
+    r = across_row(values, rho)
+    mean = statistics.fmean(values)
+    sd = statistics.stdev(values)
+    half = _t_quantile(0.975, len(values) - 1) * sd * math.sqrt(1 / len(values) + rho)
+    assert r["mean"] == pytest.approx(mean, abs=1e-12) and r["sd"] == pytest.approx(sd, abs=1e-9)
+    assert r["ci_low"] == pytest.approx(mean - half, abs=1e-9) and r["ci_high"] == pytest.approx(mean + half, abs=1e-9)
+    assert r["ci_low"] <= r["mean"] <= r["ci_high"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=3, max_size=12), st.sampled_from([0.2, 0.25, 0.5]), st.integers(0, 50))
+def test_fold_in_keeps_the_held_out_share_of_each_test_user(sizes: list[int], frac: float, seed: int) -> None:
+    from fractions import Fraction
+
+    from rankmeter.recsys.protocol import fold_in
+
+    users = [f"u{u}" for u, n in enumerate(sizes) for _ in range(n)]
+    items = [f"i{j}" for n in sizes for j in range(n)]
+    folds = S.kfold({"user": users, "item": items}, folds=3, unit="users", seed=seed)
+    for fold in folds:
+        s = fold_in(fold, frac, seed)
+        assert not (s.train_mask & s.test_mask).any()
+        np.testing.assert_array_equal(s.train_mask | s.test_mask, fold.train_mask | fold.test_mask)
+        assert not (s.test_mask & ~fold.test_mask).any()
+        u = np.array(users)
+        for name in set(u[fold.test_mask]):
+            n_u = int((u[fold.test_mask] == name).sum())
+            held = int((u[s.test_mask] == name).sum())
+            want = int(S.round_count(np.array([n_u]), Fraction(str(frac)))[0])
+            assert held == want  # 0 for a one-row user: all of it to training
+            assert int((u[s.train_mask] == name).sum()) == n_u - want
