@@ -352,6 +352,7 @@ def test_default_terminal_output_fits_a_screen(tsv: Path, capsys: pytest.Capture
     assert code == 0 and len(out2.splitlines()) > len(out.splitlines()) and "Gap between groups" in out2
 
 
+@pytest.mark.slow
 def test_demo_output_is_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _cli(["demo", "--out", str(tmp_path / "d"), "--users", "150", "--items", "200", "--no-progress"],
                           capsys)
