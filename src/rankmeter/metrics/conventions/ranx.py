@@ -8,14 +8,14 @@ _TIES = "ranx orders tied scores arbitrarily (an unstable sort of the scores): e
 _SRC = "ranx/metrics/"
 
 TOOL = Tool(
-    name="ranx", title="ranx", version="0.3", repository="AmenRa/ranx",
+    name="ranx", title="ranx", version="0.3.21", repository="AmenRa/ranx",
     passthrough=True, passthrough_note=_TIES,
     entries={
-        "rbp": Entry("rbp(gain=grade)", _SRC + "rank_biased_precision.py (_rank_biased_precision)",
+        "rbp": Entry("rbp(gain=grade)", _SRC + "rank_biased_precision.py:12 (_rank_biased_precision)",
                      differs="the gain is the judged grade, not 1 for relevant items", cannot=_TIES),
-        "ndcg": Entry("ndcg", _SRC + "ndcg.py (_ndcg, linear gains, 1/log2(i+1))",
+        "ndcg": Entry("ndcg", _SRC + "ndcg.py:57 (_ndcg, linear gains, 1/log2(i+1))",
                       differs="ranx labels it Järvelin; it is rankmeter's default ndcg", cannot=_TIES),
-        "ndcg_burges": Entry("ndcg(gain=exp)", _SRC + "ndcg.py (_ndcg, 2^g - 1)", cannot=_TIES),
+        "ndcg_burges": Entry("ndcg(gain=exp)", _SRC + "ndcg.py:57 (_ndcg, 2^g - 1)", cannot=_TIES),
         "dcg": Entry("dcg", _SRC + "dcg.py", cannot=_TIES),
         "precision": Entry("p", _SRC + "precision.py", cannot=_TIES),
         "recall": Entry("r", _SRC + "recall.py", cannot=_TIES),

@@ -15,21 +15,21 @@ _NONPOS = "from torchmetrics 1.8 an item scored <= 0 is never relevant: equal on
 _FLOAT = "torchmetrics computes in float32: equal within about 1e-7"
 
 TOOL = Tool(
-    name="torchmetrics", title="torchmetrics", version="1.9", repository="Lightning-AI/torchmetrics",
+    name="torchmetrics", title="torchmetrics", version="1.9.0", repository="Lightning-AI/torchmetrics",
     entries={
-        "ndcg": Entry("ndcg", _SRC + "ndcg.py (retrieval_normalized_dcg, _tie_average_dcg)", ties="average",
+        "ndcg": Entry("ndcg", _SRC + "ndcg.py:71 (retrieval_normalized_dcg), :22 (_tie_average_dcg)", ties="average",
                       differs="tied scores averaged", cannot=f"{_SCORED}; {_FLOAT}"),
-        "precision": Entry("p", _SRC + "precision.py (retrieval_precision)",
+        "precision": Entry("p", _SRC + "precision.py:22 (retrieval_precision)",
                            cannot=f"{_TOPK}; {_NONPOS}; {_FLOAT}"),
-        "recall": Entry("r", _SRC + "recall.py (retrieval_recall)",
+        "recall": Entry("r", _SRC + "recall.py:22 (retrieval_recall)",
                         cannot=f"{_TOPK}; {_SCORED}; {_NONPOS}; {_FLOAT}"),
-        "map": Entry("ap(norm=retrieved)", _SRC + "average_precision.py (retrieval_average_precision)",
+        "map": Entry("ap(norm=retrieved)", _SRC + "average_precision.py:22 (retrieval_average_precision)",
                      differs="divides by the relevant items retrieved within k",
                      cannot=f"{_TOPK}; {_NONPOS}; {_FLOAT}"),
-        "mrr": Entry("rr", _SRC + "reciprocal_rank.py (retrieval_reciprocal_rank)",
+        "mrr": Entry("rr", _SRC + "reciprocal_rank.py:22 (retrieval_reciprocal_rank)",
                      cannot=f"{_TOPK}; {_NONPOS}; {_FLOAT}"),
-        "hit_rate": Entry("success", _SRC + "hit_rate.py (retrieval_hit_rate)", cannot=_TOPK),
-        "auroc": Entry("auc(missing_class=0)", _SRC + "auroc.py (retrieval_auroc)",
+        "hit_rate": Entry("success", _SRC + "hit_rate.py:22 (retrieval_hit_rate)", cannot=_TOPK),
+        "auroc": Entry("auc(missing_class=0)", _SRC + "auroc.py:22 (retrieval_auroc)",
                        differs="0 where the top k holds one class only", cannot=_TOPK),
     },
     notes=("torchmetrics keeps queries without a relevant item, scored 0 (empty_target_action='neg'): "
