@@ -398,3 +398,15 @@ def test_fold_in_keeps_the_held_out_share_of_each_test_user(sizes: list[int], fr
             want = int(S.round_count(np.array([n_u]), Fraction(str(frac)))[0])
             assert held == want  # 0 for a one-row user: all of it to training
             assert int((u[s.train_mask] == name).sum()) == n_u - want
+
+
+def test_single_split_reports_tuning_and_every_baseline(data: pa.Table) -> None:
+    split = S.holdout(data, per_user=True, seed=1, validation_fraction=0.2)
+    res = experiment(data, split=split, k=5, recommenders={"pop": "popular", "rnd": "random",
+                                                           "knn": {"type": "itemknn", "neighbors": [3, 30]}},
+                     baseline=["pop", "rnd"], metrics=["ndcg@5"], n_resamples=50)
+    doc = json.loads(res.to_json())
+    assert set(doc["comparisons"]) == {"pop", "rnd"} and doc["tuning"]["knn"]["params"]["neighbors"] in (3, 30)
+    html = res.to_html()
+    assert "Tuning of knn" in html and "Several baselines" in html and "one holm correction" in html
+    assert "1 = pop; 2 = rnd" in res.caption()

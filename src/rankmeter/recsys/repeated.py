@@ -116,7 +116,8 @@ def run_protocol(args: Mapping[str, Any]) -> Any:
     named = _spec_mapping(a["recommenders"])
     grids = {name: spec for name, spec in named.items() if is_grid(spec)}
     vf = a["validation_fraction"]
-    if grids and vf is None:
+    given_validation = getattr(split, "validation_mask", None) is not None  # a Split with validation_fraction
+    if grids and vf is None and not given_validation:
         raise ParameterError(f"the recommender {next(iter(grids))!r} is a grid (a parameter with a list of values): "
                              "tuning needs a validation part, give validation_fraction (e.g. 0.1)")
     if vf is not None and not isinstance(split, str):
@@ -422,7 +423,8 @@ class RepeatedResult:
             "table": {n: {m: self.cell(n, m) for m in self.metrics} for n in self.folds[0].results},
             "per_fold": self.per_fold.to_dict(orient="records"),
             "tests": list(self.tests),
-            "tuning": self.tuning,
+            "tuning": {label: {n: {k: v for k, v in t.items() if k != "spec"} for n, t in per.items()}
+                       for label, per in self.tuning.items()},
             "notes": list(self.notes),
             "settings": self.settings,
             "folds": [f.to_dict() for f in self.folds],

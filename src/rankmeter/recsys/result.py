@@ -111,6 +111,10 @@ class ExperimentResult:
         }
         if self.comparison is not None:
             out["comparison"] = self.comparison.to_dict(details=True)
+        if len(self.comparisons) > 1:
+            out["comparisons"] = {b: c.to_dict(details=True) for b, c in self.comparisons.items()}
+        if self.tuning:
+            out["tuning"] = jsonable({n: {k: v for k, v in t.items() if k != "spec"} for n, t in self.tuning.items()})
         if self.groups:
             info = {k: v for k, v in self.group_info.items() if k != "between"}
             info["between"] = {n: jsonable(t.to_dict(orient="records")) for n, t in

@@ -233,7 +233,16 @@ def _tests(res: ExperimentResult, digits: int) -> str:
     pct = f"{cmp.settings.confidence * 100:g}%"
     rows = []
     with_n = show_n(cmp)
-    for t in cmp.tests:
+    comps = list(getattr(res, "comparisons", {}).values()) or [cmp]
+    seen: set[tuple[str, str, frozenset[str]]] = set()
+    tests = []
+    for c in comps:  # several baselines: each pair once (the family's adjusted p-values)
+        for t in c.tests:
+            key = (t.metric, t.test, frozenset((t.a, t.b)))
+            if key not in seen:
+                seen.add(key)
+                tests.append(t)
+    for t in tests:
         cls = ' class="num sig up"' if t.significant and t.better == t.b else \
             ' class="num sig down"' if t.significant else ' class="num"'
         n_cell = f'<td class="num">{t.n}</td>' if with_n else ""
@@ -253,7 +262,9 @@ def _tests(res: ExperimentResult, digits: int) -> str:
             f'<p class="caption">Paired by user over {cmp.n_queries} test users. Coloured: adjusted p &lt; '
             f'{cmp.settings.alpha:g}; green when b is better, red when worse. d<sub>z</sub>: mean difference / '
             'standard deviation of the per-user differences. p-values below 1e-300 underflow double precision '
-            'and are written &lt; 1e-300.' + (f" {_e(nv)}" if nv else "") + '</p>')
+            'and are written &lt; 1e-300.' + (f" {_e(nv)}" if nv else "")
+            + (f" Several baselines: every model against each of {_e(_base_text(res.baseline))}, one {_e(corr)} "
+               f"correction over the family of {len(tests)} tests." if len(comps) > 1 else "") + '</p>')
 
 
 def _checks(res: ExperimentResult) -> str:
