@@ -26,9 +26,9 @@ import hashlib
 import os
 import platform
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypeVar
 
-__all__ = ["Provenance", "InputFile", "describe_input", "SCHEMA"]
+__all__ = ["Provenance", "InputFile", "describe_input", "attach", "SCHEMA"]
 
 SCHEMA = "rankmeter-provenance/1"
 _HASHES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) -> sha256, computed once per process
@@ -120,6 +120,17 @@ def describe_input(role: str, value: Any) -> InputFile:
             return InputFile(role=role, path=os.path.abspath(path), changed=True)
         return InputFile(role=role, path=os.path.abspath(path), size=st.st_size, mtime_ns=st.st_mtime_ns)
     return InputFile(role=role, kind=type(value).__name__)
+
+
+_T = TypeVar("_T")
+
+
+def attach(result: _T, *, qrels: Any, run: Any, metrics: Iterable[Any], options: Mapping[str, Any],
+           threads: int | None = None, seeds: Mapping[str, Any] | None = None) -> _T:
+    """``result`` (a frozen dataclass with a ``provenance`` field) with the record of this evaluation."""
+    record = Provenance.create(inputs=[describe_input("qrels", qrels), describe_input("run", run)], metrics=metrics,
+                               options=options, seeds=seeds, threads=threads)
+    return replace(result, provenance=record)  # type: ignore[type-var]  # a dataclass with a provenance field
 
 
 def _now() -> str:

@@ -28,6 +28,7 @@ row (``err`` without ``max_grade``, corpus-level metrics) raise an error.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Mapping, Sequence
 
@@ -328,10 +329,18 @@ def evaluate(
             first, again = open_reader(False), (lambda: open_reader(True))
         else:
             first, again = open_reader(grouped is False), None
-        return evaluate_batches(q, first, metrics, queries=queries, context=context, chunk_rows=chunk_rows,
-                                grouped=True if again is None else None, regroup=again, duplicates=duplicates,
-                                total_rows=int(total), progress=progress, workers=workers, source="<duckdb run>",
-                                depth=depth, judged_only=judged_only, ties=ties)
+        res = evaluate_batches(q, first, metrics, queries=queries, context=context, chunk_rows=chunk_rows,
+                               grouped=True if again is None else None, regroup=again, duplicates=duplicates,
+                               total_rows=int(total), progress=progress, workers=workers, source="<duckdb run>",
+                               depth=depth, judged_only=judged_only, ties=ties)
+        from ..provenance import InputFile, describe_input
+
+        def where(role: str, value: Any) -> Any:  # a table or query of the connection, by its name or text
+            return (InputFile(role=role, path=value[:500], kind="duckdb") if isinstance(value, str)
+                    else describe_input(role, value))
+
+        return dataclasses.replace(res, provenance=res.provenance.with_inputs([where("qrels", qrels),
+                                                                               where("run", run)]))
     finally:
         for r in opened:
             _close(r)

@@ -53,6 +53,7 @@ from ..io import as_qrels
 from ..io.columns import id_column
 from ..io.tables import ITEM_NAMES, QUERY_NAMES, RANK_NAMES, SCORE_NAMES, pick_columns
 from ..io.trec import comment_note
+from ..provenance import attach
 from ..result import Result
 
 __all__ = ["evaluate_stream", "evaluate_batches", "grouped_file", "open_file", "query_starts", "FileBlocks",
@@ -516,9 +517,12 @@ def evaluate_batches(
     """
     cols = dict(columns or {"query": "query", "item": "item", "score": "score"})
     src = _BatchSource(batches, cols, total_rows=total_rows, source=source, regroup=regroup)
-    return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=chunk_rows, grouped=grouped,
-                     order=order, duplicates=duplicates, progress=progress, workers=workers, tmp_dir=tmp_dir,
-                     depth=depth, judged_only=judged_only, ties=ties)
+    res = _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=chunk_rows, grouped=grouped,
+                    order=order, duplicates=duplicates, progress=progress, workers=workers, tmp_dir=tmp_dir,
+                    depth=depth, judged_only=judged_only, ties=ties)
+    return attach(res, qrels=qrels, run=batches, metrics=res.metrics, threads=workers, options={
+        "queries": queries if isinstance(queries, str) else list(queries), "depth": depth, "judged_only": judged_only,
+        "order": order, "duplicates": duplicates, "ties": ties})
 
 
 def evaluate_stream(
@@ -567,9 +571,12 @@ def evaluate_stream(
         raise ParameterError(f"The 'chunk_rows' parameter of evaluate_stream must be an int >= 1. Got {chunk_rows!r} "
                              "instead.")
     src = _open_source(run, format, order, {"query": query, "item": item, "score": score, "rank": rank})
-    return _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=int(chunk_rows),
-                     grouped=grouped, order=order, duplicates=duplicates, progress=progress, workers=workers,
-                     tmp_dir=tmp_dir, depth=depth, judged_only=judged_only, ties=ties)
+    res = _evaluate(qrels, src, metrics, queries=queries, context=context, chunk_rows=int(chunk_rows),
+                    grouped=grouped, order=order, duplicates=duplicates, progress=progress, workers=workers,
+                    tmp_dir=tmp_dir, depth=depth, judged_only=judged_only, ties=ties)
+    return attach(res, qrels=qrels, run=run, metrics=res.metrics, threads=workers, options={
+        "queries": queries if isinstance(queries, str) else list(queries), "depth": depth, "judged_only": judged_only,
+        "order": order, "duplicates": duplicates, "ties": ties})
 
 
 class _Prefetch:
