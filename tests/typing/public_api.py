@@ -84,3 +84,14 @@ def splitting(data: dict[str, list[str]]) -> None:
 def tensors(scores: Any, relevant: Any, users: Any, items: Any) -> None:
     assert_type(rankmeter.torch.evaluate(scores, relevant, ["ndcg@10"]), Result)
     assert_type(rankmeter.torch.topk(users, items, 10), Run)
+
+
+def fusion(qrels: Qrels, a: Run, b: Run) -> None:
+    from rankmeter.fusion import OptimizeResult
+
+    assert_type(rankmeter.fuse([a, b], "rrf"), Run)
+    assert_type(rankmeter.fuse({"a": a, "b": b}, "wsum", weights=[0.3, 0.7], depth=10), Run)
+    res = rankmeter.fuse_optimize(qrels, [a, b], "wsum", "ndcg@10", folds=3)
+    assert_type(res, OptimizeResult)
+    assert_type(res.heldout, float)
+    assert_type(res.fuse([a, b]), Run)
