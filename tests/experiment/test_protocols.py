@@ -172,7 +172,8 @@ def test_repeated_holdout_uses_seeds(data: pa.Table) -> None:
     tr = [f.split["train"]["rows"] for f in res.folds]
     te = [f.split["test"]["rows"] for f in res.folds]
     assert res.design.rho == pytest.approx(np.mean(te) / np.mean(tr))
-    lko = experiment(data, split="leave_one_out", repeats=2, k=5, recommenders=["popular"], metrics=["ndcg@5"],
+    lko = experiment(data, split="leave_one_out", split_params={"by": "random"}, repeats=2, k=5,
+                     recommenders=["popular"], metrics=["ndcg@5"],
                      n_resamples=50)
     assert len(lko.folds) == 2
 
@@ -186,6 +187,10 @@ def test_shorthand_conflicts_and_refusals(data: pa.Table) -> None:
         experiment(data, split="holdout", folds=3)
     with pytest.raises(ParameterError, match="same split every time"):
         experiment(data, split="temporal", repeats=3)
+    with pytest.raises(ParameterError, match="holds out by time, the same split"):
+        experiment(data, split="leave_one_out", repeats=2)  # the data has timestamps
+    with pytest.raises(ParameterError, match="temporal on data with timestamps"):
+        experiment(data, split="auto", repeats=2)
     # equal values are fine: both name the same protocol
     res = experiment(data, split="kfold", folds=2, split_params={"folds": 2}, k=5, recommenders=["popular"],
                      metrics=["ndcg@5"], n_resamples=50)

@@ -195,7 +195,14 @@ def make_splits(data: Any, split: Any, params: Mapping[str, Any], filters: Mappi
         desc = f"{k}-fold cross-validation {how}" + (f", repeated {repeats} times (seeds {base}..{base + repeats - 1})"
                                                     if repeats > 1 else f" (seed {base})")
         return splits, Design(tuple(labels), 1.0 / (k - 1), desc, "kfold", k, repeats)
-    splits = [_protocol(data, name or "", params, filters, base + r, validation_fraction) for r in range(repeats)]
+    if repeats > 1 and (name in ("temporal", "temporal_global") or (
+            name in ("leave_k_out", "leave_one_out") and data.timestamp is not None
+            and params.get("by", "time") == "time")):
+        why = "is temporal on data with timestamps" if split.lower() == "auto" else "holds out by time"
+        raise ParameterError(f"The 'repeats' parameter of experiment needs a random protocol: split={split!r} {why}, "
+                             "the same split every time (use split='kfold', 'holdout', or by='random').")
+    vf = None if name == "strong" else validation_fraction  # strong: carved from its evaluation split below
+    splits = [_protocol(data, name or "", params, filters, base + r, vf) for r in range(repeats)]
     if isinstance(splits[0], S.StrongSplit):
         splits = [s.evaluation_split() if validation_fraction is None else
                   _strong_with_validation(s, validation_fraction, base) for s in splits]
