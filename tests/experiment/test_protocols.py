@@ -415,3 +415,12 @@ def test_single_split_reports_tuning_and_every_baseline(data: pa.Table) -> None:
     html = res.to_html()
     assert "Tuning of knn" in html and "Several baselines" in html and "one holm correction" in html
     assert "1 = pop; 2 = rnd" in res.caption()
+
+
+def test_repeated_strong_with_tuning(data: pa.Table) -> None:
+    res = experiment(data, split="strong", repeats=2, k=5, validation_fraction=0.2, metrics=["ndcg@5"],
+                     recommenders=["popular", {"type": "itemknn", "neighbors": [3, 30]}], n_resamples=50)
+    assert res.labels == ("repeat 1", "repeat 2") and set(res.tuning) == {"repeat 1", "repeat 2"}
+    for per in res.tuning.values():
+        t = per["itemknn"]
+        assert t["params"] == max(t["scores"], key=lambda s: s["value"])["params"]
