@@ -135,6 +135,7 @@ def test_cli_convention(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "scikit-learn has no metric 'p'" in bad.stderr
 
 
+@pytest.mark.slow  # importing torch takes seconds
 def test_torchmetrics_golden() -> None:
     torch = pytest.importorskip("torch")
     retrieval = pytest.importorskip("torchmetrics.functional.retrieval")
