@@ -52,7 +52,8 @@ class _Bar:
         "  rankmeter compare qrels.txt base=runs/a.txt new=runs/b.txt -m map --test randomization "
         "--format latex\n\n"
         "  rankmeter compare qrels.txt runs/*.txt -m ndcg@10 --pairs all --correction bh --html report.html\n\n"
-        "  rankmeter compare qrels.txt runs/ -m ndcg@10,P.5,10"
+        "  rankmeter compare qrels.txt runs/ -m ndcg@10,P.5,10\n\n"
+        "  rankmeter compare bm25.json dense.json -m ndcg@10   (results saved by Result.save)"
     ),
 )
 @click.argument("qrels", type=click.Path(dir_okay=False))
