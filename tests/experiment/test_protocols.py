@@ -6,7 +6,7 @@ import json
 import math
 import statistics
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -32,8 +32,13 @@ def data() -> pa.Table:
 
 @pytest.fixture(scope="module")
 def kfold_result(data: pa.Table) -> RepeatedResult:
-    return cast(RepeatedResult, experiment(data, split="kfold", folds=3, k=5, recommenders=RECS,
-                                           metrics=METRICS + ["gini@5"], n_resamples=50, baseline="popular"))
+    return _rep(experiment(data, split="kfold", folds=3, k=5, recommenders=RECS, metrics=METRICS + ["gini@5"],
+                           n_resamples=50, baseline="popular"))
+
+
+def _rep(res: object) -> RepeatedResult:
+    assert isinstance(res, RepeatedResult)
+    return res
 
 
 def _t_quantile(q: float, df: int) -> float:
@@ -142,8 +147,8 @@ def test_kfold_outputs(kfold_result: RepeatedResult, tmp_path: Path) -> None:
 
 
 def test_kfold_by_users_is_strong_generalisation(data: pa.Table) -> None:
-    res = experiment(data, split="kfold", split_params={"folds": 3, "unit": "users", "heldout_fraction": 0.25},
-                     k=5, recommenders=["popular", "itemknn"], metrics=["ndcg@5"], n_resamples=50)
+    res = _rep(experiment(data, split="kfold", split_params={"folds": 3, "unit": "users", "heldout_fraction": 0.25},
+                     k=5, recommenders=["popular", "itemknn"], metrics=["ndcg@5"], n_resamples=50))
     assert "strong generalisation" in res.design.description
     users = data.column("user").to_numpy()
     for f in res.folds:
@@ -155,15 +160,15 @@ def test_kfold_by_users_is_strong_generalisation(data: pa.Table) -> None:
 
 
 def test_user_stratified_kfold(data: pa.Table) -> None:
-    res = experiment(data, split="kfold", split_params={"per_user": True}, folds=3, k=5, recommenders=["popular"],
-                     metrics=["ndcg@5"], n_resamples=50)
+    res = _rep(experiment(data, split="kfold", split_params={"per_user": True}, folds=3, k=5, recommenders=["popular"],
+                     metrics=["ndcg@5"], n_resamples=50))
     assert "user-stratified" in res.design.description
     assert not res.tests  # one recommender: nothing to compare
 
 
 def test_repeated_holdout_uses_seeds(data: pa.Table) -> None:
-    res = experiment(data, split="holdout", repeats=3, seed=4, k=5, recommenders=["popular", "itemknn"],
-                     metrics=["ndcg@5"], n_resamples=50)
+    res = _rep(experiment(data, split="holdout", repeats=3, seed=4, k=5, recommenders=["popular", "itemknn"],
+                     metrics=["ndcg@5"], n_resamples=50))
     assert res.labels == ("repeat 1", "repeat 2", "repeat 3")
     for r, fold in enumerate(res.folds):
         hand = experiment(data, split="holdout", seed=4 + r, k=5, recommenders=["popular", "itemknn"],
@@ -172,9 +177,9 @@ def test_repeated_holdout_uses_seeds(data: pa.Table) -> None:
     tr = [f.split["train"]["rows"] for f in res.folds]
     te = [f.split["test"]["rows"] for f in res.folds]
     assert res.design.rho == pytest.approx(np.mean(te) / np.mean(tr))
-    lko = experiment(data, split="leave_one_out", split_params={"by": "random"}, repeats=2, k=5,
+    lko = _rep(experiment(data, split="leave_one_out", split_params={"by": "random"}, repeats=2, k=5,
                      recommenders=["popular"], metrics=["ndcg@5"],
-                     n_resamples=50)
+                     n_resamples=50))
     assert len(lko.folds) == 2
 
 
@@ -192,8 +197,8 @@ def test_shorthand_conflicts_and_refusals(data: pa.Table) -> None:
     with pytest.raises(ParameterError, match="temporal on data with timestamps"):
         experiment(data, split="auto", repeats=2)
     # equal values are fine: both name the same protocol
-    res = experiment(data, split="kfold", folds=2, split_params={"folds": 2}, k=5, recommenders=["popular"],
-                     metrics=["ndcg@5"], n_resamples=50)
+    res = _rep(experiment(data, split="kfold", folds=2, split_params={"folds": 2}, k=5, recommenders=["popular"],
+                     metrics=["ndcg@5"], n_resamples=50))
     assert len(res.folds) == 2
 
 
@@ -227,8 +232,8 @@ def test_several_baselines_one_family_statsmodels(data: pa.Table) -> None:
 
 
 def test_several_baselines_across_folds_and_markers(data: pa.Table) -> None:
-    res = experiment(data, split="kfold", folds=3, k=5, recommenders=RECS, baseline=["popular", "random"],
-                     metrics=["ndcg@5"], n_resamples=50)
+    res = _rep(experiment(data, split="kfold", folds=3, k=5, recommenders=RECS, baseline=["popular", "random"],
+                     metrics=["ndcg@5"], n_resamples=50))
     assert res.baseline == ("popular", "random")
     assert {(t["model"], t["baseline"]) for t in res.tests} == {("random", "popular"), ("itemknn", "popular"),
                                                                  ("itemknn", "random")}
@@ -418,8 +423,8 @@ def test_single_split_reports_tuning_and_every_baseline(data: pa.Table) -> None:
 
 
 def test_repeated_strong_with_tuning(data: pa.Table) -> None:
-    res = experiment(data, split="strong", repeats=2, k=5, validation_fraction=0.2, metrics=["ndcg@5"],
-                     recommenders=["popular", {"type": "itemknn", "neighbors": [3, 30]}], n_resamples=50)
+    res = _rep(experiment(data, split="strong", repeats=2, k=5, validation_fraction=0.2, metrics=["ndcg@5"],
+                     recommenders=["popular", {"type": "itemknn", "neighbors": [3, 30]}], n_resamples=50))
     assert res.labels == ("repeat 1", "repeat 2") and set(res.tuning) == {"repeat 1", "repeat 2"}
     for per in res.tuning.values():
         t = per["itemknn"]

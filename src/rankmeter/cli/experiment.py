@@ -92,7 +92,10 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
     res = experiment(interactions, progress=progress and sys.stderr.isatty(), **kwargs)
     checks = [f"{name}: {line}" for name, v in res.validation.items() for line in v.problems()]
     lines = checks + list(res.notes)
-    if hasattr(res, "folds"):  # a repeated protocol: each split's checks and notes, labelled
+    from ..recsys.repeated import RepeatedResult
+
+    repeated = isinstance(res, RepeatedResult)
+    if isinstance(res, RepeatedResult):  # a repeated protocol: each split's checks and notes, labelled
         lines += [f"{label}: {name}: {line}" for label, f in zip(res.labels, res.folds, strict=True)
                   for name, v in f.validation.items() for line in v.problems()]
         lines += [f"{label}: {line}" for label, f in zip(res.labels, res.folds, strict=True) for line in f.notes]
@@ -107,7 +110,7 @@ def run(config: str | None, overrides: dict[str, Any], recommender: tuple[str, .
         from ..report.terminal import print_grid
 
         print_grid(res.grid())
-        tuned = res.tuning.items() if hasattr(res, "folds") else [("", res.tuning)]
+        tuned = list(res.tuning.items()) if repeated else [("", res.tuning)]
         for label, per in tuned:
             for name, t in per.items():
                 note(f"{label + ': ' if label else ''}{name} tuned on the validation part by {t['metric']}: "

@@ -65,6 +65,8 @@ from ..data.ids import as_string_array, encode, union_vocab
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from .result import ExperimentResult
+
 __all__ = ["experiment", "default_metrics"]
 
 _REFERENCE_TYPES = ("Random", "MostPopular", "ItemKNN")
@@ -273,7 +275,7 @@ def experiment(
     repeats: int | None = None,
     validation_fraction: float | None = None,
     tune_metric: str | None = None,
-) -> Any:
+) -> ExperimentResult:
     """Run the whole recommender evaluation loop (see the module docstring for the stages).
 
     ``relevance``: with a rating column, the test interactions rated ``>= relevance`` are

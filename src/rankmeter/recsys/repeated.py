@@ -32,14 +32,13 @@ import numpy as np
 from .._errors import ParameterError
 from .._files import write_text
 from .protocol import Design, is_grid, make_splits, point_spec, shorthands, tune
+from .result import ExperimentResult
 
 if TYPE_CHECKING:
     import pandas as pd
     from rich.console import Console
 
     from ..report.terminal import Grid
-    from ..result import Result
-    from .result import ExperimentResult
 
 __all__ = ["RepeatedResult", "run_protocol", "across_row"]
 
@@ -100,7 +99,7 @@ def _tune_metric(a: Mapping[str, Any]) -> str:
     return f"ndcg@{a['k']}"
 
 
-def run_protocol(args: Mapping[str, Any]) -> Any:
+def run_protocol(args: Mapping[str, Any]) -> ExperimentResult:
     """``experiment`` for repeated protocols, several splits and grids (see :mod:`rankmeter.recsys.protocol`)."""
     from .loading import load_interactions
     from .pipeline import experiment
@@ -179,25 +178,25 @@ def across_row(values: Sequence[float], rho: float, confidence: float = 0.95) ->
 
 
 @dataclass(frozen=True, eq=False)
-class RepeatedResult:
-    """Everything a repeated protocol (k-fold, repeated hold-out) produced.
+class RepeatedResult(ExperimentResult):
+    """Everything a repeated protocol (k-fold, repeated hold-out) produced: an
+    :class:`~rankmeter.recsys.result.ExperimentResult` whose tables are across the splits.
 
     ``folds[j]``: the :class:`~rankmeter.recsys.result.ExperimentResult` of split ``labels[j]`` (evaluated
     exactly as a single split, with its paired tests over users against each baseline); ``design``: how the
     splits were made and ``rho``; ``tests``: the corrected resampled t-test of each model against each
-    baseline on each per-user metric (one correction over the family).
+    baseline on each per-user metric (one correction over the family), also as one DataFrame per baseline in
+    ``comparisons`` (``comparison``: the first); ``results[name]``: the pooled per-user values of all splits
+    (users named ``"label:user"``; corpus-level metrics: their mean over the splits); ``tuning``: per split
+    label, the tuned recommenders.
     """
 
-    folds: tuple["ExperimentResult", ...]
-    labels: tuple[str, ...]
-    design: Design
-    metrics: tuple[str, ...]
-    k: int
-    baseline: str | tuple[str, ...] | None
-    mode: str
+    comparison: Any  # the first baseline's DataFrame of corrected resampled t-tests (None without one)
+    comparisons: dict[str, Any] = field(default_factory=dict)  # baseline -> DataFrame of those tests
+    folds: tuple["ExperimentResult", ...] = ()
+    labels: tuple[str, ...] = ()
+    design: Design = Design((), math.nan, "", "")
     tests: tuple[dict[str, Any], ...] = ()
-    notes: tuple[str, ...] = ()
-    settings: dict[str, Any] = field(default_factory=dict)
     higher_is_better: dict[str, bool] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ build
@@ -258,9 +257,29 @@ class RepeatedResult:
             notes.append(f"baseline='best': {bases[0]} was chosen on the first split and kept for every split")
         notes.append("res.results[name]: the pooled per-user values of all splits (users named 'split label:user')")
         settings = {**first.settings, "protocol": design.description, "rho": design.rho, "splits": len(folds)}
-        return cls(folds=tuple(folds), labels=design.labels, design=design, metrics=first.metrics, k=first.k,
-                   baseline=first.baseline, mode=first.mode, tests=tuple(raw), notes=tuple(notes), settings=settings,
-                   higher_is_better=hib)
+        import pandas as pd
+
+        from ..result import Result
+
+        pooled = {}
+        for n in first.results:
+            rs = [f.results[n] for f in folds]
+            queries = [f"{label}:{q}" for label, r in zip(design.labels, rs, strict=True) for q in r.queries]
+            values = {m: np.concatenate([np.asarray(r.values[m]) for r in rs]) for m in rs[0].values}
+            corpus = {m: float(np.mean([r.corpus[m] for r in rs])) for m in rs[0].corpus}
+            pooled[n] = Result(queries=queries, values=values, metrics=rs[0].metrics, corpus=corpus,
+                               index_name="user", notes=("pooled per-user values of all splits",))
+        tables = {b: pd.DataFrame([t for t in raw if t["baseline"] == b]) for b in bases}
+        timings: dict[str, float] = {}
+        for f in folds:
+            for key, v in f.timings.items():
+                timings[key] = timings.get(key, 0.0) + v
+        tuning = {label: f.tuning for label, f in zip(design.labels, folds, strict=True) if f.tuning}
+        return cls(results=pooled, comparison=tables[bases[0]] if bases else None, validation={}, timings=timings,
+                   metrics=first.metrics, k=first.k, baseline=first.baseline, mode=first.mode, data=first.data,
+                   split={"protocol": design.description, "splits": [f.split for f in folds]}, notes=tuple(notes),
+                   settings=settings, comparisons=tables, tuning=tuning, folds=tuple(folds), labels=design.labels,
+                   design=design, tests=tuple(raw), higher_is_better=hib)
 
     # ------------------------------------------------------------------ tables
 
@@ -300,38 +319,6 @@ class RepeatedResult:
         frame.index.name = "recommender"
         frame.columns.name = None
         return frame
-
-    @property
-    def results(self) -> dict[str, "Result"]:
-        """Per recommender, the pooled per-user values of all splits (users named ``"label:user"``); corpus-level
-        metrics: their mean over the splits."""
-        from ..result import Result
-
-        out = {}
-        for n in self.folds[0].results:
-            rs = [f.results[n] for f in self.folds]
-            queries = [f"{label}:{q}" for label, r in zip(self.labels, rs, strict=True) for q in r.queries]
-            values = {m: np.concatenate([np.asarray(r.values[m]) for r in rs]) for m in rs[0].values}
-            corpus = {m: float(np.mean([r.corpus[m] for r in rs])) for m in rs[0].corpus}
-            out[n] = Result(queries=queries, values=values, metrics=rs[0].metrics, corpus=corpus, index_name="user",
-                            notes=("pooled per-user values of all splits",))
-        return out
-
-    @property
-    def comparisons(self) -> dict[str, "pd.DataFrame"]:
-        """Per baseline, the corrected resampled t-tests of every model against it (one row per model, metric)."""
-        import pandas as pd
-
-        return {b: pd.DataFrame([t for t in self.tests if t["baseline"] == b]) for b in self.baselines}
-
-    @property
-    def comparison(self) -> "pd.DataFrame | None":
-        return self.comparisons[self.baselines[0]] if self.baselines else None
-
-    @property
-    def tuning(self) -> dict[str, dict[str, Any]]:
-        """Per split label, the tuned recommenders' chosen parameters and validation scores."""
-        return {label: f.tuning for label, f in zip(self.labels, self.folds, strict=True) if f.tuning}
 
     @property
     def total_seconds(self) -> float:
@@ -475,7 +462,8 @@ class RepeatedResult:
             write_text(path, text)
         return text
 
-    def to_html(self, path: str | Path | None = None, *, title: str | None = None) -> str:
+    def to_html(self, path: str | Path | None = None, *, title: str | None = None, k_max: int | None = None) -> str:
+        """The report (:func:`rankmeter.report.experiment.repeated_to_html`; ``k_max`` is not used: no curves)."""
         from ..report.experiment import repeated_to_html
 
         text = repeated_to_html(self, title=title)
@@ -502,19 +490,6 @@ class RepeatedResult:
             write(paths[key])
             record_files(d, [paths[key].name])
         return paths
-
-    # the CLI reads these of any experiment result
-    @property
-    def validation(self) -> dict[str, Any]:
-        return {}
-
-    @property
-    def sampled(self) -> bool:
-        return self.mode != "full ranking"
-
-    @property
-    def groups(self) -> dict[str, Any]:
-        return {}
 
     def __repr__(self) -> str:
         return (f"RepeatedResult({len(self.folds[0].results)} recommenders, {len(self.folds)} splits, top-{self.k}, "

@@ -49,7 +49,7 @@ class ExperimentResult:
     timings: dict[str, float]
     metrics: tuple[str, ...]
     k: int
-    baseline: str | None
+    baseline: str | tuple[str, ...] | None
     mode: str
     data: dict[str, Any]
     split: dict[str, Any]
