@@ -5,6 +5,7 @@ Needs ``\\usepackage{booktabs}`` in the document; nothing else.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from ._common import family_text, fmt, marker, no_value_text, test_label
@@ -62,7 +63,11 @@ def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label:
            f"({s.n_resamples:,} resamples)." if intervals else "")
         + (f" {escape(note)}" if (note := no_value_text(cmp)) else "")
     )
-    lines = [
+    record = getattr(cmp, "provenance", None)
+    # what produced it (rankmeter.provenance), as a comment line: the JSON record, every character ASCII
+    lines = ([f"% rankmeter provenance: {json.dumps(record.to_dict(), ensure_ascii=True)}"]
+             if record is not None else [])
+    lines += [
         r"\begin{table}[t]",
         r"\centering",
         rf"\caption{{{caption}}}",

@@ -68,4 +68,11 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
             lines += ["", _cell(extra, True)]
     if cmp.notes:
         lines += ["", "### Notes", ""] + [f"- {_cell(n, True)}" for n in cmp.notes]
+    record = getattr(cmp, "provenance", None)
+    if record is not None:  # what produced it (rankmeter.provenance): version, date, inputs with SHA-256
+        d = record.to_dict()
+        lines += ["", "### Provenance", "", _cell(f"rankmeter {d['implementation']['version']}, {d['date']}", True)]
+        lines += [f"- {_cell(i['role'])}: {_cell(i.get('path', i.get('kind', '')))}"
+                  + (f" ({i['size']} bytes, SHA-256 {i['sha256']})" if "sha256" in i else "")
+                  + (" (changed since it was read)" if i.get("changed") else "") for i in d["data"]["inputs"]]
     return "\n".join(lines) + "\n"
