@@ -1,11 +1,13 @@
-"""RecBole's evaluator metrics (``recbole/evaluator/metrics.py``): binary relevance, full ranking."""
+"""RecBole's evaluator metrics (``recbole/evaluator/metrics.py``): binary relevance, full ranking. RecBole 1.2.1
+uses numpy's removed np.float and cannot run beside rankmeter: its values were made once in a separate
+environment (scripts/golden_recbole.py) and every table row below is checked against them."""
 
 from . import Entry, Tool
 
 _SRC = "recbole/evaluator/metrics.py"
 
 TOOL = Tool(
-    name="recbole", title="RecBole", version="1.2", repository="RUCAIBox/RecBole",
+    name="recbole", title="RecBole", version="1.2.1", repository="RUCAIBox/RecBole",
     entries={
         "hit": Entry("success", _SRC + " (Hit)", cutoff="required"),
         "mrr": Entry("rr", _SRC + " (MRR)", cutoff="required"),
@@ -26,6 +28,5 @@ TOOL = Tool(
         "itemcoverage": Entry("catalog_coverage(denominator=all_items)", _SRC + " (ItemCoverage)",
                               cutoff="required"),
     },
-    notes=("RecBole's metrics use numpy's removed np.float and cannot run beside rankmeter: compared through "
-           "values made once in a separate environment",),
+    notes=("RecBole rounds its results to metric_decimal_place (4 by default); rankmeter does not round",),
 )
