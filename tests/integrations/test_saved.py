@@ -144,6 +144,10 @@ def test_every_saved_file_and_report_carries_the_record(tmp_path: Path) -> None:
     import html
 
     assert json.loads(html.unescape(shown.group(1)))["data"] == record["data"]
+    assert f"SHA-256 {_sha(dense)}" in cmp.to_markdown() and "### Provenance" in cmp.to_markdown()
+    first = cmp.to_latex().splitlines()[0]
+    assert first.startswith("% rankmeter provenance: ")
+    assert json.loads(first.split(": ", 1)[1])["data"] == record["data"]
 
 
 @pytest.mark.slow
