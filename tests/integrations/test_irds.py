@@ -100,6 +100,7 @@ def test_subtopic_judgments(data: Path) -> None:
     assert via.mean == direct.mean and via.n_queries == 2
 
 
+@pytest.mark.slow  # three command-line processes
 def test_cli_end_to_end(data: Path, tmp_path: Path) -> None:
     boot = tmp_path / "boot.py"
     boot.write_text(REGISTER.format() + textwrap.dedent(f"""
