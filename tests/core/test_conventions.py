@@ -325,3 +325,20 @@ def test_recbole_golden_from_fixture() -> None:
         run = runs["tied" if key == "gauc" else "free"]  # GAUC on tied scores (average ranks)
         got = rankmeter.evaluate(qrels, run, text, context=ctx).mean[text]
         assert abs(got - want) <= 1e-12, (key, got, want)
+
+
+def test_recmetrics_golden_from_fixture() -> None:
+    """recmetrics 0.1.5 needs pandas < 2: its values were made once by scripts/golden_recmetrics.py in a
+    separate environment (the command is in the script)."""
+    import json
+
+    data = json.loads((Path(__file__).parent / "conventions_data" / "recmetrics.json").read_text())
+    k, users = data["k"], data["users"]
+    run = dict(zip(users, data["predicted"], strict=True))
+    qrels = {u: {i: 1 for i in a} for u, a in zip(users, data["actual"], strict=True)}
+    ctx = {"popularity": {i: c / len(users) for i, c in data["pop"].items()}, "n_users": len(users),
+           "features": dict(zip(data["items"], data["features"], strict=True))}
+    names = list(data["values"])
+    res = rankmeter.evaluate(qrels, run, [f"{n}@{k}" for n in names], context=ctx, convention="recmetrics")
+    for n in names:
+        assert abs(res.mean[f"{n}@{k}"] - data["values"][n]) <= 1e-12, (n, res.mean[f"{n}@{k}"], data["values"][n])
