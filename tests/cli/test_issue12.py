@@ -175,8 +175,11 @@ def test_compare_a_folder_of_runs(trec) -> None:
 def test_evaluate_several_runs_one_table(trec) -> None:
     out = run_cli("evaluate", str(trec["qrels"]), str(trec["runs"]), "-m", "P@1,P@2")
     assert out.returncode == 0, out.stderr
-    header = next(line for line in out.stdout.splitlines() if "metric" in line)
-    assert "bm25" in header and "dense" in header
+    # runs as rows, as in markdown (issue 24 item 18): one table, a row per run
+    header = next(line for line in out.stdout.splitlines() if "run" in line and "P@1" in line)
+    assert "P@2" in header
+    assert [line.split("│")[1].strip() for line in out.stdout.splitlines() if line.startswith("│")] == ["bm25",
+                                                                                                      "dense"]
     out = run_cli("evaluate", str(trec["qrels"]), str(trec["bm25"]), str(trec["dense"]), "-m", "P@1",
                   "--format", "json", "--per-query")
     payload = json.loads(out.stdout)
