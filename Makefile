@@ -10,7 +10,7 @@ PIP    := $(BIN)/python -m pip
 
 help:
 	@echo "make demo   - install into .venv and run the demo experiment (writes demo-output/)"
-	@echo "make test   - install test extras into .venv, run make lint, then the whole test suite (about 7 min)"
+	@echo "make test   - install test extras into .venv, run make lint, then the whole test suite (7-10 min)"
 	@echo "make test-fast - the suite without the tests marked slow (under a minute on 2 idle cores)"
 	@echo "make lint   - ruff's linter and mypy --strict on src/rankmeter (configuration in pyproject.toml)"
 	@echo "make bench  - run the benchmarks (slow; figures in benchmarks/RESULTS-*.md)"
@@ -42,7 +42,7 @@ lint: $(VENV)/.test-installed
 
 # the expected duration first, before the lint and the install
 test-duration:
-	@echo "make test: lint, then the whole suite: about 7 minutes on 2 idle cores, much longer on a busy machine" \
+	@echo "make test: lint, then the whole suite: about 7 to 10 minutes on 2 idle cores, longer on a busy machine" \
 		"(make test-fast skips the tests marked slow: under a minute)"
 
 test: test-duration lint $(VENV)/.test-installed

@@ -19,6 +19,38 @@ settings.register_profile("ci", deadline=None, suppress_health_check=[HealthChec
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
+# Tests measured slow (make test-fast skips them; make test runs everything): tests/slow_tests.txt lists
+# node ids, modules or folders, each with the CPU seconds measured, so the list is data, not guesses.
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+
+
+def _slow_entries() -> tuple[str, ...]:
+    if not SLOW_LIST.is_file():
+        return ()
+    lines = (line.split("#", 1)[0].strip() for line in SLOW_LIST.read_text(encoding="utf-8").splitlines())
+    return tuple(line for line in lines if line)
+
+
+def _listed(nodeid: str, entries: tuple[str, ...]) -> bool:
+    """Whether a test is listed: its own id, its module or class (``path.py``, ``path.py::Class``), its
+    function over every parameter (``path.py::test_x``), or a folder (``tests/cli/``)."""
+    for e in entries:
+        if nodeid == e or (e.endswith("/") and nodeid.startswith(e)) or nodeid.startswith((e + "::", e + "[")):
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    entries = _slow_entries()
+    if not entries:
+        return
+    slow = pytest.mark.slow
+    for item in items:
+        if _listed(item.nodeid, entries):
+            item.add_marker(slow)
+
+
 def shared_file(*parts: str) -> Path:
     """A file under ../shared, or skip the test when it is not there."""
     path = SHARED.joinpath(*parts)
