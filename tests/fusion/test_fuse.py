@@ -315,3 +315,10 @@ def test_weights_by_name_and_the_default_weights_noted() -> None:
 
 def test_fuse_optimize_is_also_fuse_dot_optimize() -> None:
     assert rankmeter.fuse.optimize is rankmeter.fuse_optimize  # type: ignore[attr-defined]
+
+
+def test_the_inputs_notes_reach_the_fused_run(tmp_path: Any) -> None:
+    (tmp_path / "r.run").write_text("q Q0 a 1 2 s\nq Q0 a 2 1 s\n")
+    fused = fuse({"r": str(tmp_path / "r.run"), "A": A}, "rrf", duplicates="max")
+    assert "r: 1 duplicate (query, item) rows were removed by the duplicates policy" in fused.notes
+    assert not any(n.startswith("A:") for n in fused.notes)

@@ -116,9 +116,6 @@ def command(runs: tuple[str, ...], method: str, norm: str, k: float | None, weig
         return
     loaded = {name: read_run(path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                              score=score_column, rank=rank_column) for name, path in named}
-    for name, r in loaded.items():
-        for line in r.notes:
-            note(f"{name}: {line}")
     params: dict[str, Any] = {}
     if params_file is not None:
         params.update(_read_params(params_file))

@@ -174,7 +174,8 @@ def fuse(runs: RunsInput, method: str = "rrf", *, norm: str | None = "min-max", 
     methods need them).
 
     Queries are the union of the runs' queries (a run without a query contributes to it as
-    if it retrieved nothing; ``run.notes`` counts them). Ties in fused score are ordered by
+    if it retrieved nothing; ``run.notes`` counts them, and carries the inputs' own notes, such
+    as duplicate rows dropped by ``duplicates``). Ties in fused score are ordered by
     the tie rule (item id descending), so the result does not depend on the input's order.
 
     >>> import rankmeter
@@ -187,6 +188,9 @@ def fuse(runs: RunsInput, method: str = "rrf", *, norm: str | None = "min-max", 
     """
     loaded, names = load_runs(runs, duplicates=duplicates)
     spec, w, p, notes = resolve(method, len(loaded), names, weights=weights, k=k, params=params)
+    notes = [f"{name}: {line}" for name, r in zip(names, loaded, strict=True) for line in r.notes] + [
+        f"{name}: {r.dropped} duplicate (query, item) rows were removed by the duplicates policy"
+        for name, r in zip(names, loaded, strict=True) if r.dropped] + notes
     depth = check_int("depth", depth, func="fuse", low=1, allow_none=True)
     frame = normalize(join(loaded, names), norm)
     return fused_run(frame, spec.kernel(frame, w, p), depth, notes)
