@@ -70,3 +70,16 @@ def test_files_in_different_query_orders_are_refused(tmp_path: Path) -> None:
     b.write_text("q3 Q0 x 1 1 b\nq1 Q0 x 1 1 b\n")
     with pytest.raises(InputError, match="in another order"):
         fuse_files([str(a), str(b)], "rrf", output=str(tmp_path / "o"), chunk_rows=1)
+
+
+def test_parquet_files(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    paths = []
+    for j, p in enumerate(_files(tmp_path, 2)):
+        table = read_run(p).to_arrow().select(["query", "item", "score"])
+        out = tmp_path / f"p{j}.parquet"
+        pq.write_table(table, out, row_group_size=7)
+        paths.append(str(out))
+    fuse_files(paths, "rrf", output=str(tmp_path / "f.run"), chunk_rows=5)
+    assert read_run(tmp_path / "f.run").to_dict() == fuse(paths, "rrf").to_dict()
