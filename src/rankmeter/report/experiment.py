@@ -233,7 +233,8 @@ def _tests(res: ExperimentResult, digits: int) -> str:
     pct = f"{cmp.settings.confidence * 100:g}%"
     rows = []
     with_n = show_n(cmp)
-    comps = list(getattr(res, "comparisons", {}).values()) or [cmp]
+    several = getattr(res, "comparisons", {})
+    comps = list(several.values()) if len(several) > 1 else [cmp]
     seen: set[tuple[str, str, frozenset[str]]] = set()
     tests = []
     for c in comps:  # several baselines: each pair once (the family's adjusted p-values)
