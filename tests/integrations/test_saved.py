@@ -188,6 +188,16 @@ def test_compare_cli_accepts_saved_results(tmp_path: Path) -> None:
     assert x["means"] == y["means"] and x["tests"] == y["tests"]
     roles = [i["role"] for i in y["provenance"]["data"]["inputs"]]
     assert roles[:2] == ["run:bm25", "run:dense"] and "bm25/run" in roles and "dense/qrels" in roles
+    # rankmeter evaluate --format json --per-query writes the same saved form, with the files' record
+    cli_saved = tmp_path / "bm25-cli.json"
+    out = _cli("evaluate", qrels, bm25, "-m", "ndcg@10,P@5", "--format", "json", "--per-query")
+    assert out.returncode == 0, out.stderr
+    cli_saved.write_text(out.stdout)
+    assert Result.load(cli_saved).mean == Result.load(a).mean
+    assert json.loads(out.stdout)["provenance"]["data"]["inputs"][1]["sha256"] == _sha(bm25)
+    via_cli = _cli("compare", cli_saved, b, "-m", "ndcg@10,P@5", "--format", "json", "--resamples", "200")
+    assert via_cli.returncode == 0, via_cli.stderr
+    assert json.loads(via_cli.stdout)["means"]["bm25-cli"] == x["means"]["bm25"]
     mixed = _cli("compare", qrels, a, f"dense={dense}", "-m", "ndcg@10,P@5", "--format", "json", "--resamples", "200")
     assert mixed.returncode == 0, mixed.stderr
     assert json.loads(mixed.stdout)["means"] == x["means"]

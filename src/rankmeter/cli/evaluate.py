@@ -196,6 +196,12 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
                                 depth=depth, judged_only=judged_only, ties=ties, **bounds)
                 blocks, ahead = ahead, None
                 res = evaluate_file(engine, path, columns=columns, blocks=blocks)
+        from ..evaluation.threads import resolve_threads
+        from ..provenance import attach
+
+        res = attach(res, qrels=qrels, run=path, metrics=parsed, threads=resolve_threads(None), options={
+            "queries": queries, "depth": depth, "judged_only": judged_only, "order": order, "duplicates": duplicates,
+            "ties": ties, "convention": convention, **bounds})  # the files as named on the command line
         prefix = f"{name}: " if len(named) > 1 else ""
         for line in res.notes:
             note(prefix + line)
@@ -258,8 +264,13 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
             note(line if single else f"{run}: {line}")
     if fmt == "json":
         payloads = {}
+        from ..result import result_to_saved
+
         for run, res in results.items():
-            payload = res.to_dict(per_query=per_query)
+            # with --per-query, what Result.load reads back (rankmeter compare takes the file as a RUN)
+            payload = result_to_saved(res) if per_query else res.to_dict(per_query=False)
+            if res.provenance is not None:
+                payload["provenance"] = res.provenance.to_dict()
             if undefined[run]:
                 payload["notes"] = list(payload.get("notes", [])) + undefined[run]
             if views is not None:
