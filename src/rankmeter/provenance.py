@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import os
 import platform
@@ -34,6 +35,7 @@ SCHEMA = "rankmeter-provenance/1"
 _HASHES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) -> sha256, computed once per process
 
 
+@functools.cache
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
