@@ -99,45 +99,46 @@ def _split(table: pa.Table, starts: np.ndarray, seen: set[str], name: str) -> tu
 
 
 class _Reader:
-    """One run file's progress: rows waiting, and the last query it gave (its place in the common order)."""
+    """One run file's progress: rows waiting, each query's place in the file, the last query read."""
 
     def __init__(self, name: str, chunks: Iterator[tuple[list[str], dict[str, pa.Table]]]) -> None:
         self.name = name
         self.chunks = chunks
         self.rows: dict[str, pa.Table] = {}
+        self.place: dict[str, int] = {}
         self.done = False
         self.last: str | None = None
 
-    def at(self, index: dict[str, int]) -> int:
-        return -1 if self.last is None else index[self.last]
-
-    def read(self, index: dict[str, int], order: list[str]) -> None:
-        """Read the next chunk. A query new to the common order goes right after this file's last query (the
-        files share one order, each file lacking some queries of it); one already placed must come later."""
+    def read(self, seen: dict[str, int], order: list[str], emitted: set[str]) -> None:
+        """Read the next chunk; new queries join ``order`` (first seen first)."""
         try:
             heads, rows = next(self.chunks)
         except StopIteration:
             self.done = True
             return
         for qid in heads:
-            here = self.at(index)
-            if qid not in index:
-                if here == len(order) - 1:
-                    index[qid] = len(order)
-                    order.append(qid)
-                else:
-                    order.insert(here + 1, qid)
-                    for i in range(here + 1, len(order)):
-                        index[order[i]] = i
-            elif index[qid] < here:
+            if qid in emitted:  # fused already: the other files had gone past it
                 raise InputError(f"query {qid!r} comes in another order than in the other runs: fusing files chunk by "
                                  "chunk needs the files to list their queries in the same order (sort them by query, "
                                  "or fuse in memory with rankmeter.fuse)", source=self.name)
+            if qid not in seen:
+                seen[qid] = len(order)
+                order.append(qid)
+            self.place[qid] = len(self.place)
             self.last = qid
         self.rows.update(rows)
 
-    def resolved(self, qid: str, at: int, index: dict[str, int]) -> bool:
-        return self.done or qid in self.rows or self.at(index) > at
+
+def _resolved(qid: str, j: int, readers: list[_Reader]) -> bool:
+    """Whether run j has said all it has for ``qid``: its rows are read, it ended, or it read a query that
+    another file lists after ``qid`` (in one common order, it would have had ``qid`` before)."""
+    r = readers[j]
+    if r.done or qid in r.rows:
+        return True
+    last = r.last
+    if last is None:
+        return False
+    return any(qid in o.place and last in o.place and o.place[qid] < o.place[last] for o in readers)
 
 
 def fuse_files(runs: Sequence[str | os.PathLike[str]] | Mapping[str, str | os.PathLike[str]], method: str = "rrf",
@@ -160,20 +161,19 @@ def fuse_files(runs: Sequence[str | os.PathLike[str]] | Mapping[str, str | os.Pa
     depth = check_int("depth", depth, func="fuse_files", low=1, allow_none=True)
     spec, w, p, notes = resolve(method, len(paths), names, weights=weights, k=k, params=params, func="fuse_files")
     readers = [_Reader(n, _chunks(path, n, chunk_rows, order)) for n, path in zip(names, paths, strict=True)]
-    index: dict[str, int] = {}
+    seen: dict[str, int] = {}
     common: list[str] = []
+    emitted: set[str] = set()
     next_q = 0
     lacking = [0] * len(readers)
     queries = rows = 0
     own = not hasattr(output, "write")
     fh: TextIO = open(output, "w", encoding="utf-8") if own else output  # type: ignore[arg-type,assignment]
-    pending: deque[Future[Run]] = deque()
+    pending: deque[Future[tuple[Run, list[int]]]] = deque()
 
-    def fuse_batch(batch: list[str]) -> Run:
+    def fuse_batch(batch: list[str], parts_by_run: list[list[pa.Table]]) -> tuple[Run, list[int]]:
         loaded = []
-        for j, r in enumerate(readers):
-            parts = [r.rows.pop(qid) for qid in batch if qid in r.rows]
-            lacking[j] += len(batch) - len(parts)
+        for parts in parts_by_run:
             table = pa.concat_tables(parts) if parts else None
             if table is None:
                 loaded.append(Run.from_columns(pa.array([], pa.string()), pa.array([], pa.string()),
@@ -184,36 +184,44 @@ def fuse_files(runs: Sequence[str | os.PathLike[str]] | Mapping[str, str | os.Pa
                                                rank=table.column("rank") if "rank" in table.column_names else None,
                                                order="rank" if order == "rank" else "score"))
         frame = normalize(join(loaded, names), norm)
-        return fused_run(frame, spec.kernel(frame, w, p), depth)
+        return fused_run(frame, spec.kernel(frame, w, p), depth), [len(batch) - len(x) for x in parts_by_run]
+
+    def submit(batch: list[str]) -> None:
+        # the rows leave the readers here, in the reading thread; the fusing threads only read them
+        parts = [[r.rows.pop(qid) for qid in batch if qid in r.rows] for r in readers]
+        pending.append(pool.submit(fuse_batch, batch, parts))
 
     def flush(block: bool) -> None:
         nonlocal queries, rows
         while pending and (block or pending[0].done()):
-            run = pending.popleft().result()
+            run, missing = pending.popleft().result()
+            for j, n in enumerate(missing):
+                lacking[j] += n
             queries += run.n_queries
             rows += write_trec(run, fh, tag=tag or spec.name)
 
     try:
         with ThreadPoolExecutor(max_workers=n_threads) as pool:
             while True:
-                # read from the run furthest behind in the common order (the others wait for it)
+                # read from the run furthest behind (its last query seen first), the others wait for it
                 active = [r for r in readers if not r.done]
                 if active:
-                    min(active, key=lambda r: r.at(index)).read(index, common)
+                    min(active, key=lambda r: -1 if r.last is None else seen[r.last]).read(seen, common, emitted)
                 batch: list[str] = []
                 batch_rows = 0
                 while next_q < len(common):
                     qid = common[next_q]
-                    if not all(r.resolved(qid, next_q, index) for r in readers):
+                    if not all(_resolved(qid, j, readers) for j in range(len(readers))):
                         break
                     batch.append(qid)
+                    emitted.add(qid)
                     batch_rows += sum(r.rows[qid].num_rows for r in readers if qid in r.rows)
                     next_q += 1
                     if batch_rows >= chunk_rows:
-                        pending.append(pool.submit(fuse_batch, batch))
+                        submit(batch)
                         batch, batch_rows = [], 0
                 if batch:
-                    pending.append(pool.submit(fuse_batch, batch))
+                    submit(batch)
                 while len(pending) > n_threads:
                     flush(block=True)
                 flush(block=False)
