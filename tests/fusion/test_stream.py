@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankmeter import InputError, read_run
 from rankmeter.fusion import METHODS, fuse
@@ -83,3 +85,24 @@ def test_parquet_files(tmp_path: Path) -> None:
         paths.append(str(out))
     fuse_files(paths, "rrf", output=str(tmp_path / "f.run"), chunk_rows=5)
     assert read_run(tmp_path / "f.run").to_dict() == fuse(paths, "rrf").to_dict()
+
+
+@settings(max_examples=25)
+@given(st.lists(st.lists(st.booleans(), min_size=6, max_size=6), min_size=2, max_size=3),
+       st.integers(1, 12), st.integers(0, 1000))
+def test_any_queries_missing_any_chunk_size(present: list[list[bool]], chunk_rows: int, seed: int) -> None:
+    """Files in one query order, each lacking any queries: chunk by chunk equals in memory."""
+    import tempfile
+
+    rng = np.random.default_rng(seed)
+    d = Path(tempfile.mkdtemp())
+    paths = []
+    for j, has in enumerate(present):
+        lines = [f"q{q} Q0 d{x} 0 {rng.choice([1.0, 2.0, 0.5])} r\n" for q in range(6) if has[q]
+                 for x in rng.choice(8, size=int(rng.integers(1, 5)), replace=False)]
+        if not lines:
+            lines = ["q9 Q0 d0 0 1 r\n"]
+        (d / f"r{j}.run").write_text("".join(lines))
+        paths.append(str(d / f"r{j}.run"))
+    fuse_files(paths, "bordafuse", output=str(d / "f.run"), chunk_rows=chunk_rows)
+    assert read_run(d / "f.run").to_dict() == fuse(paths, "bordafuse").to_dict()
