@@ -78,6 +78,16 @@ def test_evaluate_official_measures_equal_the_file_route(data: Path) -> None:
                                                              "kind": "ir_datasets"}
 
 
+def test_compare_with_official_measures(data: Path) -> None:
+    from rankmeter.compare import compare
+
+    run = str(data / "run.txt")
+    cmp = compare("irds:rankmeter-test/official", {"a": run, "b": run}, "official", n_resamples=50)
+    assert cmp.metrics == ("nDCG@10", "RR@10", "AP")
+    direct = compare(str(data / "qrels.txt"), {"a": run, "b": run}, ["nDCG@10", "RR@10", "AP"], n_resamples=50)
+    assert cmp.means == direct.means
+
+
 def test_official_without_declared_measures_is_an_error_naming_the_dataset(data: Path) -> None:
     with pytest.raises(ParameterError, match="rankmeter-test/plain.*declares no official measures"):
         rankmeter.evaluate("irds:rankmeter-test/plain", str(data / "run.txt"), "official")
@@ -121,6 +131,10 @@ def test_cli_end_to_end(data: Path, tmp_path: Path) -> None:
     assert json.loads(out.stdout)["mean"] == pytest.approx(direct.mean, abs=0)
     bad = cli("evaluate", "irds:rankmeter-test/plain", str(data / "run.txt"), "-m", "official")
     assert bad.returncode == 2 and "rankmeter-test/plain" in bad.stderr and "Traceback" not in bad.stderr
+    both = cli("compare", "irds:rankmeter-test/official", f"a={data / 'run.txt'}", f"b={data / 'run.txt'}",
+               "--measures", "official", "--format", "json", "--resamples", "50")
+    assert both.returncode == 0, both.stderr
+    assert list(json.loads(both.stdout)["means"]["a"]) == ["nDCG@10", "RR@10", "AP"]
     sub = cli("evaluate", "--subtopics", "irds:rankmeter-test/diversity", str(data / "run.txt"), "-m", "official",
               "--format", "json")
     assert sub.returncode == 0, sub.stderr

@@ -58,9 +58,10 @@ class _Bar:
 )
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]")
-@click.option("-m", "--metric", "metrics", multiple=True, required=True,
+@click.option("-m", "--metric", "--measures", "metrics", multiple=True, required=True,
               help="Metric, repeatable or comma-separated: ndcg@10, P_10, 'ap(norm=min)@5', -m ndcg@10,map, "
-                   "trec_eval's -m P.5,10.")
+                   "trec_eval's -m P.5,10. With QRELS irds:DATASET_ID, --measures official: the dataset's "
+                   "official measures.")
 @click.option("--baseline", default=None, help="Run the others are tested against (default: the first).")
 @click.option("--test", "tests", multiple=True, type=click.Choice(TESTS), default=("t",), show_default=True,
               help="Paired test, repeatable; the first gives the table markers. tukey-hsd: randomised Tukey HSD "
@@ -152,6 +153,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
 
         raise ParameterError(f"compare needs at least 2 runs. Got {len(named)} ({', '.join(p for _, p in named)}); "
                              "give more RUN arguments, or a folder of runs")
+    if any(m.strip().lower() == "official" for m in metrics):  # QRELS irds:ID: the dataset's official measures
+        from ..io.irds import expand_official
+
+        metrics = tuple(expand_official(list(metrics), qrels))
     parsed, metric_notes = parse_metric_list(metrics)
     notes += metric_notes
     if convention is not None:

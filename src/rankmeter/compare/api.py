@@ -86,6 +86,10 @@ def compare(
     from .comparison import Comparison, Settings
 
     check_options(depth=depth, judged_only=judged_only, func="compare", ties=ties)
+    if metrics is not None:
+        from ..io.irds import expand_official
+
+        metrics = expand_official(metrics, qrels)  # "official": the measures of the judgments' ir_datasets dataset
     if ties == "bounds":
         raise ParameterError("The 'ties' parameter of compare must be 'id', 'average', 'optimistic' or 'pessimistic' "
                              "(a comparison tests one value per query; rankmeter.evaluate(..., ties='bounds') gives "
