@@ -85,8 +85,14 @@ def command(qrels: str | None, run: str | None, query_flag: bool, measures: tupl
 
         # (decompressed, binary and archives refused by their first bytes, lines within the limit; a run
         # checked as it arrives: a repeated item ends an endless stream at once)
+        from ..io.treceval import check_ids
+
         inp = open_input("-")
-        stdin = read_run_stream_checked(inp, comments=compat == "10.0") if run == "-" else inp.read_all()
+        comments = compat == "10.0"
+        stdin = (read_run_stream_checked(inp, comments=comments,  # (ids with a control character end it too)
+                                         check=lambda block, line: check_ids(block, "run", inp.name, comments=comments,
+                                                                             first_line=line))
+                 if run == "-" else inp.read_all())
     got = None
     if path != "walk" and rel_format == "qrels" and zscore_file is None and not _tabular(qrels) and not _tabular(run):
         got = fast_lines(qrels, run, selected, params, opts, query_flag=query_flag, complete=complete,
@@ -138,7 +144,7 @@ def _slow_lines(qrels: str, run: str, selected: list[Any], params: dict[str, str
         else:
             q = parse_qrels_text(text, src, comments=comments, groups=rel_format == "qrels_jg")
     if _tabular(run):
-        r = _tabular_run(run)
+        r = _tabular_run(run, runid=any(m.kind == "runid" for m in selected))
     else:
         text, src = _text(run, stdin)
         r = parse_results_text(text, src, comments=comments)
@@ -181,25 +187,26 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     from .. import _compute as C
     from .._errors import InputError, ParameterError, RankmeterError
     from ..data import Qrels
-    from ..data.ids import as_string_array, to_numpy
+    from ..data.ids import as_string_array, ints, positions_or_minus1, to_numpy
     from ..io.trec import parse_trec, read_trec_text
     from ..metrics.trec.engine import FLOAT_SCORES, MIN_GEO_MEAN, stored_scores
     from ..metrics.trec.vector import SUMMED
     from ..pytrec_eval import near_rounding, trec_columns
 
     comments = opts.compat == "10.0"
+    # ids with a control character refused first, with their line (not a reason to take the walk)
+    raws = {kind: _fast_input(path, kind, stdin, comments) for path, kind in ((qrels_path, "qrels"), (run_path, "run"))}
     try:
         if opts.level < 1:  # grade 0 relevant: trec_eval's 0/0 cases (nan) the kernels do not reproduce
             raise ParameterError("-l 0 goes through trec_eval's walk")
         texts: dict[str, tuple[Any, bytes | None]] = {}
         for path, kind in ((qrels_path, "qrels"), (run_path, "run")):
-            if path == "-":
-                import gzip
-
-                raw = gzip.decompress(stdin) if stdin and stdin[:2] == b"\x1f\x8b" else (stdin or b"")
-                texts[kind] = (parse_trec(raw, kind, "<stdin>", comments=comments), raw)
+            raw = raws[kind]
+            if raw is not None:  # stdin, or a compressed file decompressed once: parsed and searched in memory
+                texts[kind] = (parse_trec(raw, kind, "<stdin>" if path == "-" else path, comments=comments), raw)
             else:
                 texts[kind] = (read_trec_text(path, kind, comments=comments), None)
+        del raws
         qtext, qraw = texts["qrels"]
         qt = qtext.table
         grades = np.asarray(to_numpy(qt.column("grade")), dtype=np.float64)
@@ -223,10 +230,11 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                                dtype=np.int64)
             float_note = float_ties_note(run_path, codes, doubles)
             table = table.set_column(2, "score", pa.array(stored_scores(doubles, opts.compat)))
+        # ids compared as Arrow arrays (2M queries as Python sets and lists took about 1 GB)
         run_ids = as_string_array(C.unique(table.column("query")))
-        judged = q.query_ids.to_pylist()
-        in_run = set(run_ids.to_pylist())
-        missing = [x for x in judged if x not in in_run]
+        n_judged = q.n_queries
+        lost = positions_or_minus1(C.index_in(q.query_ids, run_ids)) < 0
+        missing = C.take(q.query_ids, ints(np.flatnonzero(lost))).to_pylist() if lost.any() else []
         dummies: list[str] = []
         if bug_compatible and not complete and opts.compat == "10.0" and missing:
             raise InputError("a judged query without results (trec_eval 10.0 stops: the walk names it)")
@@ -241,16 +249,19 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             text = params.get(m.name)
             p = m.parse_params(text) if text is not None else m.default
             plan.append((m, p, m.value_names(p, text)))
-        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies, printed=True)
+        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies, printed=True, arrow_ids=True)
     except (RankmeterError, ValueError):
         if strict:
             raise
         return None
-    order = sorted(range(len(tc.queries)), key=lambda i: tc.queries[i].encode("utf-8", "surrogateescape"))
-    qids = [tc.queries[i] for i in order]
-    if not qids:
+    if not len(tc.queries):
         raise InputError("no queries with both results and relevance info (trec_eval exits here too)")
-    idx = np.asarray(order, dtype=np.int64)
+    idx = _byte_order(tc.queries)
+    order = idx.tolist() if any(isinstance(v, list) for v in tc.columns.values()) else []
+    sorted_ids = C.take(tc.queries, ints(idx))
+    qids = sorted_ids.to_pylist() if query_flag else []  # (Python strings only when printed per query)
+    n_eval = len(sorted_ids)
+    last_id = sorted_ids[n_eval - 1].as_py()
     cols: dict[str, Any] = {name: (np.asarray(v)[idx] if not isinstance(v, list) else [v[i] for i in order])
             for name, v in tc.columns.items()}
     lines: list[str] = []
@@ -275,13 +286,12 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         lines = [line for row in zip(*per, strict=True) for line in row] if per else []
     if summary:
         means: list[float] = []
-        n_eval = len(qids)
-        n_q = len(judged) if complete else n_eval
+        n_q = n_judged if complete else n_eval
         runid = ""
         if any(m.kind == "runid" for m, _, _ in plan):
             # a -c stand-in query carries the run id of the run's first query (byte order), as in trec_eval
-            last = (qids[-1] if qids[-1] not in set(dummies)
-                    else min(in_run, key=lambda x: x.encode("utf-8", "surrogateescape")))
+            last = (last_id if last_id not in set(dummies)
+                    else run_ids[int(_byte_order(run_ids)[0])].as_py())
             runid = _runid(run_path, rraw, last)
         for m, _p, names in plan:
             if m.kind == "runid":
@@ -313,11 +323,61 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             return None  # a mean at a rounding boundary: every query's sum in trec_eval's order (the walk)
     from types import SimpleNamespace
 
+    # the coverage notes need only the ids one input has and the other lacks
+    unjudged_mask = positions_or_minus1(C.index_in(run_ids, q.query_ids)) < 0
+    unjudged = C.take(run_ids, ints(np.flatnonzero(unjudged_mask))) if unjudged_mask.any() else run_ids.slice(0, 0)
     notes = coverage_notes(qrels_path,
-                           SimpleNamespace(judgments=dict.fromkeys(judged), comment_lines=qtext.comment_lines),
-                           run_path, SimpleNamespace(docnos=dict.fromkeys(in_run), comment_lines=rtext.comment_lines),
+                           SimpleNamespace(judgments=dict.fromkeys(missing), comment_lines=qtext.comment_lines),
+                           run_path, SimpleNamespace(docnos=dict.fromkeys(unjudged.to_pylist()),
+                                                     comment_lines=rtext.comment_lines),
                            complete=complete, compat=opts.compat)
     return lines, notes + ([float_note] if float_note else [])
+
+
+def _byte_order(ids: Any) -> Any:
+    """The positions of Arrow string ids in byte order (as trec_eval's strcmp), as int64: Arrow's sort when
+    the ids are ASCII, else Python's sort of their surrogate-escaped bytes.
+
+    >>> import pyarrow as pa
+    >>> _byte_order(pa.array(["b", "a", "B"])).tolist(), _byte_order(pa.array(["é", "z"])).tolist()
+    ([2, 1, 0], [1, 0])
+    """
+    import numpy as np
+
+    from .. import _compute as C
+    from ..data.ids import string_buffers, to_numpy
+
+    if not len(ids):
+        return np.zeros(0, dtype=np.int64)
+    offsets, data = string_buffers(ids)
+    if int(data[int(offsets[0]):int(offsets[-1])].max(initial=0)) < 128:
+        return np.asarray(to_numpy(C.sort_indices(ids)), dtype=np.int64)
+    values = ids.to_pylist()
+    return np.array(sorted(range(len(values)), key=lambda i: values[i].encode("utf-8", "surrogateescape")),
+                    dtype=np.int64)
+
+
+def _fast_input(path: str, kind: str, stdin: bytes | None, comments: bool) -> bytes | None:
+    """The bytes of an input that is not a plain file (stdin; a compressed file, decompressed once, so that
+    every search of it reads the same bytes), or None for a plain file (read and searched by its path); either
+    way with its ids checked (:func:`rankmeter.io.treceval.check_ids`: an id holding a control character is an
+    error naming the line)."""
+    from ..io.source import open_input
+    from ..io.treceval import check_ids, check_ids_file
+
+    if path == "-":
+        import gzip
+
+        raw = gzip.decompress(stdin) if stdin and stdin[:2] == b"\x1f\x8b" else (stdin or b"")
+        check_ids(raw, kind, "<stdin>", comments=comments)
+        return raw
+    inp = open_input(path)
+    if inp.plain_file:
+        check_ids_file(path, kind, inp.name, comments=comments)
+        return None
+    raw = inp.read_all()
+    check_ids(raw, kind, inp.name, comments=comments)
+    return raw
 
 
 def float_ties_note(run_name: str, codes: Any, scores: Any) -> str | None:
@@ -461,7 +521,8 @@ def _num_rel_all_arrays(q: Any, opts: Any, bug_compatible: bool, total: float, m
         return total
     rowq = q.row_queries()
     ids = q.query_ids.to_pylist()
-    miss = np.isin(np.arange(len(ids)), [i for i, x in enumerate(ids) if x in set(missing)])
+    gone = set(missing)  # (once: a set per query was quadratic)
+    miss = np.isin(np.arange(len(ids)), [i for i, x in enumerate(ids) if x in gone])
     return total + float(np.count_nonzero(miss[rowq] & (q.grades >= opts.level)))
 
 
@@ -680,10 +741,12 @@ def _tabular_qrels(path: str) -> Any:
     """Judgments from a table file; grades must be whole numbers (trec_eval's grades are integers)."""
     from .._errors import InputError
     from ..io import read_qrels
-    from ..io.treceval import TrecEvalQrels
+    from ..io.treceval import TrecEvalQrels, check_table_ids
 
     judgments: dict[str, dict[str, int]] = {}
-    for q, docs in read_qrels(path).to_dict().items():
+    qrels = read_qrels(path)
+    check_table_ids(path, qrels, "qrels")  # ids trec_eval could not read (a blank, a control character)
+    for q, docs in qrels.to_dict().items():
         out = judgments[q] = {}
         for d, g in docs.items():
             if g != int(g):
@@ -693,16 +756,27 @@ def _tabular_qrels(path: str) -> Any:
     return TrecEvalQrels(judgments)
 
 
-def _tabular_run(path: str) -> Any:
-    """Results from a table file; the run id is the file's name without its suffix."""
+def _tabular_run(path: str, runid: bool = True) -> Any:
+    """Results from a table file; the run id is the file's name without its suffix.
+
+    ``runid``: the run id is printed, so a file name holding a blank or a control character is refused.
+    """
+    import re
     from pathlib import Path
 
+    from .._errors import InputError
     from ..io import read_run
-    from ..io.treceval import TrecEvalResults
+    from ..io.treceval import TrecEvalResults, check_table_ids
 
     res = TrecEvalResults()
     tag = Path(path).stem
-    for q, docs in read_run(path).to_dict().items():
+    if runid and re.search("[\x00-\x20\x7f]", tag):
+        raise InputError(f"the run id would be the file's name {tag!r}, which holds a blank or a control character "
+                         "(trec_eval cannot read such an id): rename the file, or leave out the runid measure",
+                         source=path)
+    run = read_run(path)
+    check_table_ids(path, run, "run")  # ids trec_eval could not read (a blank, a control character)
+    for q, docs in run.to_dict().items():
         res.docnos[q] = list(docs)
         res.sims[q] = list(docs.values())
         res.run_ids[q] = tag

@@ -560,14 +560,16 @@ def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **option
 
 
 
-def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: int = 4 << 20) -> bytes:
+def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: int = 4 << 20,
+                            check: Callable[[bytes, int], None] | None = None) -> bytes:
     """The whole text of a run on a stream (for trec_eval, which needs all of it), checked as it arrives.
 
     Each block of whole lines is parsed as it comes: the first item listed twice for one query
     (which trec_eval refuses) ends the reading at once, so an endless stream of one repeated line
     (``yes 'q1 Q0 a 1 1 t' | rankmeter trec_eval qrels -``) stops within its first block instead of
     filling the memory. Text the parser refuses is left to the caller, whose reader says it in
-    trec_eval's terms.
+    trec_eval's terms. ``check(block, first_line)``, if given, is called on each block of whole
+    lines first (it raises to end the reading).
 
     >>> import io
     >>> s = Input("<stdin>", b"", False, False, None, None, io.BytesIO(b"q Q0 a 1 1 t\\nq Q0 a 2 1 t\\n"))
@@ -603,6 +605,8 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
                 rest = text
                 continue
             block, rest = text[: cut + 1], text[cut + 1:]
+            if check is not None:
+                check(block, line)
             if block.strip():
                 try:
                     parsed = parse_trec(block, "run", inp.name, comments=comments, first_line=line, empty_ok=True)
