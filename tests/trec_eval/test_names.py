@@ -44,7 +44,7 @@ def test_every_trec_eval_name_prints_trec_evals_line() -> None:
     ("ndcg@10", "ndcg_cut_10"), ("ndcg_cut.10", "ndcg_cut_10"), ("iprec_at_recall(recall=0.1)", "iprec_at_recall_0.10"),
     ("rprec_mult(mult=0.2)", "Rprec_mult_0.20"), ("iprec_avg", "11pt_avg"), ("trec_rbp", "rbp"),
     ("trec_rbp(residual=true)", "rbp_resid"), ("unj@5", "unj_5"), ("gm_ap", "gm_map"), ("ap", "map"),
-    ("P(rel=2)@10", "P(rel=2)@10"), ("rbp", "rbp(rel=1,p=0.8,residual=false)"),
+    ("P(rel=2)@10", "P(rel=2)@10"), ("rbp", "rbp(rel=1,p=0.8,residual=false,gain=binary)"),
 ])
 def test_format_trec_prints_trec_evals_name(typed: str, printed: str) -> None:
     got = _evaluate("-m", typed)
