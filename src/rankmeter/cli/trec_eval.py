@@ -214,6 +214,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         if _grades_not_plain(qrels_path, qraw, comments) or fractional:
             raise InputError("a grade trec_eval's atol reads otherwise")
         q = Qrels.from_columns(qt.column("query"), qt.column("item"), grades)
+        C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
         if bug_compatible and len(grades):
             top = np.full(q.n_queries, -np.inf)
             np.maximum.at(top, q.row_queries(), q.grades)
@@ -222,6 +223,9 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         if _qrels_lines_refused(qrels_path, qraw):  # the walk names the line
             raise InputError("a blank or indented '#' line in the judgments")
         rtext, rraw = texts["run"]
+        del texts, qraw  # (a compressed run's bytes are kept only to find the run id)
+        if not any(m.kind == "runid" for m in selected):
+            rraw = None
         table = rtext.table.select(["query", "item", "score"])
         float_note = None
         if opts.compat in FLOAT_SCORES:  # 9.0.8 holds a score in a C float: ties beyond its precision
