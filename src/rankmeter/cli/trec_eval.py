@@ -214,7 +214,6 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         if _grades_not_plain(qrels_path, qraw, comments) or fractional:
             raise InputError("a grade trec_eval's atol reads otherwise")
         q = Qrels.from_columns(qt.column("query"), qt.column("item"), grades)
-        C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
         if bug_compatible and len(grades):
             top = np.full(q.n_queries, -np.inf)
             np.maximum.at(top, q.row_queries(), q.grades)
