@@ -91,6 +91,18 @@ def test_zscore_route_refuses_a_control_character_too(tmp_path: Path) -> None:
     refused(te(tmp_path, "-Z", "z", "-m", "map", "qrels", "run"), "run:2", r"item id 'b\x1b]0;t\x07\x1b[2J'")
 
 
+@pytest.mark.parametrize(("fmt", "measure", "judgments", "what"), [
+    ("prefs", "prefs_simp", b"q1 g s a 1\nq1 g s b\x1b 0\n", r"item id 'b\x1b'"),
+    ("qrels_jg", "map_avgjg", b"q1 g a 1\nq1\x07 g b 0\n", r"query id 'q1\x07'"),
+    ("qrels_prefs", "prefs_simp", b"q1 g a 1\nq1\x07 g b 0\n", r"query id 'q1\x07'"),
+])
+def test_other_judgment_formats_refuse_a_control_character(tmp_path: Path, fmt: str, measure: str, judgments: bytes,
+                                                           what: str) -> None:
+    (tmp_path / "qrels").write_bytes(judgments)
+    (tmp_path / "run").write_bytes(RUN)
+    refused(te(tmp_path, "-R", fmt, "-m", measure, "qrels", "run"), "qrels:2", what)
+
+
 def test_endless_stream_with_a_control_character_ends_at_once(tmp_path: Path) -> None:
     # the run on stdin is checked block by block as it arrives: the bad line ends the command, whatever follows
     (tmp_path / "qrels").write_bytes(QRELS)
