@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                      "Why two specifications of one metric differ, per query, in parts that add up."),
     "fuse": ("rankmeter.cli.fuse", "Fuse runs into one run (RRF, CombSUM/CombMNZ, weighted sums tuned on judgments)."),
     "overlap": ("rankmeter.cli.overlap", "How similar two runs' rankings are, per query (RBO, tau_AP, Kendall)."),
+    "compare-across": ("rankmeter.cli.compare_across", "Models across data sets: Friedman, meta-analysis."),
     "judges": ("rankmeter.cli.judges", "How far two judges agree, and whether the runs' order survives the change."),
     "pool": ("rankmeter.cli.pool", "The pool of runs to judge (depth-k union)."),
     "pool-bias": ("rankmeter.cli.pool_bias", "Leave one run out: how much a pool favours the runs that built it."),
