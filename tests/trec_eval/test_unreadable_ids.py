@@ -103,10 +103,13 @@ def test_other_judgment_formats_refuse_a_control_character(tmp_path: Path, fmt: 
     refused(te(tmp_path, "-R", fmt, "-m", measure, "qrels", "run"), "qrels:2", what)
 
 
-def test_endless_stream_with_a_control_character_ends_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("bad", "what"), [(b"q1 Q0 b\x1b 2 1.0 tag\n", r"item id 'b\x1b'"),
+                                         (b"q1 Q0 b\n", "expected 6 columns (qid iter docno rank sim run_id)")])
+def test_endless_stream_ends_at_its_first_bad_line(tmp_path: Path, bad: bytes, what: str) -> None:
     # the run on stdin is checked block by block as it arrives: the bad line ends the command, whatever follows
+    # (issue 32 item 1; a malformed line was left to trec_eval's reader after the whole stream, that is never)
     (tmp_path / "qrels").write_bytes(QRELS)
-    head = b"q1 Q0 a 1 2.0 tag\nq1 Q0 b\x1b 2 1.0 tag\n"
+    head = b"q1 Q0 a 1 2.0 tag\n" + bad
     script = (f"import sys\nout = sys.stdout.buffer\nout.write({head!r})\ni = 0\n"
               "while True:\n    i += 1\n    out.write(b'q2 Q0 d' + str(i).encode() + b' 1 1.0 tag\\n')\n")
     feed = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
@@ -116,7 +119,9 @@ def test_endless_stream_with_a_control_character_ends_at_once(tmp_path: Path) ->
     finally:
         feed.kill()
         feed.wait()
-    refused(proc, "<stdin>:2", r"item id 'b\x1b'")
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 2 and proc.stdout == b"", err
+    assert err.startswith("rankmeter: error: <stdin>:2: ") and what in err and len(err.splitlines()) == 1
 
 
 # --- what is not an id, and ids trec_eval reads: accepted, printed byte for byte -----------------------------------

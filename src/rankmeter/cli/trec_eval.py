@@ -60,7 +60,7 @@ def command(qrels: str | None, run: str | None, query_flag: bool, measures: tupl
         return
     if qrels is None or run is None:
         raise click.UsageError(f"Missing argument '{'QRELS' if qrels is None else 'RUN'}'.")
-    from .._errors import ParameterError
+    from .._errors import InputError, ParameterError
     from ..metrics.trec.engine import Options, expand_selection
 
     if qrels == "-" and run == "-":
@@ -85,11 +85,19 @@ def command(qrels: str | None, run: str | None, query_flag: bool, measures: tupl
 
         # (decompressed, binary and archives refused by their first bytes, lines within the limit; a run
         # checked as it arrives: a repeated item ends an endless stream at once)
-        from ..io.treceval import check_ids
+        from ..io.treceval import check_ids, parse_results_text
 
         inp = open_input("-")
         comments = compat == "10.0"
-        stdin = (read_run_stream_checked(inp, comments=comments,  # (ids with a control character end it too)
+
+        def walk(block: bytes, line: int) -> None:  # text the parser refused: trec_eval's reader, block by block
+            try:
+                parse_results_text(block.decode("utf-8", "surrogateescape"), inp.name, comments=comments)
+            except InputError as exc:
+                raise InputError(exc.message, source=exc.source, line=(exc.line or 1) + line - 1,
+                                 text=exc.text) from None
+
+        stdin = (read_run_stream_checked(inp, comments=comments, refused=walk,  # (ids with a control character too)
                                          check=lambda block, line: check_ids(block, "run", inp.name, comments=comments,
                                                                              first_line=line))
                  if run == "-" else inp.read_all())

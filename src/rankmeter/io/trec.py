@@ -561,7 +561,8 @@ def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **option
 
 
 def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: int = 4 << 20,
-                            check: Callable[[bytes, int], None] | None = None) -> bytes:
+                            check: Callable[[bytes, int], None] | None = None,
+                            refused: Callable[[bytes, int], None] | None = None) -> bytes:
     """The whole text of a run on a stream (for trec_eval, which needs all of it), checked as it arrives.
 
     Each block of whole lines is parsed as it comes: the first item listed twice for one query
@@ -569,7 +570,9 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
     (``yes 'q1 Q0 a 1 1 t' | rankmeter trec_eval qrels -``) stops within its first block instead of
     filling the memory. Text the parser refuses is left to the caller, whose reader says it in
     trec_eval's terms. ``check(block, first_line)``, if given, is called on each block of whole
-    lines first (it raises to end the reading).
+    lines first (it raises to end the reading). ``refused(block, first_line)``, if given, reads the
+    block the parser refused and every later one (the caller's reader: it raises at the first line it
+    cannot read, so that an endless stream of malformed lines ends at once too).
 
     >>> import io
     >>> s = Input("<stdin>", b"", False, False, None, None, io.BytesIO(b"q Q0 a 1 1 t\\nq Q0 a 2 1 t\\n"))
@@ -587,6 +590,7 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
     rest = b""
     line = 1
     checking = True
+    walk = False  # a block was refused by the parser: ``refused`` reads the rest
     carry: pa.Table | None = None  # the rows of the last query of the blocks before (it may go on)
     carry_lines = np.zeros(0, dtype=np.int64)
     with inp.open() as fh:
@@ -607,11 +611,20 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
             block, rest = text[: cut + 1], text[cut + 1:]
             if check is not None:
                 check(block, line)
-            if block.strip():
+            if walk and refused is not None and block.strip():
+                refused(block, line)
+            elif block.strip():
                 try:
                     parsed = parse_trec(block, "run", inp.name, comments=comments, first_line=line, empty_ok=True)
                 except InputError:
-                    checking = False  # (the caller's reader reports it in trec_eval's terms)
+                    if refused is None:
+                        checking = False  # (the caller's reader reports it in trec_eval's terms)
+                        continue
+                    walk = True  # (from here on, the caller's reader: duplicates are then its to find)
+                    refused(block, line)
+                    line += _unify_line_ends(block).count(b"\n")
+                    if not data:
+                        break
                     continue
                 t = parsed.table.select(["query", "item"])
                 lines = parsed.lines()
