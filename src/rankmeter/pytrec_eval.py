@@ -453,7 +453,7 @@ class TrecColumns:
     ``walked_measures`` the measures computed by the walk for every query.
     """
 
-    queries: list[str]
+    queries: Any  # list[str], or an Arrow string array (trec_columns(arrow_ids=True))
     columns: dict[str, Any]
     walked: int = 0
     walked_measures: tuple[str, ...] = ()
@@ -521,7 +521,7 @@ def trec_plan(qrels: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]]
 
 def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ...], list[str]]], opts: Options, *,
                  strings: bool = True, zero_on: Sequence[str] = (), printed: bool = False,
-                 prepared: "TrecPlan | None" = None) -> TrecColumns:
+                 prepared: "TrecPlan | None" = None, arrow_ids: bool = False) -> TrecColumns:
     """trec_eval's per-query values of ``plan`` for the run ``table`` (columns query, item, score).
 
     ``plan``: (:class:`~rankmeter.metrics.trec.engine.TrecMeasure`, parameters, value
@@ -538,7 +538,8 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     of halfway between two printed values is taken from trec_eval's walk
     (:func:`near_rounding`), whose sums run in trec_eval's order, so the digits printed
     are trec_eval's. ``prepared``: the :func:`trec_plan` of these judgments, plan and
-    options, made once for several runs.
+    options, made once for several runs. ``arrow_ids``: the result's ``queries`` stay an
+    Arrow string array (no Python string per query: 2M queries take about 130 MB as a list).
 
     >>> from rankmeter.data import Qrels
     >>> from rankmeter.metrics.trec.engine import expand_selection
@@ -552,15 +553,21 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     (['1'], [1.0], [0.5], ['1-0'])
     """
     import numpy as np
+    import pyarrow as pa
 
+    from . import _compute as C
+    from .data.ids import as_string_array, ints, positions_or_minus1
     from .engines.memory import evaluate_table_in_chunks
     from .metrics.trec.vector import CONSTANT, LOG
 
     prep = prepared if prepared is not None else trec_plan(qrels, plan, opts)
     engine, specs, summed, walk, relstring = prep.engine, prep.specs, prep.summed, prep.walk, prep.relstring
     out = evaluate_table_in_chunks(engine, table)  # (chunks of whole queries, on both cores)
-    queries = out.queries if isinstance(out.queries, list) else out.queries.to_pylist()
-    n = len(queries)
+    if table.num_rows >= 1 << 20:
+        C.release_memory()  # (the chunks' temporaries, kept by the allocators)
+    # the ids stay an Arrow array; Python strings are made only for the queries that need them
+    qarr = as_string_array(pa.array(out.queries, pa.string()) if isinstance(out.queries, list) else out.queries)
+    n = len(qarr)
     values = out.values
     cols: dict[str, Any] = {}
     for name, text, how in specs:
@@ -571,7 +578,7 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
         else:
             cols[name] = np.array(values[text], dtype=np.float64)
     # queries whose every measure goes through the walk: empty rankings, judgments all negative
-    codes = engine.codes(queries)
+    codes = engine.codes(qarr)
     top = np.full(qrels.n_queries, -np.inf)
     if len(qrels.grades):
         np.maximum.at(top, qrels.row_queries(), qrels.grades)
@@ -584,9 +591,11 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     every = [x for x in plan if x[0].kind not in ("string", "runid", "num_q")]
     rows = range(n) if walk else patch.tolist()
     if len(rows):
-        lists = _query_lists(table, [queries[i] for i in rows])
-        for i in rows:
-            rr = form_res_rels(*lists.get(queries[i], ([], [])), _judgments_of(qrels, int(codes[i])), opts)
+        some = (qarr.to_pylist() if len(rows) == n else C.take(qarr, ints(np.asarray(rows, dtype=np.int64)))
+                .to_pylist())
+        lists = _query_lists(table, some)
+        for i, qid in zip(rows, some, strict=True):
+            rr = form_res_rels(*lists.get(qid, ([], [])), _judgments_of(qrels, int(codes[i])), opts)
             for m, p, names in (every if i in patched else walk):
                 v = m.compute(rr, opts, p)
                 if m.kind == "gm":
@@ -594,19 +603,20 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
                 for name, x in zip(names, v, strict=True):
                     cols.setdefault(name, np.zeros(n))[i] = float(x)
     for name, length in relstring:
-        cols[name] = _relstrings(qrels, table, queries, codes, length, opts) if strings else [""] * n
-    if zero_on:
-        zero = [i for i, q in enumerate(queries) if q in set(zero_on)]
-        if zero:
+        cols[name] = _relstrings(qrels, table, qarr.to_pylist(), codes, length, opts) if strings else [""] * n
+    if zero_on:  # (one lookup for all: a set per query was quadratic in the number of stand-ins)
+        zero = np.flatnonzero(positions_or_minus1(C.index_in(qarr, pa.array(list(zero_on), pa.string()))) >= 0)
+        if len(zero):
             for m, _, names in plan:
                 for name in names:
                     if m.kind == "string":
                         if name == "relstring":
-                            for i in zero:
+                            for i in zero.tolist():
                                 cols[name][i] = ""
                     elif bogus_cleared(name):
                         cols[name][zero] = 0.0
-    return TrecColumns(queries, cols, walked=len(patch), walked_measures=tuple(m.name for m, _, _ in walk))
+    return TrecColumns(qarr if arrow_ids else qarr.to_pylist(), cols, walked=len(patch),
+                       walked_measures=tuple(m.name for m, _, _ in walk))
 
 
 def bogus_cleared(name: str) -> bool:

@@ -108,3 +108,34 @@ def test_judged_item_signatures_are_those_of_the_ids() -> None:
                                duplicates="first")
         np.testing.assert_array_equal(q.item_signatures(), string_signature(q.item_ids))
         assert isinstance(q.item_ids, pa.Array)
+
+
+def _encode_reference(ids: list[str]) -> tuple[list[int], list[str]]:
+    """Slow and obvious: the distinct ids in UTF-8 byte order, and each id's position among them."""
+    vocab = sorted(set(ids), key=lambda s: s.encode("utf-8"))
+    at = {v: i for i, v in enumerate(vocab)}
+    return [at[i] for i in ids], vocab
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(1 << 16, 90_000), distinct=st.integers(1, 200_000), run=st.integers(1, 3),
+       shuffle=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_encode_of_large_columns_equals_the_reference_by_either_path(n, distinct, run, shuffle, seed) -> None:
+    # columns of 64k+ rows: sorted run heads (_encode_by_sort) when the runs are distinct, else the hash coding
+    import pyarrow as pa
+
+    from rankmeter.data.ids import _encode_by_sort, encode
+
+    rng = np.random.default_rng(seed)
+    heads = rng.integers(0, distinct, size=n // run + 1)
+    values = np.repeat(heads, run)[:n]
+    if shuffle:
+        rng.shuffle(values)
+    ids = [f"q{v}" if v % 3 else f"é{v}" for v in values.tolist()]
+    codes, vocab = encode(pa.array(ids))
+    want_codes, want_vocab = _encode_reference(ids)
+    assert codes.dtype == np.int64 and codes.tolist() == want_codes
+    assert vocab.to_pylist() == want_vocab
+    got = _encode_by_sort(pa.array(ids))
+    if got is not None:
+        assert got[0].tolist() == want_codes and got[1].to_pylist() == want_vocab

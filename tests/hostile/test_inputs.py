@@ -330,8 +330,8 @@ def test_utf16_and_bom_configs_are_named(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 32 item 5: 2M one-item queries still take ~730 MB in evaluate (bound "
-                   "~500 MB for 61 MB of input) and more in trec_eval")
+@pytest.mark.xfail(strict=True, reason="issue 32 item 5: 2M one-item queries still take ~550-610 MB in evaluate "
+                   "(was ~740) and ~740-790 MB in trec_eval (was ~1.55 GB); the bound is ~490 MB for 61 MB of input")
 def test_two_million_one_item_queries_stay_within_the_memory_bound(tmp_path: Path) -> None:
     n = 2_000_000
     qrels, run_file = tmp_path / "q.txt", tmp_path / "r.txt"

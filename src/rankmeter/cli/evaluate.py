@@ -152,6 +152,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     try:
         q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
                        subtopics=subtopics, subtopic=subtopic_column)
+        if len(q) >= 1 << 20:
+            from .. import _compute as C
+
+            C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
         context = None
         if propensity_file is not None:  # read by the unbiased family's metrics with propensity=given
             from ..metrics.unbiased.propensities import read_propensities

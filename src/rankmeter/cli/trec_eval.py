@@ -195,7 +195,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     from .. import _compute as C
     from .._errors import InputError, ParameterError, RankmeterError
     from ..data import Qrels
-    from ..data.ids import as_string_array, to_numpy
+    from ..data.ids import as_string_array, ints, positions_or_minus1, to_numpy
     from ..io.trec import parse_trec, read_trec_text
     from ..metrics.trec.engine import FLOAT_SCORES, MIN_GEO_MEAN, stored_scores
     from ..metrics.trec.vector import SUMMED
@@ -231,6 +231,9 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             raise InputError("a blank or indented '#' line in the judgments")
         rtext, rraw = texts["run"]
         del texts, qraw  # (a compressed run's bytes are kept only to find the run id)
+        qrels_comments = qtext.comment_lines
+        del qtext, qt, grades  # (the judgments' text columns: Qrels holds its own copy)
+        C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
         if not any(m.kind == "runid" for m in selected):
             rraw = None
         table = rtext.table.select(["query", "item", "score"])
@@ -241,10 +244,11 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                                dtype=np.int64)
             float_note = float_ties_note(run_path, codes, doubles)
             table = table.set_column(2, "score", pa.array(stored_scores(doubles, opts.compat)))
+        # ids compared as Arrow arrays (2M queries as Python sets and lists took about 1 GB)
         run_ids = as_string_array(C.unique(table.column("query")))
-        judged = q.query_ids.to_pylist()
-        in_run = set(run_ids.to_pylist())
-        missing = [x for x in judged if x not in in_run]
+        n_judged = q.n_queries
+        lost = positions_or_minus1(C.index_in(q.query_ids, run_ids)) < 0
+        missing = C.take(q.query_ids, ints(np.flatnonzero(lost))).to_pylist() if lost.any() else []
         dummies: list[str] = []
         if bug_compatible and not complete and opts.compat == "10.0" and missing:
             raise InputError("a judged query without results (trec_eval 10.0 stops: the walk names it)")
@@ -259,16 +263,19 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             text = params.get(m.name)
             p = m.parse_params(text) if text is not None else m.default
             plan.append((m, p, m.value_names(p, text)))
-        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies, printed=True)
+        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies, printed=True, arrow_ids=True)
     except (RankmeterError, ValueError):
         if strict:
             raise
         return None
-    order = sorted(range(len(tc.queries)), key=lambda i: tc.queries[i].encode("utf-8", "surrogateescape"))
-    qids = [tc.queries[i] for i in order]
-    if not qids:
+    if not len(tc.queries):
         raise InputError("no queries with both results and relevance info (trec_eval exits here too)")
-    idx = np.asarray(order, dtype=np.int64)
+    idx = _byte_order(tc.queries)
+    order = idx.tolist() if any(isinstance(v, list) for v in tc.columns.values()) else []
+    sorted_ids = C.take(tc.queries, ints(idx))
+    qids = sorted_ids.to_pylist() if query_flag else []  # (Python strings only when printed per query)
+    n_eval = len(sorted_ids)
+    last_id = sorted_ids[n_eval - 1].as_py()
     cols: dict[str, Any] = {name: (np.asarray(v)[idx] if not isinstance(v, list) else [v[i] for i in order])
             for name, v in tc.columns.items()}
     lines: list[str] = []
@@ -293,13 +300,12 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         lines = [line for row in zip(*per, strict=True) for line in row] if per else []
     if summary:
         means: list[float] = []
-        n_eval = len(qids)
-        n_q = len(judged) if complete else n_eval
+        n_q = n_judged if complete else n_eval
         runid = ""
         if any(m.kind == "runid" for m, _, _ in plan):
             # a -c stand-in query carries the run id of the run's first query (byte order), as in trec_eval
-            last = (qids[-1] if qids[-1] not in set(dummies)
-                    else min(in_run, key=lambda x: x.encode("utf-8", "surrogateescape")))
+            last = (last_id if last_id not in set(dummies)
+                    else run_ids[int(_byte_order(run_ids)[0])].as_py())
             runid = _runid(run_path, rraw, last)
         for m, _p, names in plan:
             if m.kind == "runid":
@@ -331,11 +337,38 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             return None  # a mean at a rounding boundary: every query's sum in trec_eval's order (the walk)
     from types import SimpleNamespace
 
+    # the coverage notes need only the ids one input has and the other lacks
+    unjudged_mask = positions_or_minus1(C.index_in(run_ids, q.query_ids)) < 0
+    unjudged = C.take(run_ids, ints(np.flatnonzero(unjudged_mask))) if unjudged_mask.any() else run_ids.slice(0, 0)
     notes = coverage_notes(qrels_path,
-                           SimpleNamespace(judgments=dict.fromkeys(judged), comment_lines=qtext.comment_lines),
-                           run_path, SimpleNamespace(docnos=dict.fromkeys(in_run), comment_lines=rtext.comment_lines),
+                           SimpleNamespace(judgments=dict.fromkeys(missing), comment_lines=qrels_comments),
+                           run_path, SimpleNamespace(docnos=dict.fromkeys(unjudged.to_pylist()),
+                                                     comment_lines=rtext.comment_lines),
                            complete=complete, compat=opts.compat)
     return lines, notes + ([float_note] if float_note else [])
+
+
+def _byte_order(ids: Any) -> Any:
+    """The positions of Arrow string ids in byte order (as trec_eval's strcmp), as int64: Arrow's sort when
+    the ids are ASCII, else Python's sort of their surrogate-escaped bytes.
+
+    >>> import pyarrow as pa
+    >>> _byte_order(pa.array(["b", "a", "B"])).tolist(), _byte_order(pa.array(["é", "z"])).tolist()
+    ([2, 1, 0], [1, 0])
+    """
+    import numpy as np
+
+    from .. import _compute as C
+    from ..data.ids import string_buffers, to_numpy
+
+    if not len(ids):
+        return np.zeros(0, dtype=np.int64)
+    offsets, data = string_buffers(ids)
+    if int(data[int(offsets[0]):int(offsets[-1])].max(initial=0)) < 128:
+        return np.asarray(to_numpy(C.sort_indices(ids)), dtype=np.int64)
+    values = ids.to_pylist()
+    return np.array(sorted(range(len(values)), key=lambda i: values[i].encode("utf-8", "surrogateescape")),
+                    dtype=np.int64)
 
 
 def _fast_input(path: str, kind: str, stdin: bytes | None, comments: bool) -> bytes | None:
@@ -502,7 +535,8 @@ def _num_rel_all_arrays(q: Any, opts: Any, bug_compatible: bool, total: float, m
         return total
     rowq = q.row_queries()
     ids = q.query_ids.to_pylist()
-    miss = np.isin(np.arange(len(ids)), [i for i, x in enumerate(ids) if x in set(missing)])
+    gone = set(missing)  # (once: a set per query was quadratic)
+    miss = np.isin(np.arange(len(ids)), [i for i, x in enumerate(ids) if x in gone])
     return total + float(np.count_nonzero(miss[rowq] & (q.grades >= opts.level)))
 
 

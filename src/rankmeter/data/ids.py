@@ -185,11 +185,53 @@ def encode(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    got = _encode_by_sort(values)
+    if got is not None:
+        return got
     indices, dictionary = encode_grouped(values)  # rows grouped by their id (as judgments are) hash only run heads
     order = to_numpy(C.sort_indices(dictionary))
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order), dtype=np.int64)
     return position[indices], C.take(dictionary, ints(order))
+
+
+def _encode_by_sort(values: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """:func:`encode` of a large text column whose runs of equal ids are (nearly) all distinct, as a file
+    grouped by query with few rows a query gives: the run heads are sorted once and numbered, with no hash
+    table (hashing, then sorting a vocabulary as large as the heads, held about twice the memory). None for
+    any other column (a sample of the heads repeats an id, a null, not text, small).
+
+    >>> codes, vocab = _encode_by_sort(pa.array([str(i % 70000) for i in range(140000)]))
+    >>> codes[:3].tolist(), vocab[:3].to_pylist(), len(vocab)
+    ([0, 1, 11112], ['0', '1', '10'], 70000)
+    """
+    n = len(values)
+    if n < _SIGNATURE_CODING or not pa.types.is_string(values.type) or values.null_count:
+        return None
+    starts = np.flatnonzero(bools(C.not_equal(values.slice(1), values.slice(0, n - 1)))) + 1
+    m = len(starts) + 1
+    if m < _SIGNATURE_CODING:  # few runs: encode_grouped hashes only them
+        return None
+    sample = values.slice(0, min(n, 4096))
+    if len(C.unique(sample)) * 2 < len(sample):  # ids repeat within runs of the sample: hashing is cheaper
+        return None
+    heads = values if m == n else C.take(values, ints(np.concatenate(([0], starts))))
+    if m < n:
+        sample = heads.slice(0, min(m, 4096))
+        if len(C.unique(sample)) != len(sample):  # runs of one id come back: the vocabulary is smaller than the heads
+            return None
+    order = to_numpy(C.sort_indices(heads))
+    ordered = C.take(heads, ints(order))
+    new = np.empty(m, dtype=bool)
+    new[0] = True
+    new[1:] = bools(C.not_equal(ordered.slice(1), ordered.slice(0, m - 1)))
+    head_codes = np.empty(m, dtype=np.int64)
+    head_codes[order] = np.cumsum(new) - 1
+    del order
+    vocab = C.take(ordered, ints(np.flatnonzero(new)))
+    if m == n:
+        return head_codes, vocab
+    return np.repeat(head_codes, np.diff(np.concatenate(([0], starts, [n])))), vocab
 
 
 def union_vocab(*vocabs: pa.Array) -> pa.Array:
@@ -269,17 +311,19 @@ def _codes_by_signature(values: pa.Array, rounds: int = 12,
     """
     sig = string_signature(values)
     n = len(sig)
-    rows = np.arange(n, dtype=np.int64)
-    rep = np.empty(n, dtype=np.int64)  # a row of the same signature
+    pos = np.int32 if n < 2**31 else np.int64  # (row numbers in 4 bytes where they fit: half the temporaries)
+    rows = np.arange(n, dtype=pos)
+    rep: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.empty(n, dtype=pos)  # a row of the same signature
     todo, tsig = rows, sig
     mix = 0x9E3779B97F4A7C15
     for _ in range(rounds):
         bits = max(10, (2 * len(todo) - 1).bit_length())
         with np.errstate(over="ignore"):
             slot = ((tsig * np.uint64(mix)) >> np.uint64(64 - bits)).astype(np.intp)
-        table = np.empty(1 << bits, dtype=np.int32 if n < 2**31 else np.int64)
+        table = np.empty(1 << bits, dtype=pos)
         table[slot] = todo  # one row per occupied slot (which one is not said)
-        owner = table[slot].astype(np.int64)
+        owner = table[slot]
+        del table, slot
         same = sig[owner] == tsig
         rep[todo[same]] = owner[same]
         todo = todo[~same]
@@ -289,16 +333,20 @@ def _codes_by_signature(values: pa.Array, rounds: int = 12,
         mix = (mix * 0x5851F42D4C957F2D + 0x14057B7EF767814F) % (1 << 64) | 1
     else:
         return None
-    first = np.full(n, n, dtype=np.int64)
+    del todo, tsig
+    first = np.full(n, n, dtype=pos)
     np.minimum.at(first, rep, rows)
     first = first[rep]  # each row's group's first row
+    del rep
     head = np.flatnonzero(first == rows)  # the groups' first rows, in order: the vocabulary
-    code = np.empty(n, dtype=np.int64)
-    code[head] = np.arange(len(head), dtype=np.int64)
+    code = np.empty(n, dtype=pos)
+    code[head] = np.arange(len(head), dtype=pos)
     later = np.flatnonzero(first != rows)
+    del rows
     if len(later) and not bool(bools(C.equal(C.take(values, ints(later)), C.take(values, ints(first[later])))).all()):
         return None  # two ids share a signature
-    return (code[first], C.take(values, ints(head))) + ((sig[head],) if signatures else ())
+    del later
+    return (code[first].astype(np.int64), C.take(values, ints(head))) + ((sig[head],) if signatures else ())
 
 
 def extend_vocab(vocab: pa.Array, other: pa.Array) -> tuple[pa.Array, np.ndarray]:

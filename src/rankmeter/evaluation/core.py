@@ -284,7 +284,11 @@ class Engine:
     def _index(self) -> dict[str, int]:
         return {q: i for i, q in enumerate(self.judged_ids)}
 
-    def codes(self, ids: Sequence[str]) -> np.ndarray:
+    def codes(self, ids: Sequence[str] | pa.Array) -> np.ndarray:
+        """Each id's code among the judged queries, -1 when it has none (an Arrow string array: one
+        vectorised lookup, no dict of every judged id)."""
+        if isinstance(ids, pa.Array):
+            return self._query_codes(ids)
         get = self._index.get
         return np.fromiter((get(q, -1) for q in ids), dtype=np.int64, count=len(ids))
 
@@ -457,6 +461,7 @@ class Engine:
         score = table.column("score") if "score" in table.column_names else None
         try:
             return Run.from_columns(table.column("query"), table.column("item"), score, rank=rank,
+                                    # order and duplicates: checked against the Literal values (the ignore below)
                                     order=self.order, duplicates=self.duplicates)  # type: ignore[arg-type]
         except RowError as exc:
             raise RowError(int(row_index[exc.row]), exc.message) from None
@@ -495,7 +500,6 @@ class Engine:
         if sel.any():  # the selected ids as an Arrow array (pa.array of a list would import pandas)
             # the whole judgments: align keeps only the selected queries (a compact copy costs a unique of the items)
             selected = C.take(run.query_ids, ints(np.flatnonzero(sel)))
-                                    # order and duplicates: checked against the Literal values (the ignore below)
             values, states, queries = self._compute_run(self.qrels, run, selected)
         else:
             values, states, queries = self._no_values(), {}, []

@@ -22,7 +22,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .._errors import InputError
 from ..data.ids import ints, to_numpy
-from ..result import Coverage, Result
+from ..result import Coverage, QueryIds, Result
 from .compute import finalize
 
 if TYPE_CHECKING:
@@ -181,7 +181,8 @@ class Accumulator:
         qarr = pa.concat_arrays(parts) if parts else pa.nulls(0, pa.string())
         perm = to_numpy(C.sort_indices(qarr)) if len(qarr) else np.zeros(0, dtype=np.int64)
         values = {k: (np.concatenate(v)[perm] if v else np.zeros(0)) for k, v in self.values.items()}
-        queries = C.take(qarr, ints(perm)).to_pylist() if len(qarr) else []
+        # (Python strings only when the ids are read: 2M queries take ~130 MB as a list)
+        queries = QueryIds(C.take(qarr, ints(perm)) if len(qarr) else pa.nulls(0, pa.string()))
         corpus = finalize(e.metrics, self.states, e.context)
         judged_share = values.pop(e.coverage_metric.text)
         bounds = {m: (values.pop(lo), values.pop(hi)) for m, (lo, hi) in e.tie_bounds.items()}
