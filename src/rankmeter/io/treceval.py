@@ -7,6 +7,10 @@ score read with ``atof``, the rank column ignored) and z-score files
 9.0.8 reads them as data (``comments=False``). ``-`` reads stdin; ``.gz`` files are
 decompressed. Each file is returned grouped by query, in file order.
 
+Fields are split at C's blanks only and ids are kept as their bytes (surrogate-escaped
+where they are not UTF-8), as trec_eval keeps them; an id holding a control character,
+which trec_eval would print raw, is an error naming the line (:func:`check_ids`).
+
 >>> q = parse_qrels_text("1 0 d1 2\\n# note\\n1 0 d2 0\\n", "q.txt")
 >>> q.judgments, q.comment_lines
 ({'1': {'d1': 2, 'd2': 0}}, 1)
