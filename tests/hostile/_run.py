@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,28 +77,49 @@ def run(args: list[str], *, stdin: bytes | Path | IO[Any] | None = None, seconds
         elif stdin is not None:
             source = stdin
         start = time.monotonic()
-        p = subprocess.Popen([sys.executable, "-m", "rankmeter", *args], stdin=source, stdout=out, stderr=err,
-                             env=environ or env())
-        killed = threading.Event()
-
-        def kill() -> None:
-            killed.set()
-            p.kill()
-
-        timer = threading.Timer(seconds, kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(p.pid, 0)
-        finally:
-            timer.cancel()
-            if isinstance(stdin, Path):
-                source.close()
-        p.returncode = os.waitstatus_to_exitcode(status)
+        with tempfile.TemporaryDirectory() as d:
+            report = os.path.join(d, "usage")
+            p = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, report, str(seconds), sys.executable, "-m",
+                                  "rankmeter", *args], stdin=source, stdout=out, stderr=err, env=environ or env())
+            try:
+                code = p.wait(timeout=seconds + 30)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                if isinstance(stdin, Path):
+                    source.close()
+            cpu, peak_kb = (float(x) for x in open(report).read().split())
+            killed = os.path.exists(report + ".killed")
         wall = time.monotonic() - start
         out.seek(0)
         err.seek(0)
-        return Outcome(p.returncode, out.read(), err.read().decode("utf-8", "replace"),
-                       usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss * 1024, killed.is_set())
+        return Outcome(code, out.read(), err.read().decode("utf-8", "replace"), cpu, wall, int(peak_kb) * 1024, killed)
+
+
+# A small launcher between pytest and the command: Linux records a process's memory high-water mark from
+# before its exec (the forked copy of the parent), so a child forked from a large pytest worker would report
+# the worker's peak. The launcher (a bare interpreter of a few MB) spawns the command, kills it after its
+# time, and writes the command's own CPU seconds and peak resident memory (wait4) to a file.
+_LAUNCHER = """
+import os, signal, sys
+report, seconds, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+pid = os.posix_spawn(cmd[0], cmd, os.environ)
+def stop(*_):
+    open(report + ".killed", "w").close()
+    os.kill(pid, signal.SIGKILL)
+signal.signal(signal.SIGALRM, stop)
+signal.setitimer(signal.ITIMER_REAL, seconds)
+_, status, ru = os.wait4(pid, 0)
+signal.setitimer(signal.ITIMER_REAL, 0)
+with open(report, "w") as f:
+    f.write(f"{ru.ru_utime + ru.ru_stime} {ru.ru_maxrss}")
+code = os.waitstatus_to_exitcode(status)
+if code < 0:  # die of the same signal (SIGKILL's handler cannot be set, and needs none)
+    if -code != signal.SIGKILL:
+        signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+sys.exit(code)
+"""
 
 
 def run_fed(args: list[str], generator: str, *, seconds: float) -> Outcome:
