@@ -417,7 +417,7 @@ def _not_trec_name(m: Any) -> str:
 
     >>> from rankmeter.metrics.registry import parse_metric
     >>> _not_trec_name(parse_metric("rbp")), _not_trec_name(parse_metric("ndcg(gain=exp)@10"))
-    ('rbp(rel=1,p=0.8,residual=false)', 'ndcg(gain=exp)@10')
+    ('rbp(rel=1,p=0.8,residual=false,gain=binary)', 'ndcg(gain=exp)@10')
     """
     from ..metrics.trec.engine import MEASURES
 
