@@ -38,7 +38,7 @@ def _worker(rank: int, world: int, store: str, out: str) -> None:
             ev.update(scores[a:b], grades[a:b], exclude=excluded[a:b])
         r = ev.compute()
         Path(out, f"{rank}.json").write_text(json.dumps(
-            {"queries": r.queries, "values": {k: v.tolist() for k, v in r.values.items()}, "corpus": r.corpus,
+            {"queries": list(r.queries), "values": {k: v.tolist() for k, v in r.values.items()}, "corpus": r.corpus,
              "notes": r.notes}))
     finally:
         dist.destroy_process_group()
