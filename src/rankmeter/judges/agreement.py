@@ -59,15 +59,7 @@ def _load(judgments: Any, name: str) -> dict[tuple[str, str], float]:
     """``{(query, item): grade}`` from anything :func:`rankmeter.read_qrels` accepts."""
     from ..io import as_qrels
 
-    q = as_qrels(judgments, source=name)
-    qids = q.query_ids.to_pylist()
-    iids = q.item_ids.to_pylist()
-    out: dict[tuple[str, str], float] = {}
-    for k in range(q.n_queries):
-        a, b = int(q.offsets[k]), int(q.offsets[k + 1])
-        for i, g in zip(q.items[a:b].tolist(), q.grades[a:b].tolist(), strict=True):
-            out[(qids[k], iids[i])] = float(g)
-    return out
+    return {(q, d): g for q, items in as_qrels(judgments, source=name).to_dict().items() for d, g in items.items()}
 
 
 def cohen_kappa(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, *, weights: Weights = None,

@@ -84,10 +84,12 @@ class StochasticResult:
 
 def _samples(samples: Any, sample: str | None, options: dict[str, Any]) -> list[tuple[str, "Run"]]:
     from ..io import as_run
-    from ..io.tables import is_frame, to_arrow
+    from ..io.tables import is_frame, read_table_file, to_arrow
 
     if sample is not None:
-        table = _read_table(samples) if not is_frame(samples) else to_arrow(samples, "<samples table>")
+        # a file through the one table reader: CSV/TSV, Parquet, Arrow; ids and the sample column kept as text
+        table = (to_arrow(samples, "<samples table>") if is_frame(samples)
+                 else read_table_file(samples, text_columns=lambda header: [sample]))
         if sample not in table.column_names:
             raise InputError(f"the sample column {sample!r} is not in the table (columns: "
                              f"{', '.join(table.column_names)})")
@@ -105,25 +107,6 @@ def _samples(samples: Any, sample: str | None, options: dict[str, Any]) -> list[
         return [(str(i), as_run(v, source=f"sample {i}", **options)) for i, v in enumerate(samples)]
     raise ParameterError("samples must be a list of runs, a {sample: run} mapping, or a table with sample=COLUMN. "
                          f"Got {type(samples).__name__} instead.")
-
-
-def _read_table(path: Any) -> Any:
-    from pathlib import Path
-
-    from ..io import detect_format
-
-    fmt = detect_format(path)
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path)
-    if fmt in ("csv", "tsv"):
-        import pyarrow.csv as pcsv
-
-        opts = pcsv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-        strings = pcsv.ConvertOptions(strings_can_be_null=False)
-        return pcsv.read_csv(Path(path), parse_options=opts, convert_options=strings)
-    raise InputError(f"a table with a sample column must be CSV, TSV or Parquet; {path} is {fmt}")
 
 
 def _target(qrels: "Qrels", p: float) -> "pd.DataFrame":
