@@ -99,3 +99,11 @@ def test_a_table_with_a_sample_column_equals_the_list(tmp_path) -> None:
         sto.evaluate(qrels, df, sample="draw")
     with pytest.raises(ParameterError, match="'p' parameter"):
         sto.evaluate(qrels, samples, p=1.0)
+
+
+def test_ids_in_a_sample_file_stay_text(tmp_path) -> None:
+    """'007' and '7' are two items (a file goes through the one table reader, ids as written)."""
+    (tmp_path / "s.csv").write_text("sample,query,item,score\n0,q,007,2\n0,q,7,1\n1,q,7,2\n1,q,007,1\n")
+    res = sto.evaluate({"q": {"007": 1}}, tmp_path / "s.csv", ["rr"], sample="sample")
+    assert res.values["rr"].tolist() == [0.75]
+    assert set(res.exposure["item"]) == {"007", "7"}
