@@ -208,3 +208,14 @@ def test_provenance_round_trips_through_its_dict() -> None:
                           threads=2)
     assert Provenance.from_dict(json.loads(json.dumps(p.to_dict()))) == p
     assert Provenance.from_dict({**p.to_dict(), "date": "2000-01-01T00:00:00+00:00"}) != p
+
+
+def test_the_recorded_version_is_the_installed_distribution_s() -> None:
+    # provenance reads rankmeter.__version__ (fast); it must be what pip installed
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("rankmeter")
+    except PackageNotFoundError:  # pragma: no cover - a source tree that is not installed
+        pytest.skip("rankmeter is not installed")
+    assert rankmeter.__version__ == installed

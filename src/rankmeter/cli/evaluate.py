@@ -144,6 +144,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
                              "as a file (not a pipe or '-')")
     bounds: dict[str, Any] = {"unjudged": unjudged, "unjudged_grade": unjudged_grade} if unjudged != "ignore" else {}
     columns = {"query": query_column, "item": item_column, "score": score_column, "rank": rank_column}
+    if fmt == "json":  # the record it prints holds each file's SHA-256: computed beside the evaluation
+        from ..provenance import hash_ahead
+
+        hash_ahead(qrels, *(p for _, p in named))
     ahead = None  # the first run file, read ahead while the judgments load
     if chunk_rows is None and named:
         from ..engines.memory import open_ahead
