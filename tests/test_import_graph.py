@@ -18,7 +18,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rankmeter"
-FOUNDATION = {"_errors", "_compute", "_params", "_version", "_lazy", "_files"}
+FOUNDATION = {"_errors", "_compute", "_params", "_version", "_lazy", "_files", "_startup"}
 
 
 def _module_name(path: Path) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from . import _startup  # noqa: F401  (first: it acts before numpy loads)
 from ._errors import InputError, MetricNameError, MissingExtraError, ParameterError, RankmeterError
 from .data import Qrels, Run
 from .evaluate import evaluate
