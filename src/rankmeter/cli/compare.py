@@ -166,6 +166,16 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
     # the bootstrap's memory, before any file is read
     n_pairs = (len(named) - 1 if pairs == "baseline" else len(named) * (len(named) - 1) // 2) * len(parsed)
     check_memory(resamples, len(named) * len(parsed), n_pairs, name="compare")
+    from ..compare.streamed import StreamedRun
+    from ..io.source import is_stream
+
+    streams = [path for _, path in named if is_stream(path)]
+    if streams and (html_path is not None or overlap):
+        from .._errors import ParameterError
+
+        what = "--html draws metric@k curves from" if html_path is not None else "--overlap compares"
+        raise ParameterError(f"{what} the runs' rankings, and run {streams[0]!r} is a stream ('-', a pipe or a "
+                             "FIFO), evaluated as it arrives and not kept: write it to a file first")
     for line in notes:
         note(line)
     show = sys.stderr.isatty() if progress is None else progress
@@ -177,6 +187,10 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
         loaded: dict[str, Any] = {}
         for i, (name, path) in enumerate(named):
             result = saved_first if (i == 0 and saved_first is not None) else saved_result(path)
+            if result is None and is_stream(path):  # '-', a pipe, a FIFO: evaluated as it arrives, never held
+                loaded[name] = StreamedRun(path, {"order": order, "duplicates": duplicates, "query": query_column,
+                                                  "item": item_column, "score": score_column, "rank": rank_column})
+                continue
             loaded[name] = result if result is not None else read_run(
                 path, order=order, duplicates=duplicates, query=query_column, item=item_column,
                 score=score_column, rank=rank_column)

@@ -18,10 +18,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 import numpy as np
 
 from .._errors import InputError, MetricNameError, ParameterError
+from ..io.source import is_stream
 from ..result import Result
 from ..stats import resampling as R
 from ..stats.tests import TESTS
 from .comparison import PairTest, ProgressFn
+from .streamed import StreamedRun
 
 __all__ = [
     "check_settings", "name_runs", "resolve_metrics", "evaluate_runs", "collect_results", "align",
@@ -253,11 +255,19 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
     q = qrels if isinstance(qrels, Qrels) else as_qrels(qrels)
     notes.extend(f"judgments: {line}" for line in q.notes)  # what the reader inferred or skipped
     loaded = {}
+    streamed: dict[str, StreamedRun] = {}  # runs on a stream: read and evaluated as they arrive, never held
     for i, (n, r) in enumerate(ranked):
+        if isinstance(r, StreamedRun) or (isinstance(r, (str, Path)) and is_stream(r)):
+            streamed[n] = r if isinstance(r, StreamedRun) else StreamedRun(str(r))
+            continue
         loaded[n] = as_run(r, source=n) if not isinstance(r, (str, Path)) else as_run(r)
         notes.extend(f"run {n!r}: {line}" for line in loaded[n].notes)
         if progress is not None:
             progress("reading runs", i + 1, len(ranked))
+    if streamed and unjudged != "ignore":
+        raise ParameterError(f"unjudged='bounds' evaluates each run in memory; run {next(iter(streamed))!r} is a "
+                             "stream ('-', a pipe or a FIFO): write it to a file first")
+    done: dict[str, Any] = {}  # streamed runs evaluated before the master list (queries='common')
     if isinstance(queries, str):
         if queries not in ("judged", "qrels", "common"):
             raise ParameterError("The 'queries' parameter of compare must be 'judged', 'qrels', 'common' or a "
@@ -267,6 +277,10 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
             before = len(master)
             for run in loaded.values():
                 have = set(run.query_ids.to_pylist())
+                master = [x for x in master if x in have]
+            for n, stream in streamed.items():  # its judged queries, known once it is read: its values kept
+                done[n] = stream.evaluate(q, metric_objs, "run", depth=depth, judged_only=judged_only, ties=ties)
+                have = {str(x) for x in done[n].queries}
                 master = [x for x in master if x in have]
             if before - len(master):
                 notes.append(f"queries='common': {_plural(before - len(master), 'judged query', 'judged queries')} "
@@ -286,8 +300,13 @@ def evaluate_runs(qrels: Any, ranked: list[tuple[str, Any]], metric_objs: list[A
         raise InputError("no query to compare on: the judgments have no query with a relevant item"
                          if policy == "judged" else "no query to compare on", source="qrels")
     for i, (n, _) in enumerate(ranked):
-        res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only, ties=ties,
-                       unjudged=unjudged, unjudged_grade=unjudged_grade)
+        if n in streamed:
+            res = done[n] if n in done else streamed[n].evaluate(q, metric_objs, master, depth=depth,
+                                                                  judged_only=judged_only, ties=ties)
+            notes.extend(f"run {n!r}: {line}" for line in streamed[n].reader_notes(res))
+        else:
+            res = evaluate(q, loaded[n], metric_objs, queries=master, depth=depth, judged_only=judged_only,
+                           ties=ties, unjudged=unjudged, unjudged_grade=unjudged_grade)
         if res.unjudged_values:
             out.bounds[n] = {m: (float(np.mean(lo)), float(np.mean(hi))) for m, (lo, hi) in res.unjudged_values.items()}
         cov = res.coverage

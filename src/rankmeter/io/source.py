@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 from .._errors import InputError
 
 __all__ = ["Input", "open_input", "HEAD_BYTES", "base_name", "MappedSpan", "max_line_bytes", "check_lines",
-           "refusal", "LineChecker", "MAX_LINE_ENV", "CODECS"]
+           "refusal", "LineChecker", "MAX_LINE_ENV", "CODECS", "is_stream"]
 
 HEAD_BYTES = 1 << 16
 _STDIN_READ = False  # whether "-" was opened before in this process
@@ -569,6 +569,22 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc) or type(exc).__name__
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Standard input (``-``), a pipe or a FIFO (``/dev/stdin``, ``<(...)``): read once, as it arrives.
+
+    >>> is_stream("-"), is_stream(__file__), is_stream("/no/such/file")
+    (True, False, False)
+    """
+    name = os.fspath(path)
+    if name == "-":
+        return True
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return False  # (the reader says what is wrong with it)
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _read_head(stream: BinaryIO, n: int) -> bytes:
