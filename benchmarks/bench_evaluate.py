@@ -11,7 +11,9 @@ files, in every *shape* asked for (``--shapes``) and both *orders within query* 
   re-ranker that keeps the candidate order).
 
 Then it measures, in the same run, each tool's whole process: start the interpreter, import,
-read both files, evaluate ndcg@10, ap@100, rr@100, p@10 and r@100, print the means. Each job runs
+read both files, evaluate ndcg@10, ap@100, rr@100, p@10 and r@100, print the means (rankmeter:
+``--format csv``; a second rankmeter job, ``--format json``, prints them with the provenance record,
+which holds the SHA-256 of both input files: its row shows what that costs). Each job runs
 in a fresh process; wall time, CPU time (user + system) and peak RSS are measured from outside.
 "cold" is the first run (for ranx with an empty numba cache, so its JIT compilation counts),
 once both files are in the OS's page cache (whichever tool ran first would otherwise pay for the
@@ -180,8 +182,13 @@ OURS = "rankmeter evaluate (CLI)"
 RANX = "ranx (from_file + evaluate)"
 
 
-def rankmeter_cmd(qpath: Path, rpath: Path, *extra: str) -> list[str]:
-    return [str(BIN / "rankmeter"), "evaluate", str(qpath), str(rpath), *METRICS, "--format", "json", *extra]
+OURS_JSON = "rankmeter evaluate (CLI), --format json"
+
+
+def rankmeter_cmd(qpath: Path, rpath: Path, *extra: str, fmt: str = "csv") -> list[str]:
+    """The job as pytrec_eval's: evaluate, print the means (``--format csv``: one ``metric,mean`` line each).
+    ``fmt="json"`` prints them with the provenance record, which holds the SHA-256 of both input files."""
+    return [str(BIN / "rankmeter"), "evaluate", str(qpath), str(rpath), *METRICS, "--format", fmt, *extra]
 
 
 def warm_cache(paths: list[Path]) -> None:
@@ -233,6 +240,8 @@ def bench_file(n_queries: int, shape: str, order: str, args: argparse.Namespace,
         OURS: rankmeter_cmd(qpath, rpath),
         "pytrec_eval (read dicts + evaluate)": [PY, "-c", PYTREC_JOB, str(qpath), str(rpath)],
     }
+    if not args.no_json:  # the same with the provenance record: what hashing both inputs costs
+        jobs[OURS_JSON] = rankmeter_cmd(qpath, rpath, fmt="json")
     extra = [qpath, rpath]
     if args.seven and not large and order == "score":
         # the same run with a 7th column (a run id written twice, as some tools do): must be as fast
@@ -279,6 +288,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15, help="warm runs at 1M lines and below")
     ap.add_argument("--repeat-large", type=int, default=3, help="warm runs above 1M lines")
     ap.add_argument("--no-ranx", action="store_true", help="leave ranx out (its JIT takes a minute cold)")
+    ap.add_argument("--no-json", action="store_true", help="leave out the --format json job (means and the "
+                    "provenance record, with the SHA-256 of both inputs)")
     ap.add_argument("--ranx-large", action="store_true", help="run ranx above 1M lines too (minutes)")
     ap.add_argument("--ranx-repeat", type=int, default=3, help="warm runs of ranx (in the first rounds; ~9 s each "
                     "at 1M lines)")
@@ -314,15 +325,19 @@ def main() -> None:
     print("\nsummary: rankmeter's warm wall time as a ratio of each tool's (medians), and its peak memory")
     others = sorted({name for *_, res in summary for name in res if not name.startswith("rankmeter")})
     print(f"{'lines':>6s} {'ids':>4s} {'order':>6s} {'rankmeter s':>11s} {'CPU s':>6s} {'peak MB':>7s} "
-          + " ".join(f"{name.split()[0]:>12s}" for name in others))
+          + " ".join(f"{name.split()[0]:>12s}" for name in others) + f" {'json s':>7s} {'json/pytrec':>11s}")
+    pytrec = next((name for name in others if name.startswith("pytrec")), None)
     for n, shape, order, res in summary:
         ours = res.get(OURS)
         if not ours:
             continue
         ratios = " ".join(f"{ours['warm'] / res[name]['warm']:12.3f}" if name in res else f"{'-':>12s}"
                           for name in others)
+        js = res.get(OURS_JSON)
+        json_cols = (f" {js['warm']:7.2f} {js['warm'] / res[pytrec]['warm']:11.3f}" if js and pytrec in res
+                     else f" {'-':>7s} {'-':>11s}")
         print(f"{n * args.depth / 1e6:5g}M {shape:>4s} {order:>6s} {ours['warm']:11.2f} {ours['cpu']:6.2f} "
-              f"{ours['rss']:7.0f} {ratios}")
+              f"{ours['rss']:7.0f} {ratios}{json_cols}")
 
 
 if __name__ == "__main__":
