@@ -555,6 +555,10 @@ def read_trec_qrels(path: str | Path | Input, *, comments: bool = True, **option
     parsed = _direct(inp, "qrels", comments, False)
     if parsed is not None:
         return _qrels_from(parsed, options)
+    if not inp.restartable:  # a stream: parsed and checked as it arrives (io/streamed.py)
+        from .streamed import read_trec_qrels_stream
+
+        return read_trec_qrels_stream(inp, comments=comments, **options)
     data, name = _bytes(inp)
     return parse_trec_qrels_bytes(data, name, comments=comments, **options)
 
