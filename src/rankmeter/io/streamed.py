@@ -33,6 +33,7 @@ same text.
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import replace
 from typing import Any
 
@@ -44,7 +45,7 @@ from ..data import Qrels, RowError
 from .source import Input
 from .trec import TrecText, comment_note, parse_trec
 
-__all__ = ["read_trec_qrels_stream", "BLOCK_BYTES"]
+__all__ = ["read_trec_qrels_stream", "BLOCK_BYTES", "Spool"]
 
 #: bytes of text parsed at a time: a fault is reported after at most this much more of the stream
 BLOCK_BYTES = 4 << 20
@@ -154,3 +155,41 @@ def read_trec_qrels_stream(inp: Input, *, comments: bool = True, duplicates: str
     if comment_lines:
         q = replace(q, comment_lines=comment_lines, notes=q.notes + (comment_note(comment_lines, inp.name),))
     return q
+
+
+class Spool:
+    """The text of a stream kept in an unlinked temporary file as it arrives, for a reader that needs all of it at
+    the end (trec_eval's): memory holds a block, not the stream; the file is gone however the process ends.
+
+    >>> s = Spool("<stdin>"); s.append(b"a\\n"); s.append(b"b\\n"); s.size, s.read()
+    (4, b'a\\nb\\n')
+    >>> s.close()
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.size = 0
+        self.file = tempfile.TemporaryFile(prefix="rankmeter-stream-")
+
+    def append(self, data: bytes) -> None:
+        try:
+            self.file.write(data)
+        except OSError as exc:
+            import errno
+
+            code = errno.errorcode.get(exc.errno or 0, "")
+            raise InputError(f"cannot keep the text of the stream in a temporary file in {tempfile.gettempdir()} "
+                             f"({exc.strerror or exc}{f', {code}' if code else ''}); write it to a file first",
+                             source=self.source) from None
+        self.size += len(data)
+
+    def read(self) -> bytes:
+        """Everything appended so far."""
+        self.file.flush()
+        self.file.seek(0)
+        data = self.file.read()
+        self.file.seek(0, 2)
+        return data
+
+    def close(self) -> None:
+        self.file.close()

@@ -334,8 +334,8 @@ def _qrels_from(parsed: TrecText, options: dict[str, Any]) -> Qrels:
     t = parsed.table
     q = locate(parsed, lambda: Qrels.from_columns(t.column("query"), t.column("item"), t.column("grade"), **options))
     if parsed.comment_lines:
-        q = replace(q, comment_lines=parsed.comment_lines,
-                    notes=q.notes + (comment_note(parsed.comment_lines, parsed.source),))
+        q = q.annotated(comment_lines=parsed.comment_lines,
+                        notes=q.notes + (comment_note(parsed.comment_lines, parsed.source),))
     return q  # type: ignore[no-any-return]  # built from untyped pyarrow values
 
 
@@ -589,8 +589,9 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
     from .. import _compute as C
     from ..data import Run
     from ..data.ids import bools
+    from .streamed import Spool
 
-    parts: list[bytes] = []
+    parts = Spool(inp.name)  # (the text on disk as it arrives: memory holds a block, not the stream)
     rest = b""
     line = 1
     checking = True
@@ -644,7 +645,7 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
                         item = t.column("item")[exc.row].as_py()
                         raise InputError(f"query {query}: item {item!r} is listed twice for one query (trec_eval "
                                          "refuses duplicate docs)", source=inp.name, line=n,
-                                         text=line_text(b"".join(parts), n)) from None
+                                         text=line_text(parts.read(), n)) from None
                     q = t.column("query").combine_chunks()
                     change = np.flatnonzero(bools(C.not_equal(q.slice(1), q.slice(0, len(q) - 1))))
                     start = int(change[-1]) + 1 if len(change) else 0
@@ -654,4 +655,6 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
             line += _unify_line_ends(block).count(b"\n")
             if not data:
                 break
-    return b"".join(parts)
+    data = parts.read()
+    parts.close()
+    return data
