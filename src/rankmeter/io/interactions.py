@@ -577,7 +577,12 @@ def _read_stream(name: str, *, sep: str | None, header: bool | None,
     from .source import base_name, open_input
 
     inp = open_input(name)
-    raw = inp.read_all()
+    if inp.restartable:
+        raw = inp.read_all()
+    else:  # a stream: checked as it arrives, its text on disk until its end (memory: a block while it lasts)
+        from .streamed import read_stream_checked
+
+        raw = read_stream_checked(inp)
     base = base_name(inp.name)
     if raw[:4] == b"PAR1":
         import pyarrow.parquet as pq

@@ -45,7 +45,7 @@ from ..data import Qrels, RowError
 from .source import Input
 from .trec import TrecText, comment_note, parse_trec
 
-__all__ = ["read_trec_qrels_stream", "BLOCK_BYTES", "Spool"]
+__all__ = ["read_trec_qrels_stream", "BLOCK_BYTES", "Spool", "read_stream_checked"]
 
 #: bytes of text parsed at a time: a fault is reported after at most this much more of the stream
 BLOCK_BYTES = 4 << 20
@@ -193,3 +193,49 @@ class Spool:
 
     def close(self) -> None:
         self.file.close()
+
+
+def read_stream_checked(inp: Input, *, block_bytes: int = BLOCK_BYTES) -> bytes:
+    """The whole text of a stream, for a reader that needs all of it before it can parse (the interactions of
+    ``split``), checked as it arrives and kept on disk until its end (:class:`Spool`): memory holds a block
+    while the stream lasts, not the stream.
+
+    What is checked block by block: the line length (:meth:`Input.open`) and binary data, a zero byte,
+    which no text format holds (an error naming its line, within the block that holds it, whatever follows).
+    A table format (Parquet, Arrow IPC) has its footer at its end: it is only kept.
+
+    >>> import io
+    >>> s = Input("<stdin>", b"", False, False, None, None, io.BytesIO(b"u,i\\n1,2\\n\\x00\\x01\\n"))
+    >>> try:
+    ...     read_stream_checked(s)
+    ... except InputError as exc:
+    ...     print(exc.line, exc.message.split(":")[0])
+    3 binary data (a zero byte), not text
+    """
+    binary = inp.head[:4] == b"PAR1" or inp.head[:6] == b"ARROW1"
+    spool = Spool(inp.name)
+    line = 1
+    cr = False  # the block before ended with \\r (a \\n first in this one ends the same line)
+    try:
+        with inp.open(text=not binary) as fh:
+            while True:
+                data = fh.read(block_bytes)
+                if not data:
+                    break
+                if not binary:
+                    if cr and data[:1] == b"\n":
+                        line -= 1
+                    cr = data[-1:] == b"\r"
+                    zero = data.find(b"\x00")
+                    if zero >= 0:
+                        before = data[:zero]
+                        at = line + before.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
+                        start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+                        raise InputError("binary data (a zero byte), not text: the interactions are a text or "
+                                         "table format", source=inp.name, line=at,
+                                         text=data[start:start + 200].decode("utf-8", "replace"))
+                    line += data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
+                spool.append(data)
+        return spool.read()
+    finally:
+        spool.close()
