@@ -18,7 +18,7 @@ How the rows are sorted (the result is the same permutation in every case)
   ``np.argsort(axis=1)``; queries of mixed lengths by length class, padded), which costs
   O(n log L) for queries of L rows instead of a global O(n log n) two-key sort;
 - rows not grouped by query: grouped first by one sort of 64-bit keys (query code, row),
-  then as above;
+  then as above (a run file read in blocks: :func:`group_blocks`, which gathers no text);
 - non-finite scores (which the readers refuse): ``np.lexsort`` of (query, -score).
 
 The sorts used are not stable, so rows of equal (query, score) may come out in any order;
@@ -29,25 +29,29 @@ gives (tests/core/test_rank_order.py checks this against that slow reference).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
 from .ids import distinct, ints, take_rows, to_numpy
 
-__all__ = ["group_rows", "rank_order", "segment_order"]
+__all__ = ["group_blocks", "group_rows", "rank_order", "segment_order"]
 
 # lengths classes of a segmented sort: below this many distinct lengths each length is its own class
 # (no padding); above, lengths are padded up to a power of two (at most 2x the cells, ~log2(max) classes)
 _EXACT_CLASSES = 16
 
 
-def rank_order(qcodes: np.ndarray, value: np.ndarray,
-               items: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray | None, np.ndarray | None]:
+def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.ChunkedArray,
+               item_rows: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
 
     Also returns, when the rows were in order but for some ties, the positions of the
-    tied rows (the only ones the permutation may move), else None.
+    tied rows (the only ones the permutation may move), else None. Row i's item id is
+    ``items[i]``, or ``items[item_rows[i]]`` when ``item_rows`` is given (rows gathered
+    from a larger run whose ids are not copied).
 
     Sorting numbers is cheap; comparing ids is not. So rows are ordered by (query,
     value) with numpy (a per-query sort, :func:`segment_order`), and only the rows
@@ -73,7 +77,7 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray,
     rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
     group = np.cumsum(~((rows > 0) & same[np.maximum(rows - 1, 0)]))  # a new group unless tied to the row above
     src = rows if perm is None else perm[rows]
-    tied = take_rows(items, src)
+    tied = take_rows(items, src if item_rows is None else item_rows[src])
     if pa.types.is_integer(tied.type):  # integer ids compare as their decimal text
         tied = C.cast(tied, pa.string())
     sub = pa.table({"g": ints(group), "item": tied, "row": ints(src)})
@@ -125,8 +129,49 @@ def group_rows(qcodes: np.ndarray) -> np.ndarray:
     if (hi - lo).bit_length() + shift <= 63:
         key = ((qcodes.astype(np.int64) - lo) << shift) | np.arange(n, dtype=np.int64)
         key.sort()
-        return key & ((1 << shift) - 1)
+        key &= (1 << shift) - 1
+        return key
     return np.argsort(qcodes, kind="stable")
+
+
+def group_blocks(codes: Sequence[np.ndarray], vocabs: Sequence[pa.Array]) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """The rows of consecutive blocks in query order, each block's ids coded by its own vocabulary.
+
+    ``codes[k]`` indexes ``vocabs[k]`` (a block's distinct ids, as Arrow's ``dictionary_encode``
+    gives them). Returns the distinct ids of all blocks in order of first appearance, each
+    one's number of rows, and the rows (positions in the blocks' concatenation) query after
+    query, a query's rows in input order: what coding the concatenated ids and
+    :func:`group_rows` give, without the concatenated ids (only the vocabularies are joined
+    and coded again; the rows are moved as numbers, by one sort of 64-bit keys).
+
+    >>> ids, counts, rows = group_blocks([np.array([0, 1, 0]), np.array([0, 1])],
+    ...                                  [pa.array(["b", "a"]), pa.array(["c", "b"])])
+    >>> ids.to_pylist(), counts.tolist(), rows.tolist()
+    (['b', 'a', 'c'], [3, 1, 1], [0, 2, 4, 1, 3])
+    """
+    joined = C.dictionary_encode(pa.concat_arrays(list(vocabs)))
+    glob = to_numpy(joined.indices).astype(np.int64)  # each block's ids' codes among all blocks'
+    ids = joined.dictionary
+    counts = np.zeros(len(ids), dtype=np.int64)
+    n = sum(len(c) for c in codes)
+    shift = max(n - 1, 1).bit_length()
+    packed = (max(len(ids) - 1, 1)).bit_length() + shift <= 63
+    key = np.empty(n, dtype=np.int64)
+    at = lo = 0
+    for c, v in zip(codes, vocabs, strict=True):
+        mine = glob[lo:lo + len(v)]
+        counts[mine] += np.bincount(c, minlength=len(v))  # (a block's ids are distinct: no index twice)
+        key[at:at + len(c)] = mine[c]
+        if packed:
+            key[at:at + len(c)] <<= shift
+            key[at:at + len(c)] |= np.arange(at, at + len(c), dtype=np.int64)
+        at += len(c)
+        lo += len(v)
+    if not packed:
+        return ids, counts, np.argsort(key, kind="stable")
+    key.sort()
+    key &= (1 << shift) - 1
+    return ids, counts, key
 
 
 def segment_order(key: np.ndarray, starts: np.ndarray) -> np.ndarray:

@@ -644,7 +644,6 @@ class _Closed(Exception):
 # grouped by query (rows in any order) then goes to the caller's fallback at once, not after every block read
 # ahead was evaluated for nothing (a check costs ~0.7 ms a block; later blocks are checked across blocks only)
 _CHECKED_BLOCKS = 2
-_UNGROUPED = object()
 
 
 def _repeated_query(q: pa.Array | pa.ChunkedArray) -> str | None:
@@ -670,16 +669,21 @@ class _ParallelText:
     outputs up in file order. The
     blocks start parsing as soon as the file is opened (the engine, built from the
     judgments meanwhile, is handed over by :meth:`run`). A query found in two blocks
-    means the file is not grouped by query: :meth:`run` returns None.
+    means the file is not grouped by query: :meth:`run` returns None, and the blocks are
+    then only parsed (:meth:`parse_all`), those parsed already kept.
     """
 
     def __init__(self, src: Any, threads: int, block_bytes: int) -> None:
         self.src = src
         self.engine: Future[Any] = Future()
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval")
+        self.threads = threads
         self.blocks: Iterator[tuple[int, int]] | None = src.query_spans(block_bytes)
         self.pending: deque[Future[Any]] = deque()
         self.submitted = 0
+        self.spans: list[tuple[int, int]] = []  # the ranges submitted, in file order
+        self.taken = 0  # how many of them :meth:`run` took out of ``pending``
+        self.not_grouped = False  # a query found in two places: blocks are parsed, no longer evaluated
         # parsed ahead while the judgments load: about 192 MB of text (and at least 5 blocks), so that the
         # workers are still busy when the engine is ready (a 1M-line judgment file takes ~0.5 s to load)
         self.limit = threads + max(5, (192 << 20) // max(block_bytes, 1))
@@ -693,19 +697,27 @@ class _ParallelText:
                 self.blocks = None
                 return
             self.pending.append(self.pool.submit(self._task, start, end, self.submitted < _CHECKED_BLOCKS))
+            self.spans.append((start, end))
             self.submitted += 1
 
-    def _task(self, start: int, end: int, check: bool = False) -> Any:
+    def _parse(self, start: int, end: int) -> tuple[pa.Table, Any]:
         data, line = self.src.map_span(start, end)
-        table, parsed = self.src.parse_block(data, line)
-        data.release()  # (the parse copied what it keeps)
+        try:
+            return self.src.parse_block(data, line)  # type: ignore[no-any-return]  # the source's parser is untyped
+        finally:
+            data.release()  # (the parse copied what it keeps)
+
+    def _task(self, start: int, end: int, check: bool = False) -> Any:
+        table, parsed = self._parse(start, end)
         if check and table.num_rows and _repeated_query(table.column("query")) is not None:
-            return _UNGROUPED  # a query in two places of one block: the file is not grouped, stop at once
-        if not self.engine.done():  # the judgments are still loading: hand the parse back, free the thread
-            return table, parsed
+            self.not_grouped = True  # a query in two places of one block: the file is not grouped, stop at once
+        if self.not_grouped or not self.engine.done():  # the judgments are still loading (or the rows are to be
+            return table, parsed  # regrouped): hand the parse back, free the thread
         return self._evaluate(table, parsed)
 
-    def _evaluate(self, table: pa.Table, parsed: Any) -> tuple[Any, np.ndarray, int]:
+    def _evaluate(self, table: pa.Table, parsed: Any) -> Any:
+        if self.not_grouped:
+            return table, parsed  # (kept for the regrouping)
         engine = self.engine.result()
         if not table.num_rows:
             return None, np.zeros(0, dtype=np.uint64), parsed.comment_lines
@@ -723,31 +735,58 @@ class _ParallelText:
         comments = 0
         # the blocks parsed while the judgments loaded are evaluated now, on every worker at once
         for i, fut in enumerate(self.pending):
-            if fut.done() and not fut.exception() and fut.result() is not _UNGROUPED and len(fut.result()) == 2:
+            if fut.done() and not fut.exception() and len(fut.result()) == 2 and not self.not_grouped:
                 self.pending[i] = self.pool.submit(self._evaluate, *fut.result())
         try:
             while self.pending:
-                got = self.pending.popleft().result()
-                if got is _UNGROUPED:
-                    return None
+                got = self.pending[0].result()
+                if self.not_grouped:
+                    return None  # (the pool stays open: :meth:`parse_all` takes the parses on)
                 if len(got) == 2:  # parsed before the engine was ready
-                    got = self.pool.submit(self._evaluate, *got).result()
+                    self.pending[0] = self.pool.submit(self._evaluate, *got)
+                    continue
+                self.pending.popleft()
+                self.taken += 1
                 out, sig, n_comments = got
                 comments += n_comments
                 if out is None:
                     continue
                 if finished.seen(sig).any():
+                    self.not_grouped = True
                     return None
                 finished.add(sig)
                 acc.add(out)
                 self._fill()
         finally:
-            self.close()
+            if not self.not_grouped:
+                self.close()
         if acc.run_rows == 0:
             raise InputError("no run lines (the file is empty or only comments)", source=self.src.source)
         acc.comment_lines = comments
         acc.reader_notes = [comment_note(comments, self.src.source)] if comments else []
         return acc
+
+    def parse_all(self) -> Iterator[tuple[pa.Table, Any]]:
+        """After :meth:`run` found the file not grouped: every range parsed, in file order, as (table, the
+        parse), on the workers; the ranges parsed already are not parsed again. Close when done."""
+        assert self.not_grouped
+        ahead: deque[tuple[tuple[int, int], Future[Any]]] = deque(
+            (span, self.pool.submit(self._parse, *span)) for span in self.spans[:self.taken])
+        ahead.extend(zip(self.spans[self.taken:], self.pending, strict=True))  # parsed, or being parsed
+        self.pending = deque()
+        while ahead:
+            span, fut = ahead.popleft()
+            got = fut.result()
+            if len(got) != 2:  # (a range evaluated before the repeat was seen)
+                got = self._parse(*span)
+            while self.blocks is not None and len(ahead) < 2 * self.threads + 2:  # the next ranges, parsed ahead
+                try:
+                    nxt = next(self.blocks)
+                except StopIteration:
+                    self.blocks = None
+                    break
+                ahead.append((nxt, self.pool.submit(self._parse, *nxt)))
+            yield got
 
     def close(self) -> None:
         if not self.engine.done():
@@ -806,81 +845,164 @@ def open_file(run: str | os.PathLike[str], *, order: str = "score", columns: Map
 def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
     """The in-process engine's route for a run file: chunks of whole queries evaluated by ``threads`` threads
     while the next blocks are parsed, into an accumulator; None when the file is not grouped by query (the
-    caller then reads it whole). Its result equals the one of the whole run read at once."""
+    caller then reads it whole: a TREC text file's blocks are then left open for :func:`regrouped_text`,
+    which closes them). Its result equals the one of the whole run read at once."""
+    keep = False
     try:
         if blocks.parallel is not None:
-            return blocks.parallel.run(engine)
+            got = blocks.parallel.run(engine)
+            keep = got is None
+            return got
         assert blocks.chunks is not None
         return _run_chunks(engine, iter(blocks.chunks), threads, _Progress(False, None, ""), blocks.src,
                            before_locate=blocks.close)
     except _NotGrouped:
         return cast("Result", None)
     finally:
-        blocks.close()
+        if not keep:
+            blocks.close()
 
 
 def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_rows: int) -> Any:
-    """The in-process route for a TREC text file *not* grouped by query (rows in any order): its ranges
-    parsed on ``threads`` threads, the rows put in query order by one sort (a query's rows keep their file
-    order, queries come in order of first appearance, as in a run read whole), then evaluated in chunks of
-    whole queries of about ``chunk_rows`` rows on the same threads. The result equals the one of the run
-    read whole; errors name the file's line. None when the file is not a plain TREC text file."""
-    from ..data.order import group_rows
-
+    """The in-process route for a TREC text file *not* grouped by query (rows in any order), after
+    :func:`grouped_file` found it so: its ranges parsed on ``threads`` threads (those parsed already are
+    kept), each range's query ids coded and item ids signed on the same threads, the rows put in query
+    order as numbers (:func:`rankmeter.data.order.group_blocks`: a query's rows keep their file order,
+    queries come in order of first appearance, as in a run read whole; no text is gathered), then
+    evaluated in chunks of whole queries of about ``chunk_rows`` rows (:meth:`Engine.evaluate_columns`).
+    The result equals the one of the run read whole; errors name the file's line. None when the file is
+    not a plain TREC text file. Closes ``blocks``."""
     src = blocks.src
-    if blocks.parallel is None:
+    par = blocks.parallel
+    if par is None:
+        blocks.close()
         return None
-    size = min(max(1 << 16, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))
-    spans = list(src.query_spans(size))
-
-    def parse(span: tuple[int, int]) -> tuple[pa.Table, Any]:
-        data, line = src.map_span(*span)
-        try:
-            return src.parse_block(data, line)  # type: ignore[no-any-return]  # the source's parser is untyped
-        finally:
-            data.release()
-
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankmeter-eval") as pool:
-        parsed = list(pool.map(parse, spans))
-        firsts = np.cumsum([0] + [t.num_rows for t, _ in parsed])
-        comments = sum(p.comment_lines for _, p in parsed)
-        tables = [t for t, _ in parsed if t.num_rows]
-        if not tables:
+    try:
+        pool = par.pool
+        infos: list[Any] = []  # each range's parse (for an error's line)
+        coding: list[Future[Any]] = []
+        for table, info in par.parse_all():  # each range coded as soon as it is parsed
+            info.table = info.table.schema.empty_table()  # (the rows stay in ``table``; a slice would keep them)
+            infos.append(info)
+            coding.append(pool.submit(_code_block, table))
+            del table
+        coded = [f.result() for f in coding]
+        del coding
+        firsts = np.cumsum([0] + [c[0].num_rows for c in coded])
+        comments = sum(p.comment_lines for p in infos)
+        if not firsts[-1]:
             raise InputError("no run lines (the file is empty or only comments)", source=src.source)
-        # one copy of the rows (Arrow's take from many chunks would join them again for every chunk taken);
-        # each chunk of whole queries is then taken from it, in query order, by its worker
-        table = pa.concat_tables(tables).combine_chunks()
-        del tables
-        infos = [p for _, p in parsed]  # (for an error's line)
-        del parsed
-        for info in infos:
-            info.table = info.table.slice(0, 0)  # (the rows are in the one copy now)
-        q = table.column("query")
-        codes = to_numpy(C.dictionary_encode(q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q).indices)
-        codes = codes.astype(np.int64)  # (codes of first appearance)
-        rows = group_rows(codes)  # file rows in query order
-        starts = np.append(np.flatnonzero(np.diff(codes[rows])) + 1, len(rows))
-        cuts = [0]
-        for at in starts[np.searchsorted(starts, np.arange(chunk_rows, len(rows), chunk_rows))].tolist():
-            if at > cuts[-1]:
-                cuts.append(at)
-        if cuts[-1] != len(rows):
-            cuts.append(len(rows))
-
-        def task(ab: tuple[int, int]) -> Any:
-            a, b = ab
-            return engine.evaluate_table(C.take(table, ints(rows[a:b])).combine_chunks(), row_index=rows[a:b])
-
         acc = engine.accumulator()
         try:
-            for out in pool.map(task, list(zip(cuts[:-1], cuts[1:], strict=True))):
-                acc.add(out)
+            if all(c[1] is not None for c in coded):
+                _evaluate_coded(engine, coded, pool, chunk_rows, acc)
+            else:
+                tables = [t if codes is None else pa.table(
+                    {"query": C.take(vocab, codes), "item": t.column("item"), "score": t.column("score")})
+                    for t, codes, vocab in coded]  # (not a range to code: each as read)
+                coded.clear()
+                _evaluate_taken(engine, tables, pool, chunk_rows, acc)
         except RowError as exc:  # a row of the file: the error of its range, which names the line
             k = int(np.searchsorted(firsts, exc.row, side="right")) - 1
             raise infos[k].error(RowError(exc.row - int(firsts[k]), exc.message)) from None
+    finally:
+        blocks.close()
     acc.comment_lines = comments
     acc.reader_notes = [comment_note(comments, src.source)] if comments else []
     return acc
+
+
+def _code_block(table: pa.Table) -> tuple[pa.Table, Any, Any]:
+    """A parsed range as (its item and score columns, its query ids' codes and distinct ids: Arrow's
+    dictionary); (the table, None, None) unless the range is (query, item, score) as text, text and
+    float64, with no null."""
+    if table.column_names != ["query", "item", "score"] or \
+            [f.type for f in table.schema] != [pa.string(), pa.string(), pa.float64()] or \
+            any(col.null_count for col in table.columns):
+        return table, None, None
+    enc = C.dictionary_encode(table.column("query").combine_chunks())
+    return table.select(["item", "score"]), enc.indices, enc.dictionary
+
+
+def _chunk_cuts(counts: np.ndarray, chunk_rows: int) -> list[int]:
+    """Query indices cutting queries of ``counts`` rows into chunks of whole queries of about ``chunk_rows``
+    rows (first and last included): a chunk ends at the first query end at or after each multiple."""
+    ends = np.cumsum(counts)
+    n = int(ends[-1]) if len(ends) else 0
+    cuts = [0]
+    for at in (np.searchsorted(ends, np.arange(chunk_rows, n, chunk_rows)) + 1).tolist():
+        if at > cuts[-1]:
+            cuts.append(at)
+    if cuts[-1] != len(counts):
+        cuts.append(len(counts))
+    return cuts
+
+
+_ROW = np.dtype([("sig", "<u8"), ("score", "<f8")])  # a row's item signature and score, side by side
+
+
+def _evaluate_coded(engine: Engine, coded: list[Any], pool: ThreadPoolExecutor, chunk_rows: int, acc: Any) -> None:
+    """The regrouped rows evaluated as columns (``coded``: :func:`_code_block`'s, emptied here): the rows
+    ordered by one sort of numbers, each chunk's item signatures and scores gathered by it (held side by
+    side: one memory access a row), the item ids left where they are (in the ranges' arrays)."""
+    from ..data.order import group_blocks
+
+    queries, counts, rows = group_blocks([to_numpy(c[1]) for c in coded], [c[2] for c in coded])
+    tables = [c[0] for c in coded]
+    coded.clear()
+    C.release_memory()  # (the codes, let go of)
+    firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
+    cols = np.empty(firsts[-1], dtype=_ROW)
+
+    def fill(k: int) -> pa.ChunkedArray:  # a range's columns into ``cols``, on the workers
+        t = tables[k]
+        a, b = firsts[k], firsts[k + 1]
+        cols["sig"][a:b] = string_signature(t.column("item"))
+        cols["score"][a:b] = to_numpy(t.column("score"))
+        return t.column("item")
+
+    items = pa.chunked_array([chunk for col in pool.map(fill, range(len(tables))) for chunk in col.chunks],
+                             pa.string())  # (not joined: the engine takes a chunk's ids from it by row)
+    tables.clear()
+    C.release_memory()  # (the ranges' scores, let go of)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    cuts = _chunk_cuts(counts, chunk_rows)
+
+    def task(qa: int, qb: int) -> Any:
+        r = rows[int(offsets[qa]):int(offsets[qb])]
+        got = cols[r]
+        return engine.evaluate_columns(queries.slice(qa, qb - qa), counts[qa:qb], np.ascontiguousarray(got["score"]),
+                                       items, r, np.ascontiguousarray(got["sig"]))
+
+    for out in pool.map(task, cuts[:-1], cuts[1:]):
+        acc.add(out)
+
+
+def _evaluate_taken(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExecutor, chunk_rows: int,
+                    acc: Any) -> None:
+    """The regrouped rows evaluated as tables: each chunk of whole queries taken from one copy of the rows
+    (ranges read with other columns, as with a rank column)."""
+    from ..data.order import group_rows
+
+    # one copy of the rows (Arrow's take from many chunks would join them again for every chunk taken);
+    # each chunk of whole queries is then taken from it, in query order, by its worker
+    table = pa.concat_tables([t for t in tables if t.num_rows]).combine_chunks()
+    del tables[:]
+    q = table.column("query")
+    codes = to_numpy(C.dictionary_encode(q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q).indices)
+    codes = codes.astype(np.int64)  # (codes of first appearance)
+    rows = group_rows(codes)  # file rows in query order
+    counts = np.bincount(codes)
+    del codes
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    cuts = _chunk_cuts(counts, chunk_rows)
+
+    def task(qa: int, qb: int) -> Any:
+        r = rows[int(offsets[qa]):int(offsets[qb])]
+        return engine.evaluate_table(C.take(table, ints(r)).combine_chunks(), row_index=r)
+
+    for out in pool.map(task, cuts[:-1], cuts[1:]):
+        acc.add(out)
 
 
 def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Callable, Mapping, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -46,6 +46,7 @@ from ..data.ids import (
     positions_or_minus1,
     string_buffers,
     string_signature,
+    take_rows,
     to_numpy,
 )
 from ..data.order import rank_order
@@ -405,17 +406,7 @@ class Engine:
         lengths = np.diff(np.concatenate((starts, [n])))
         codes = self._query_codes(heads)
         sel = self._select_heads(heads, codes)
-        nojudg = np.flatnonzero((codes < 0) & ~sel)  # requested ids count as evaluated
-        out_base = dict(
-            heads=heads,
-            run_rows=n,
-            run_rows_used=int(lengths[sel].sum()),
-            seen_codes=codes[codes >= 0],
-            without_judgments=len(nojudg),
-            without_judgments_examples=_first_ids(heads, nojudg),
-            extra_seen=C.take(heads, ints(np.flatnonzero(sel & (codes < 0)))).to_pylist() if self.wanted else [],
-            other_queries=C.take(heads, ints(np.flatnonzero(~sel))),
-        )
+        out_base = self._chunk_counts(heads, lengths, codes, sel)
         if not sel.any():
             return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)
         if not sel.all():
@@ -433,6 +424,57 @@ class Engine:
                                 **out_base)
         values, states, qids = self._exact(table, row_index, sel_ids, sel_codes)
         return ChunkOut(queries=qids, values=values, states=states, path="exact", **out_base)
+
+    def _chunk_counts(self, heads: pa.Array, lengths: np.ndarray, codes: np.ndarray, sel: np.ndarray) -> dict[str, Any]:
+        """What a chunk's output says of its queries besides their values (rows, judged, evaluated or not)."""
+        nojudg = np.flatnonzero((codes < 0) & ~sel)  # requested ids count as evaluated
+        return dict(
+            heads=heads,
+            run_rows=int(lengths.sum()),
+            run_rows_used=int(lengths[sel].sum()),
+            seen_codes=codes[codes >= 0],
+            without_judgments=len(nojudg),
+            without_judgments_examples=_first_ids(heads, nojudg),
+            extra_seen=C.take(heads, ints(np.flatnonzero(sel & (codes < 0)))).to_pylist() if self.wanted else [],
+            other_queries=C.take(heads, ints(np.flatnonzero(~sel))),
+        )
+
+    def evaluate_columns(self, heads: pa.Array, lengths: np.ndarray, score: np.ndarray,
+                         items: pa.Array | pa.ChunkedArray, rows: np.ndarray, signatures: np.ndarray) -> ChunkOut:
+        """:meth:`evaluate_table` of whole queries given as columns, the route of a run put in query order in
+        memory (only numbers are gathered, never the rows' text).
+
+        ``heads``: each query's id once (text, no two alike), in order; ``lengths``: its number of rows.
+        Then the rows, query after query: ``score`` (float64), ``rows`` (each row's position in the run,
+        for errors, and its item id's row of ``items``, text) and ``signatures``, the
+        :func:`~rankmeter.data.ids.string_signature` of each row's item id. The output equals
+        :meth:`evaluate_table`'s for the table of these rows (query, item, score; ``row_index=rows``),
+        which is what the metrics that read item ids, a duplicates policy, and the exact path are given.
+        """
+        if not len(score):
+            return ChunkOut(queries=[], values=self._no_values(), states={})
+
+        def table() -> pa.Table:
+            query = C.take(heads, ints(np.repeat(np.arange(len(heads), dtype=np.int64), lengths)))
+            return pa.table({"query": query, "item": take_rows(items, rows), "score": score})
+
+        if not self.fast or self.duplicates != "error":
+            return self.evaluate_table(table(), rows)
+        codes = self._query_codes(heads)
+        sel = self._select_heads(heads, codes)
+        out_base = self._chunk_counts(heads, lengths, codes, sel)
+        if not sel.any():
+            return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)
+        sel_score, sel_rows, sel_sig = score, rows, signatures
+        if not sel.all():
+            keep = np.flatnonzero(np.repeat(sel, lengths))
+            sel_score, sel_rows, sel_sig = score[keep], rows[keep], signatures[keep]
+        sel_ids = C.take(heads, ints(np.flatnonzero(sel)))
+        got = self._fast_rows(items, sel_rows, None, sel_score, sel_rows, codes[sel], lengths[sel], sel_sig)
+        if got is None:  # a repeated item: the exact path applies the duplicates policy (or reports the row)
+            return self.evaluate_table(table(), rows, force_exact=True)
+        values, states = got
+        return ChunkOut(queries=sel_ids, values=values, states=states, path="fast", **out_base)
 
     def _dedupe_chunk(self, table: pa.Table, row_index: np.ndarray) -> ChunkOut:
         """A chunk under a duplicates policy: build the (deduplicated) run first, count its rows."""
@@ -511,7 +553,6 @@ class Engine:
 
     def _fast(self, table: pa.Table, row_index: np.ndarray, sel_ids: pa.Array, sel_codes: np.ndarray,
               lengths: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
-        n = table.num_rows
         icol = _combine(table.column("item"))
         int_ids: np.ndarray | None = None
         if is_int_id_type(icol.type):
@@ -528,18 +569,28 @@ class Engine:
         if pa.types.is_decimal(scol.type):
             scol = C.cast(scol, pa.float64())
         score = np.ascontiguousarray(_np(scol), dtype=np.float64)
+        return self._fast_rows(items, None, int_ids, score, row_index, sel_codes, lengths)
+
+    def _fast_rows(self, items: pa.Array | pa.ChunkedArray, item_rows: np.ndarray | None, int_ids: np.ndarray | None,
+                   score: np.ndarray, row_index: np.ndarray, sel_codes: np.ndarray, lengths: np.ndarray,
+                   sig: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        """:meth:`_fast` of the rows' columns: row i's item id is ``items[item_rows[i]]`` (``items[i]`` when
+        ``item_rows`` is None; ``int_ids``: those ids as integers), its item signature ``sig[i]`` (computed
+        here when None)."""
+        n = len(score)
         bad = ~np.isfinite(score)
         if bad.any():
             bad_row = int(np.flatnonzero(bad)[0])
             raise RowError(int(row_index[bad_row]), f"score is not a finite number ({score[bad_row]})")
-        nq = len(sel_ids)
+        nq = len(lengths)
         offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
         qi = np.repeat(np.arange(nq, dtype=np.int64), lengths)
 
         # rank order: the tie rule (rankmeter.data.order)
-        perm, _moved = rank_order(qi, score, items)
-        # the ids stay in table order (no copy of the strings): ``at(rows)`` maps ranked rows to it
-        sig = string_signature(items) if int_ids is None else int_ids.astype(np.uint64)
+        perm, _moved = rank_order(qi, score, items, item_rows)
+        # the ids stay in table order (no copy of the strings): ``ids(rows)`` takes ranked rows' ids from it
+        if sig is None:
+            sig = string_signature(items) if int_ids is None else int_ids.astype(np.uint64)
         if perm is not None:
             score = score[perm]
             row_index = row_index[perm]
@@ -547,15 +598,18 @@ class Engine:
             if int_ids is not None:
                 int_ids = int_ids[perm]
 
-        def at(rows: np.ndarray) -> pa.Array:
-            return ints(rows if perm is None else perm[rows])
+        def ids(rows: np.ndarray) -> pa.Array:
+            """The item ids (as text) of ranked rows."""
+            rows = rows if perm is None else perm[rows]
+            got = take_rows(items, rows if item_rows is None else item_rows[rows])
+            return got if int_ids is None else as_string_array(got)
 
         # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
         with np.errstate(over="ignore"):
             key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
         pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         cand = may_repeat(offsets, key)
-        if cand and self._has_duplicates(qi, items if int_ids is None else as_string_array(items), key, at):
+        if cand and self._has_duplicates(qi, key, ids):
             return None  # the exact path applies the duplicates policy (or reports the row)
 
         # grades: join (query, item) with the judgments of these queries
@@ -583,7 +637,7 @@ class Engine:
             if hit is None:  # two judgments share a key: a plain hash join
                 if sub_items is None:
                     sub_items = C.take(self.qrels.item_ids, ints(icodes))
-                ranked = C.take(items, at(np.arange(n, dtype=np.int64))) if int_ids is None else int_ids
+                ranked = ids(np.arange(n, dtype=np.int64)) if int_ids is None else int_ids
                 probe = pa.table({"q": qi, "i": ranked, "r": np.arange(n, dtype=np.int64)})
                 j = probe.join(pa.table({"q": sub_q, "i": sub_items, "s": np.arange(len(sub_q), dtype=np.int64)}),
                                ["q", "i"], join_type="inner", use_threads=True)
@@ -593,7 +647,7 @@ class Engine:
                 # confirm every match on the ids themselves (equal keys of different ids are possible)
                 same = qi[r] == sub_q[sr]
                 if int_ids is None:
-                    same &= _np(C.equal(C.take(items, at(r)),
+                    same &= _np(C.equal(ids(r),
                                          C.take(self.qrels.item_ids, ints(icodes[sr])))).astype(bool)
                 else:
                     same &= int_ids[r] == cast(np.ndarray, sub_items)[sr]  # (integer ids: as_int's)
@@ -619,6 +673,9 @@ class Engine:
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
+        if self._item_ints is None and (given := self.qrels.item_integers()) is not None:
+            # judged as integers: each id is the decimal text of its integer (of at most 18 digits: as below)
+            self._item_ints = (given, (given > -_INT_LIMIT) & (given < _INT_LIMIT))
         if self._item_ints is None:
             vocab = self.qrels.item_ids
             ok = decimal_int_text(vocab)
@@ -630,9 +687,8 @@ class Engine:
         return self._item_ints
 
     @staticmethod
-    def _has_duplicates(qi: np.ndarray, items: pa.Array, key: np.ndarray,
-                        at: Any = ints) -> bool:
-        """Whether two ranked rows of one query hold the same id (``at`` maps ranked rows to ``items``' rows)."""
+    def _has_duplicates(qi: np.ndarray, key: np.ndarray, ids: Callable[[np.ndarray], pa.Array]) -> bool:
+        """Whether two ranked rows of one query hold the same id (``ids(rows)``: the ids of ranked rows)."""
         order = np.argsort(key, kind="stable")
         ks = key[order]
         eq = np.flatnonzero(ks[1:] == ks[:-1])
@@ -642,8 +698,8 @@ class Engine:
         same_q = qi[a] == qi[b]
         if not same_q.any():
             return False
-        ia = C.take(items, at(a[same_q]))
-        ib = C.take(items, at(b[same_q]))
+        ia = ids(a[same_q])
+        ib = ids(b[same_q])
         # equal signatures of different strings are possible; any run of equal keys
         # holds a duplicate iff some adjacent pair in key order is truly equal, unless
         # the run mixes several distinct strings: check those runs exhaustively
@@ -652,7 +708,7 @@ class Engine:
         keys = np.unique(ks[eq][same_q])
         for kv in keys:
             rows = order[np.searchsorted(ks, kv, "left"):np.searchsorted(ks, kv, "right")]
-            pairs = list(zip(qi[rows].tolist(), C.take(items, at(rows)).to_pylist(), strict=True))
+            pairs = list(zip(qi[rows].tolist(), ids(rows).to_pylist(), strict=True))
             if len(set(pairs)) != len(pairs):
                 return True
         return False
