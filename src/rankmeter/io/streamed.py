@@ -11,7 +11,7 @@
   first was in the same block or long before: an endless stream of one repeated line
   stops within its first block instead of filling the memory;
 - memory is the judgments themselves (they are all needed: every query's relevant items)
-  as Arrow columns, 16 bytes a judgment for the duplicate check, and one block of text;
+  as Arrow columns, 8 bytes a judgment for the duplicate check, and one block of text;
   never the text of the stream.
 
 The judgments are then the :class:`~rankmeter.data.Qrels` the file reader gives for the
@@ -32,7 +32,6 @@ same text.
 
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import replace
 from typing import Any
@@ -66,40 +65,58 @@ def _pair_signatures(table: pa.Table) -> np.ndarray:
 
 
 class _Seen:
-    """The (query, item) pairs of the blocks before, as sorted signatures with their row numbers."""
+    """The (query, item) pairs of the blocks before: their signatures in a few sorted runs (merged as they grow,
+    so adding a block costs about its size times the log of the count) and the blocks' tables (a signature
+    that matches is confirmed on the ids themselves)."""
 
     def __init__(self) -> None:
-        self.sigs = np.zeros(0, dtype=np.uint64)
-        self.rows = np.zeros(0, dtype=np.int64)
+        self.runs: list[np.ndarray] = []
         self.tables: list[pa.Table] = []
-        self.starts: list[int] = []
-        self.n = 0
 
-    def pair(self, row: int) -> tuple[str, str]:
-        k = int(np.searchsorted(np.asarray(self.starts), row, side="right")) - 1
-        t, r = self.tables[k], row - self.starts[k]
-        return t.column("query")[r].as_py(), t.column("item")[r].as_py()
+    def _find(self, pair: tuple[str, str]) -> bool:
+        import pyarrow.compute as pc
 
-    def first_repeat(self, table: pa.Table, sig: np.ndarray) -> int | None:
-        """The first row of ``table`` whose pair was judged in an earlier block, or None."""
-        if not len(self.sigs):
-            return None
-        lo = np.searchsorted(self.sigs, sig, side="left")
-        hi = np.searchsorted(self.sigs, sig, side="right")
-        for r in np.flatnonzero(hi > lo).tolist():  # (rare but for a real repeat: each confirmed on the ids)
-            pair = (table.column("query")[r].as_py(), table.column("item")[r].as_py())
-            if any(self.pair(int(g)) == pair for g in self.rows[lo[r]:hi[r]].tolist()):
-                return int(r)
-        return None
+        for t in self.tables:  # (only for a signature that matched: a real repeat, or once in 10^12 pairs)
+            same = pc.and_(pc.equal(t.column("query"), pair[0]), pc.equal(t.column("item"), pair[1]))
+            if pc.any(same).as_py():
+                return True
+        return False
 
-    def add(self, table: pa.Table, sig: np.ndarray) -> None:
-        rows = np.arange(self.n, self.n + len(sig), dtype=np.int64)
-        sigs = np.concatenate((self.sigs, sig))
-        order = np.argsort(sigs, kind="stable")
-        self.sigs, self.rows = sigs[order], np.concatenate((self.rows, rows))[order]
+    def first_repeat(self, table: pa.Table, order: np.ndarray, ordered: np.ndarray) -> tuple[int | None, int]:
+        """The first row of ``table`` whose pair was judged in an earlier block (or None), and how many rows
+        are such repeats; ``ordered`` is the block's signatures sorted, ``order`` the rows in that order (sorted
+        needles: the searches walk each run once, not at random)."""
+        hit = np.zeros(len(ordered), dtype=bool)
+        for run in self.runs:
+            at = np.minimum(np.searchsorted(run, ordered), len(run) - 1)
+            hit |= run[at] == ordered
+        rows = np.sort(order[hit])
+        for r in rows.tolist():
+            if self._find((table.column("query")[r].as_py(), table.column("item")[r].as_py())):
+                return int(r), len(rows)
+        return None, 0
+
+    def add(self, table: pa.Table, ordered: np.ndarray) -> None:
+        self.runs.append(ordered)
+        while len(self.runs) > 1 and len(self.runs[-1]) >= len(self.runs[-2]):
+            last = self.runs.pop()
+            self.runs[-1] = np.sort(np.concatenate((self.runs[-1], last)), kind="stable")  # (two sorted runs)
         self.tables.append(table)
-        self.starts.append(self.n)
-        self.n += table.num_rows
+
+
+def _first_within(table: pa.Table, order: np.ndarray, ordered: np.ndarray) -> tuple[int | None, int]:
+    """The first row of ``table`` that repeats a pair of an earlier row of it, and how many rows do
+    (``ordered``: the signatures sorted stably, ``order``: the rows in that order)."""
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if not len(same):
+        return None, 0
+    q, i = table.column("query"), table.column("item")
+    first = None
+    for a, b in sorted(zip(order[same].tolist(), order[same + 1].tolist(), strict=True), key=lambda x: x[1]):
+        if q[a].as_py() == q[b].as_py() and i[a].as_py() == i[b].as_py():
+            first = b
+            break
+    return first, len(same)
 
 
 def _repeat_error(parsed: TrecText, row: int, count: int) -> InputError:
@@ -126,22 +143,15 @@ def read_trec_qrels_stream(inp: Input, *, comments: bool = True, duplicates: str
         if not t.num_rows:
             continue
         if seen is not None:
-            within: int | None = None
-            count = 0
-            try:
-                Qrels.from_columns(t.column("query"), t.column("item"), t.column("grade"))
-            except RowError as exc:
-                if not exc.message.startswith("duplicate judgment"):
-                    raise parsed.error(exc) from None
-                within = exc.row
-                found = re.findall(r"\((\d+) duplicate rows in all;", exc.message)
-                count = int(found[-1]) if found else 1
             sig = _pair_signatures(t)
-            before = seen.first_repeat(t, sig)
+            order = np.argsort(sig, kind="stable")
+            ordered = sig[order]
+            within, count = _first_within(t, order, ordered)
+            before, earlier = seen.first_repeat(t, order, ordered)
             if before is not None or within is not None:
                 row = min(r for r in (before, within) if r is not None)
-                raise _repeat_error(parsed, row, max(count, 1))
-            seen.add(t, sig)
+                raise _repeat_error(parsed, row, max(count + earlier, 1))
+            seen.add(t, ordered)
         tables.append(t)
     if not tables:
         raise InputError("no judgment lines (the input is empty or only comments)", source=inp.name)
