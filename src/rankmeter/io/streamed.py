@@ -163,7 +163,11 @@ def read_trec_qrels_stream(inp: Input, *, comments: bool = True, duplicates: str
     except RowError as exc:  # (the blocks' text is gone: the message without its line)
         raise InputError(exc.message, source=inp.name) from None
     if comment_lines:
-        q = replace(q, comment_lines=comment_lines, notes=q.notes + (comment_note(comment_lines, inp.name),))
+        fields: dict[str, Any] = {"comment_lines": comment_lines,
+                                  "notes": q.notes + (comment_note(comment_lines, inp.name),)}
+        # (Qrels.annotated, where it exists, keeps what coding the ids found, which replace drops)
+        annotated = getattr(q, "annotated", None)
+        q = annotated(**fields) if annotated is not None else replace(q, **fields)
     return q
 
 
