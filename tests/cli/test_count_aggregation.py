@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 
@@ -83,3 +86,123 @@ def test_several_runs(files: dict[str, Path]) -> None:
     rows = {c[1].strip(): [x.strip() for x in c[2:-1]] for c in (line.split("│") for line in text.splitlines()
                                                                   if line.startswith("│"))}
     assert rows["run"][:3] == ["2", "3", "2"] and rows["other"][:3] == ["2", "3", "1"]
+
+
+# --------------------------------------------------------------------------- compare and --group-by
+
+
+def cli(*args: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "rankmeter", *args], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    return out.stdout
+
+
+@pytest.fixture
+def groups(tmp_path: Path) -> Path:
+    g = tmp_path / "groups.txt"
+    g.write_text("1 g1\n2 g2\n")
+    return g
+
+
+def compare(files: dict[str, Path], *args: str) -> str:
+    return cli("compare", str(files["qrels"]), str(files["run"]), str(files["other"]), "-m", "num_ret,map,num_rel_ret",
+               "--resamples", "200", *args)
+
+
+def _cells(text: str, row: str) -> list[str]:
+    line = next(line for line in text.splitlines() if line.startswith(f"│ {row}"))
+    return [c.strip() for c in line.split("│")[1:-1]]
+
+
+def test_compare_table_shows_sums_labelled(files: dict[str, Path]) -> None:
+    """run: num_ret 2 + 1 = 3, num_rel_ret 1 + 1 = 2; other: 3 + 0 = 3 and 1 + 0 = 1 (q2 missing scores 0)."""
+    text = compare(files)
+    head = next(line for line in text.splitlines() if "num_ret (sum)" in line)
+    assert [c.split()[0] for c in head.split("┃")[1:-1]] == ["run", "num_ret", "map", "num_rel_ret"]
+    assert "num_rel_ret (sum)" in head and "map ↑" in head
+    run, other = _cells(text, "run"), _cells(text, "other")
+    assert run[1].split()[0] == "3" and run[3].split()[0] == "2" and other[1].split()[0] == "3"
+    assert other[3].split()[0] == "1" and run[2].split()[0] == "0.7500"  # a mean beside: 4 decimals
+    for cell in (run[1], run[3], other[1], other[3]):  # the sum's interval in whole counts
+        assert re.fullmatch(r"\d+ \[\d+, \d+\]", cell.rstrip("▲▼ ")), cell
+    # tests compare per-query means, and say so for counts
+    assert "num_ret (mean)" in text and "num_rel_ret (mean)" in text and "diff = mean(b) - mean(a)" in text
+    assert "Counts (num_ret, num_rel_ret) are shown by their sum" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_compare_papers_show_sums(files: dict[str, Path], fmt: str) -> None:
+    text = compare(files, "--format", fmt)
+    label = "num\\_ret (sum)" if fmt == "latex" else "num_ret (sum)"
+    assert label in text and "shown by their sum" in text
+    if fmt == "markdown":
+        row = next(line for line in text.splitlines() if line.startswith("| run (baseline)"))
+        assert row.split("|")[2].strip().startswith("**3** [") and "num_ret (mean) |" in text
+
+
+def test_compare_csv_and_json_give_sums(files: dict[str, Path]) -> None:
+    rows = [line.split(",") for line in compare(files, "--format", "csv").splitlines()]
+    sums = {(r[1], r[2]): r[5] for r in rows if r[0] == "sum"}
+    assert sums == {("num_ret", "run"): "3", ("num_ret", "other"): "3", ("num_rel_ret", "run"): "2",
+                    ("num_rel_ret", "other"): "1"}
+    means = {(r[1], r[2]): float(r[5]) for r in rows if r[0] == "mean"}
+    assert means[("num_ret", "run")] == 1.5  # the mean stays the mean
+    doc = json.loads(compare(files, "--format", "json"))
+    assert doc["sums"] == {"run": {"num_ret": 3, "num_rel_ret": 2}, "other": {"num_ret": 3, "num_rel_ret": 1}}
+    assert doc["means"]["run"]["num_ret"] == 1.5
+
+
+def test_compare_html_report_shows_sums(files: dict[str, Path], tmp_path: Path, groups: Path) -> None:
+    html = tmp_path / "r.html"
+    compare(files, "--html", str(html), "--k-max", "2", "--group-by", str(groups))
+    text = html.read_text()
+    assert "num_ret (sum) &uarr;" in text and "num_ret (mean)" in text and "sum (a count" in text
+
+
+def test_group_by_tables_show_sums(files: dict[str, Path], groups: Path) -> None:
+    text = evaluate(files, "--group-by", str(groups))
+    per_group = text.split("Per group")[1].split("Gap between groups")[0]
+    assert "num_ret (sum)" in per_group and "num_rel_ret (sum)" in per_group
+    assert _cells(per_group, "g1")[2:] == ["2", "1", "1.0000"] and _cells(per_group, "g2")[2:] == ["1", "1", "0.5000"]
+    gap = text.split("Gap between groups")[1]
+    assert "num_ret (mean)" in gap
+    assert _cells(gap, "num_ret (mean)")[3] == "1.0000"  # 2 - 1 of the means, never "1" beside "0.5000"
+    doc = json.loads(evaluate(files, "--group-by", str(groups), "--format", "json"))
+    assert doc["groups"]["groups"]["g1"]["sum"] == {"num_ret": 2, "num_rel_ret": 1}
+    assert doc["groups"]["groups"]["g1"]["mean"]["num_ret"] == 2.0
+    csv_lines = evaluate(files, "--group-by", str(groups), "--format", "csv").splitlines()
+    assert csv_lines[0] == "group,size,num_ret (sum),num_rel_ret (sum),map" and csv_lines[1] == "g1,1,2,1,1.0"
+    for fmt in ("markdown", "html"):
+        assert "num_ret (sum)" in evaluate(files, "--group-by", str(groups), "--format", fmt)
+
+
+def test_compare_group_by_shows_sums(files: dict[str, Path], groups: Path) -> None:
+    text = compare(files, "--group-by", str(groups), "--format", "markdown")
+    assert "| run | group | size | num_ret (sum) | map | num_rel_ret (sum) |" in text
+    assert "| other | g1 | 1 | 3 | 1.0000 | 1 |" in text and "| other | g2 | 1 | 0 | 0.0000 | 0 |" in text
+    assert "| other | num_ret (mean) | g1 | run |" in text  # the tests within groups: of the means
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcdef"), min_size=0, max_size=6, unique=True), min_size=2, max_size=6),
+       st.lists(st.lists(st.sampled_from("abcdef"), min_size=0, max_size=6, unique=True), min_size=2, max_size=6))
+def test_sums_equal_the_per_query_sum(a: list[list[str]], b: list[list[str]]) -> None:
+    """Comparison.sums and GroupResult.sums against the obvious reference: adding the per-query values."""
+    from rankmeter.compare import compare as compare_api
+    from rankmeter.compare.groups import compare_by_group
+
+    n = min(len(a), len(b))
+    qrels = {f"q{i}": ["a", "c"] for i in range(n)}
+    runs = {"A": {f"q{i}": a[i] for i in range(n)}, "B": {f"q{i}": b[i] for i in range(n)}}
+    cmp = compare_api(qrels, runs, ["num_ret", "num_rel_ret", "P@2"], n_resamples=20)
+    assert cmp.counts == ("num_ret", "num_rel_ret")
+    for r, lists in (("A", a), ("B", b)):
+        assert cmp.sums[r] == {"num_ret": sum(len(x) for x in lists[:n]),
+                               "num_rel_ret": sum(len(set(x) & {"a", "c"}) for x in lists[:n])}
+        lo, hi = cmp.sum_interval(r, "num_ret")
+        assert (lo, hi) == (cmp.intervals[r]["num_ret"][0] * n, cmp.intervals[r]["num_ret"][1] * n)
+    views = compare_by_group(cmp, {f"q{i}": f"g{i % 2}" for i in range(n)})
+    for r, lists in (("A", a), ("B", b)):
+        for g in views[r].groups:
+            want = sum(len(lists[i]) for i in range(n) if f"g{i % 2}" == g)
+            assert views[r].sums[g]["num_ret"] == want

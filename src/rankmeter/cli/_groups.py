@@ -37,21 +37,30 @@ def tables(views: Mapping[str, Any]) -> list[Any]:
     run_key = ["run"] if multi else []
     first = next(iter(views.values()))
     metrics = list(first.means.columns)
+    counts = set(getattr(first, "counts", ()))  # a count: its sum per group; its gap and tests: of the means
+
+    def shown(m: str, how: str) -> str:
+        return f"{m} ({how})" if m in counts else m
+
     mean_rows, gap_rows, test_rows = [], [], []
     for run, gv in views.items():
         key = [run] if multi else []
-        mean_rows += [([*key, g, str(gv.sizes[g])], [float(gv.means.loc[g, m]) for m in metrics]) for g in gv.groups]
-        gap_rows += [([*key, m, str(gv.gap.loc[m, "highest"]), str(gv.gap.loc[m, "lowest"])],
+        sums = gv.sums if counts else {}
+        mean_rows += [([*key, g, str(gv.sizes[g])], [sums[g][m] if m in counts else float(gv.means.loc[g, m])
+                                                     for m in metrics]) for g in gv.groups]
+        gap_rows += [([*key, shown(m, "mean"), str(gv.gap.loc[m, "highest"]), str(gv.gap.loc[m, "lowest"])],
                       [float(gv.gap.loc[m, "max_minus_min"]), float(gv.gap.loc[m, "min_over_max"])])
                      for m in metrics]
         for row in gv.tests.to_dict(orient="records"):
-            test_rows.append(([*key, row["metric"], row["group"], row["other"], row["test"], str(row["n"])],
+            test_rows.append(([*key, shown(row["metric"], "mean"), row["group"], row["other"], row["test"],
+                               str(row["n"])],
                               [row["diff"], row["p_value"], row["p_adjusted"]]))
     unit = first.unit
     out = [
-        Table("Per group", [*run_key, "group", "size"], mean_rows, metrics,
+        Table("Per group", [*run_key, "group", "size"], mean_rows, [shown(m, "sum") for m in metrics],
               f"Mean per group of {unit if unit != 'query' else 'queries'} (a {unit} without a value is left out "
-              f"and counted)."),
+              f"and counted)." + (" Counts (sum) are summed over the group's queries, as trec_eval does; their gap "
+                                  "and tests are of the means (mean)." if counts else "")),
         Table("Gap between groups", [*run_key, "metric", "highest", "lowest"], gap_rows,
               ["max - min", "min / max"], "Highest and lowest group mean of each metric."),
     ]

@@ -125,10 +125,14 @@ def write_table(title: str, index_names: Sequence[str], rows: Sequence[tuple[Seq
 
 
 def fmt_number(v: float) -> str:
+    """A table cell: an int (a count, a count's sum) as an integer, any float with 4 decimals (a mean of 2 is
+    ``2.0000`` beside ``1.5000``: one format per kind of number, never by the value).
+
+    >>> fmt_number(3), fmt_number(2.0), fmt_number(0.5), fmt_number(float("nan"))
+    ('3', '2.0000', '0.5000', 'nan')
+    """
     if isinstance(v, int) and not isinstance(v, bool):  # a count, or a count's sum: an integer always
         return str(v)
     if v != v:
         return "nan"
-    if float(v).is_integer() and abs(v) > 1:
-        return f"{int(v)}"
     return f"{v:.4f}"

@@ -157,7 +157,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
         from ..io.irds import expand_official
 
         metrics = tuple(expand_official(list(metrics), qrels))
-    parsed, metric_notes = parse_metric_list(metrics)
+    # each spelling its own key, as evaluate: computed and tested once (see rankmeter.compare)
+    parsed, metric_notes = parse_metric_list(metrics, spellings=True)
     notes += metric_notes
     if convention is not None:
         from ..metrics.conventions import with_convention

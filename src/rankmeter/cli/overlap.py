@@ -66,19 +66,19 @@ def command(run_a: str, run_b: str, measures: tuple[str, ...], per_query: bool, 
         payload["runs"] = {"a": names[0], "b": names[1]}
         write_json(payload)
         return
-    rows = [([q], [res.values[m][i] for m in texts] + [float(res.common[i])]) for i, q in enumerate(res.queries)]
+    rows = [([q], [res.values[m][i] for m in texts] + [int(res.common[i])]) for i, q in enumerate(res.queries)]
     mean = res.mean
     if fmt == "csv":
         if per_query:
             write_csv(["query"], rows + [(["all"], [mean[m] for m in texts] + [float("nan")])], texts + ["common"])
         else:
-            write_csv(["measure"], [([m], [mean[m], float(res.defined(m))]) for m in texts], ["mean", "queries"])
+            write_csv(["measure"], [([m], [mean[m], int(res.defined(m))]) for m in texts], ["mean", "queries"])
         return
     if per_query:
         write_table("per query", ["query"], rows, texts + ["common"])
     caption = (f"{names[0]} vs {names[1]}: {len(res.queries)} {'query' if len(res.queries) == 1 else 'queries'} "
                f"in both runs")
-    write_table("", ["measure"], [([m], [mean[m], float(res.defined(m))]) for m in texts], ["mean", "queries"],
+    write_table("", ["measure"], [([m], [mean[m], int(res.defined(m))]) for m in texts], ["mean", "queries"],
                 caption=caption)
 
 

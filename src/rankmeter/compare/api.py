@@ -75,6 +75,11 @@ def compare(
     extrapolated RBO between the rankings of each compared pair of runs over the
     compared queries both have (``Comparison.overlap``; runs given as rankings only).
 
+    Metrics are keyed by the text written. Two spellings of one metric (``hit_rate@10`` and
+    ``success@10``, ``P@10`` and ``p@10``) are computed and tested once and shown under each
+    spelling with the same means, intervals and tests: an alias is the same test, so the
+    multiple-testing family counts it once (``Comparison.aliases``, and a note).
+
     Precomputed results whose own aggregate is not the mean of their per-row
     values (``mae`` of :func:`rankmeter.evaluate_ratings` is over all pairs) are
     compared on the mean of the per-row values, labelled so: ``mae (mean over users)``.
@@ -113,6 +118,11 @@ def compare(
 
         metrics = with_convention(metrics, convention, func="compare")
     metric_texts, metric_objs = S.resolve_metrics(metrics, ranked, given)
+    # two spellings of one metric (hit_rate@10, success@10): computed and tested once, under the first
+    # spelling, then shown under each (the same statistics); the multiple-testing family counts it once
+    aliases = S.metric_aliases(metric_texts, metric_objs)
+    shown_texts, metric_texts = metric_texts, [m for m in metric_texts if m not in aliases]
+    counts = S.count_metrics(shown_texts, metric_objs)  # shown by their sum in the tables
     n_pairs = len(S._run_pairs(len(names), names.index(baseline), pairs)) * len(metric_texts)
     R.check_memory(plan.n_resamples, len(names) * len(metric_texts), n_pairs, name="compare")
 
@@ -128,8 +138,10 @@ def compare(
     final = S.align(given, ev)
     scores = S.score_matrix(names, metric_texts, final, ev)
 
-    declared = {m: (next((o.spec.higher_is_better for o in metric_objs if o.text == m), None)
-                    if metric_objs else None) for m in metric_texts}
+    by_text: dict[str, Any] = {}
+    for o in metric_objs or ():  # (a dict, not a scan of the metrics per metric: thousands of -m options)
+        by_text.setdefault(o.text, o.spec.higher_is_better)
+    declared = {m: by_text.get(m) for m in metric_texts}
     hib: dict[str, bool] = {m: (bool(v) if v is not None else S._higher_is_better(m, [r for _, r in given]))
                             for m, v in declared.items()}
 
@@ -141,10 +153,21 @@ def compare(
     nan_notes, no_value = S.nan_pairing(lay, plan, rs, results, names, metric_texts, final, unit, gen_nan)
     tests_out = S.correct(lay, plan, rs, results, names, metric_texts, hib)
     notes = ev.notes + nan_notes + S.degenerate_notes(lay, plan, rs, results, names, metric_texts)
+    column = {m: mi for mi, m in enumerate(metric_texts)}  # a metric's column in the layout (an alias: its first)
+    if aliases:
+        column = {m: column[aliases.get(m, m)] for m in shown_texts}
+        scores, hib, tests_out, no_value = S.spread_aliases(aliases, shown_texts, scores, hib, tests_out, no_value)
+        notes += [f"metric {a!r} is the same as {m!r}: computed and tested once, shown under both names with the "
+                  f"same statistics (the multiple-testing family counts it once)" for a, m in aliases.items()]
+        labels.update(S.alias_labels(aliases, labels))
+        metric_texts = shown_texts
 
     if labels:
         # the shown name of a relabelled metric, everywhere: scores, means, tests
         shown = [labels.get(m, m) for m in metric_texts]
+        column = {labels.get(m, m): c for m, c in column.items()}
+        aliases = {labels.get(a, a): labels.get(m, m) for a, m in aliases.items()}
+        counts = tuple(labels.get(m, m) for m in counts)
         scores = {n: {labels.get(m, m): v for m, v in s.items()} for n, s in scores.items()}
         hib = {labels.get(m, m): v for m, v in hib.items()}
         import dataclasses
@@ -163,8 +186,8 @@ def compare(
         pairs=pairs, baseline=baseline,
         queries=("results" if not ranked else queries) if isinstance(queries, str) else "given",
         exact_max_n=plan.exact_max_n, randomization=flip_method)
-    means = {n: {m: float(lay.means[mi * Rn + ri]) for mi, m in enumerate(metric_texts)} for ri, n in enumerate(names)}
-    ivs = {n: {m: (float(rs.lo[mi * Rn + ri]), float(rs.hi[mi * Rn + ri])) for mi, m in enumerate(metric_texts)}
+    means = {n: {m: float(lay.means[column[m] * Rn + ri]) for m in metric_texts} for ri, n in enumerate(names)}
+    ivs = {n: {m: (float(rs.lo[column[m] * Rn + ri]), float(rs.hi[column[m] * Rn + ri])) for m in metric_texts}
            for ri, n in enumerate(names)}
     sims = S.rank_overlap(ev, names, S._run_pairs(Rn, names.index(baseline), pairs), final, rbo_p, notes) \
         if rbo_p is not None else []
@@ -180,7 +203,8 @@ def compare(
         runs=tuple(names), metrics=tuple(metric_texts), queries=tuple(final), scores=scores, means=means,
         intervals=ivs, tests=tests_out, settings=settings, notes=notes + unresolved_notes, missing=ev.missing,
         higher_is_better=hib, unit=unit, overlap=sims, no_value=no_value, _sources=ev.sources,
-        unjudged_bounds=ev.bounds, unresolved=unresolved)
+        unjudged_bounds=ev.bounds, unresolved=unresolved, aliases=aliases,
+        counts=counts)
 
 
 def _provenance(qrels: Any, items: Sequence[tuple[str, Any]], metrics: Sequence[str], seed: Any, *,

@@ -128,6 +128,9 @@ class Comparison:
     the metric leaves out, e.g. without a training profile): ``no_value[metric][run]``
     counts them; they are left out of the run's mean and interval and of every paired
     test of the metric that involves the run (``PairTest.n``), and a note says so.
+    Two spellings of one metric (``hit_rate@10`` and ``success@10``) are both in ``metrics``
+    and keyed as written, with the same numbers: the metric is computed and tested once, and
+    the multiple-testing family counts it once (``aliases[spelling]`` names the first spelling).
     """
 
     runs: tuple[str, ...]
@@ -152,6 +155,13 @@ class Comparison:
     # the compared (metric, a, b) whose intervals overlap: unresolved by the judgments
     unjudged_bounds: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
     unresolved: list[tuple[str, str, str]] = field(default_factory=list)
+    # another spelling of a metric given before it (success@10 after hit_rate@10) -> that first spelling:
+    # computed and tested once, shown under each spelling with the same statistics, counted once in the
+    # multiple-testing family
+    aliases: dict[str, str] = field(default_factory=dict)
+    # the count metrics (the registry's count=True: num_ret, num_rel_ret...): shown by their sum over the
+    # queries in every table, as trec_eval; means, intervals and tests stay per query (sums, sum_interval)
+    counts: tuple[str, ...] = ()
     # what produced it (rankmeter.provenance.Provenance): version, inputs with SHA-256, metrics, options, seed, date
     provenance: Any = field(default=None, repr=False)
     _sources: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -173,6 +183,19 @@ class Comparison:
         if self.n_queries == 1:
             return self.unit
         return "queries" if self.unit == "query" else self.unit + "s"
+
+    @property
+    def sums(self) -> dict[str, dict[str, int]]:
+        """``sums[run][metric]``: each count metric's sum over the queries with a value (trec_eval's ``all`` line
+        of a count), as the tables show it; ``means`` keeps the per-query mean."""
+        return {r: {m: int(round(float(np.nansum(self.scores[r][m])))) for m in self.counts} for r in self.runs}
+
+    def sum_interval(self, run: str, metric: str) -> tuple[float, float]:
+        """The bootstrap interval of a count's sum: its mean's interval times the number of queries with a value
+        (a resample's sum is that many times its mean)."""
+        n = int(np.count_nonzero(~np.isnan(np.asarray(self.scores[run][metric], dtype=np.float64))))
+        lo, hi = self.intervals[run][metric]
+        return lo * n, hi * n
 
     def test(self, metric: str, a: str, b: str, test: str | None = None) -> PairTest:
         """The comparison of ``b`` against ``a`` (either order) on ``metric`` with ``test`` (first test if None)."""
@@ -252,7 +275,9 @@ class Comparison:
     # ----------------------------------------------------------------- exporters
 
     def to_dict(self, details: bool = False) -> dict[str, Any]:
-        """``{"queries": N, "means": ..., "intervals": ..., "tests": [...]}``.
+        """``{"queries": N, "means": ..., "intervals": ..., "tests": [...]}``, and ``"sums"`` of the count metrics
+        (``num_ret``...: their sum over the queries, as the tables show them; ``means``, ``intervals`` and each
+        test's ``diff`` stay per query).
 
         ``details=True`` adds the effect size, n, method and significance of each
         test and top-level ``runs``, ``metrics``, ``baseline``, ``settings``,
@@ -266,6 +291,8 @@ class Comparison:
                           for r in self.runs},
             "tests": [t.to_dict(details) for t in self.tests],
         }
+        if self.counts:  # a count's sum over the queries, as the tables show it (means stay per query)
+            out["sums"] = self.sums
         if details:
             out.update(runs=list(self.runs), metrics=list(self.metrics), baseline=self.baseline,
                        settings=self.settings.to_dict(), missing=dict(self.missing), notes=list(self.notes))
@@ -503,6 +530,7 @@ def saved_section(cmp: Comparison) -> dict[str, Any]:
         "unjudged_bounds": {r: {m: [json_number(v[0]), json_number(v[1])] for m, v in b.items()}
                             for r, b in cmp.unjudged_bounds.items()},
         "unresolved": [list(u) for u in cmp.unresolved],
+        "aliases": dict(cmp.aliases), "counts": list(cmp.counts),
     }
 
 
@@ -537,6 +565,8 @@ def comparison_from_saved(d: dict[str, Any], source: str = "") -> Comparison:
         unjudged_bounds={r: {m: (_f(v[0]), _f(v[1])) for m, v in b.items()}
                          for r, b in info.get("unjudged_bounds", {}).items()},
         unresolved=[(u[0], u[1], u[2]) for u in info.get("unresolved", [])],
+        aliases={str(a): str(m) for a, m in info.get("aliases", {}).items()},
+        counts=tuple(str(m) for m in info.get("counts", [])),
         provenance=Provenance.from_dict(d["provenance"]) if isinstance(d.get("provenance"), dict) else None)
 
 
@@ -558,4 +588,4 @@ def comparisons_equal(a: Comparison, b: Comparison) -> bool:
     tests_b = [t.to_dict(details=True) for t in b.tests]
     return (tests_a == tests_b and a.settings.to_dict() == b.settings.to_dict() and list(a.notes) == list(b.notes)
             and dict(a.missing) == dict(b.missing) and dict(a.higher_is_better) == dict(b.higher_is_better)
-            and a.provenance == b.provenance)
+            and dict(a.aliases) == dict(b.aliases) and a.counts == b.counts and a.provenance == b.provenance)

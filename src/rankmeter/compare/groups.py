@@ -31,11 +31,14 @@ def compare_by_group(cmp: Any, groups: Any, *, test: str | None = None,
     test = test or s.tests[0]
     base = Result(queries=list(cmp.queries), values=cmp.scores[s.baseline], index_name=cmp.unit)
     out: dict[str, GroupResult] = {}
+    counts = tuple(getattr(cmp, "counts", ()))  # shown by their sum per group
     for run in cmp.runs:
         res = Result(queries=list(cmp.queries), values=cmp.scores[run], index_name=cmp.unit)
         if run == s.baseline:
-            out[run] = by_group(res, groups, option=option)
+            out[run] = by_group(res, groups, option=option, counts=counts)
         else:
             out[run] = by_group(res, groups, test=test, against=base, option=option, against_name=s.baseline,
-                                correction=s.correction, n_resamples=s.n_resamples, seed=s.seed)
+                                correction=s.correction, n_resamples=s.n_resamples, seed=s.seed,
+                                aliases=getattr(cmp, "aliases", {}),  # a second spelling: tested once
+                                counts=counts)
     return out

@@ -27,7 +27,8 @@ from .streamed import StreamedRun
 
 __all__ = [
     "check_settings", "name_runs", "resolve_metrics", "evaluate_runs", "collect_results", "align",
-    "score_matrix", "resample", "pair_tests", "nan_pairing", "correct", "degenerate_notes",
+    "score_matrix", "resample", "pair_tests", "nan_pairing", "correct", "degenerate_notes", "metric_aliases",
+    "spread_aliases", "alias_labels", "count_metrics",
 ]
 
 _TEST_ALIASES = {
@@ -204,6 +205,95 @@ def resolve_metrics(metrics: Any, ranked: list[tuple[str, Any]],
                 raise InputError(f"run {n!r} has no per-query values of metric {text!r} "
                                  f"(it has: {', '.join(r.values) or 'none'})", source=n)
     return metric_texts, metric_objs
+
+
+def metric_aliases(metric_texts: Sequence[str], metric_objs: Sequence[Any]) -> dict[str, str]:
+    """``{spelling: first spelling}`` for each metric written again under another spelling (``success@10``
+    after ``hit_rate@10``, ``p@10`` after ``P@10``): the same canonical metric
+    (:attr:`rankmeter.metrics.registry.Metric.canonical`, as the evaluation core computes it once).
+
+    A comparison computes and tests such a metric once, under its first spelling, and shows it under
+    each spelling with the same statistics: an alias is the same test, not one more in the
+    multiple-testing family.
+
+    >>> metric_aliases(["hit_rate@10", "ndcg@10", "success@10"], [])
+    {'success@10': 'hit_rate@10'}
+    """
+    if metric_objs:
+        keys = [m.canonical for m in metric_objs]
+    else:  # precomputed results: a text that is no metric of the registry is its own key
+        from ..metrics.registry import parse_metric
+
+        keys = []
+        for text in metric_texts:
+            try:
+                keys.append(parse_metric(text).canonical)
+            except Exception:  # noqa: BLE001  (a value's name that does not parse is matched by its text only)
+                keys.append("\0" + text)
+    first: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for text, key in zip(metric_texts, keys, strict=True):
+        if key in first and first[key] != text:
+            out[text] = first[key]
+        else:
+            first.setdefault(key, text)
+    return out
+
+
+def count_metrics(metric_texts: Sequence[str], metric_objs: Sequence[Any]) -> tuple[str, ...]:
+    """The metrics that are counts (the registry's ``count=True``: ``num_ret``, ``num_rel_ret``...), which every
+    table shows by their sum over the queries.
+
+    >>> count_metrics(["num_ret", "map", "num_rel_ret"], [])
+    ('num_ret', 'num_rel_ret')
+    """
+    if metric_objs:
+        return tuple(m.text for m in metric_objs if getattr(m.spec, "count", False))
+    from ..metrics.registry import parse_metric
+
+    out = []
+    for text in metric_texts:
+        try:
+            if parse_metric(text).spec.count:
+                out.append(text)
+        except Exception:  # noqa: BLE001  (a value's name that is no metric of the registry is no count)
+            continue
+    return tuple(out)
+
+
+def spread_aliases(aliases: Mapping[str, str], shown: Sequence[str], scores: dict[str, dict[str, np.ndarray]],
+                   hib: dict[str, bool], tests: list[PairTest], no_value: dict[str, dict[str, int]]
+                   ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, bool], list[PairTest],
+                              dict[str, dict[str, int]]]:
+    """What was computed under each metric's first spelling, under every spelling in ``shown``
+    (``aliases``: spelling -> first spelling): scores, directions, tests (in the order test, metric,
+    pair) and the counts of missing values."""
+    import dataclasses
+
+    def first(m: str) -> str:
+        return aliases.get(m, m)
+
+    scores = {n: {m: s[first(m)] for m in shown} for n, s in scores.items()}
+    hib = {m: hib[first(m)] for m in shown}
+    by_key: dict[tuple[str, str], list[PairTest]] = {}
+    for t in tests:
+        by_key.setdefault((t.test, t.metric), []).append(t)
+    order = list(dict.fromkeys(t.test for t in tests))
+    spread = [t if m == t.metric else dataclasses.replace(t, metric=m)
+              for name in order for m in shown for t in by_key.get((name, first(m)), [])]
+    no_value = {m: dict(no_value[first(m)]) for m in shown if first(m) in no_value}
+    return scores, hib, spread, no_value
+
+
+def alias_labels(aliases: Mapping[str, str], labels: Mapping[str, str]) -> dict[str, str]:
+    """The shown name of an alias of a relabelled metric: ``mae (mean over users)`` gives ``MAE (mean over
+    users)`` for the spelling ``MAE``."""
+    out: dict[str, str] = {}
+    for a, m in aliases.items():
+        if m in labels:
+            label = labels[m]
+            out[a] = a + label[len(m):] if label.startswith(m) else f"{a} ({label})"
+    return out
 
 
 # =========================================================================== per-query scores

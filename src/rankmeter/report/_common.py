@@ -41,6 +41,51 @@ def test_label(key: str) -> str:
     return TEST_NAMES.get(key, key)
 
 
+def is_count(cmp: "Comparison", metric: str) -> bool:
+    """Whether ``metric`` is a count (``num_ret``, ``num_rel_ret``...: the registry's ``count=True``)."""
+    return metric in getattr(cmp, "counts", ())
+
+
+def mean_label(cmp: "Comparison", metric: str) -> str:
+    """A metric's name over its aggregate in a means table: ``num_ret (sum)`` for a count."""
+    return f"{metric} (sum)" if is_count(cmp, metric) else metric
+
+
+def test_metric_label(cmp: "Comparison", metric: str) -> str:
+    """A metric's name in a tests table: ``num_ret (mean)`` for a count, whose difference is of the per-query
+    means (as every test's), not of the sums the means table shows."""
+    return f"{metric} (mean)" if is_count(cmp, metric) else metric
+
+
+def aggregate_cells(cmp: "Comparison", run: str, metric: str, digits: int = 4) -> tuple[str, str, str]:
+    """``(value, low, high)`` as a means table shows them: the mean and its interval, or for a count its sum (an
+    integer, as trec_eval's ``all`` line) and the sum's interval rounded outward to whole counts.
+
+    >>> from rankmeter.compare import compare
+    >>> c = compare({"q1": ["a"], "q2": ["b"]}, {"A": {"q1": ["a", "x"], "q2": ["b"]}, "B": {"q1": ["a"], "q2": []}},
+    ...             ["num_ret", "rr"], n_resamples=50)
+    >>> aggregate_cells(c, "A", "num_ret"), aggregate_cells(c, "A", "rr")
+    (('3', '2', '4'), ('1.0000', '1.0000', '1.0000'))
+    """
+    if is_count(cmp, metric):
+        lo, hi = cmp.sum_interval(run, metric)
+        whole = [str(math.floor(lo + 1e-9)) if math.isfinite(lo) else fmt(lo, digits),
+                 str(math.ceil(hi - 1e-9)) if math.isfinite(hi) else fmt(hi, digits)]
+        return str(cmp.sums[run][metric]), whole[0], whole[1]
+    lo, hi = cmp.intervals[run][metric]
+    return fmt(cmp.means[run][metric], digits), fmt(lo, digits), fmt(hi, digits)
+
+
+def counts_text(cmp: "Comparison") -> str | None:
+    """What a reader of a table with counts must know: how they are aggregated and what their tests compare."""
+    counts = [m for m in cmp.metrics if is_count(cmp, m)]
+    if not counts:
+        return None
+    return (f"Counts ({', '.join(counts)}) are shown by their sum over the {cmp.units} (sum), as trec_eval does, "
+            "with the interval rounded outward to whole counts; their tests compare the per-query means (mean), "
+            "as for every metric")
+
+
 def marker(cmp: "Comparison", metric: str, run: str) -> str | None:
     """``"up"`` / ``"down"`` if ``run`` is significantly better / worse than the baseline on ``metric``."""
     t = cmp.against_baseline(metric, run)
@@ -89,7 +134,7 @@ def _family_text(cmp: "Comparison") -> str:
 
     s = cmp.settings
     n_pairs = len({(t.a, t.b) for t in cmp.tests})
-    size = s.family_size(n_pairs, len(cmp.metrics))
+    size = s.family_size(n_pairs, len(cmp.metrics) - len(getattr(cmp, "aliases", {})))  # an alias: no new test
     if s.correction == "none":
         return "no multiple-testing correction"
     plural = "comparison" if size == 1 else "comparisons"

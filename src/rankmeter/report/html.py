@@ -32,6 +32,8 @@ from ._common import (
     DOWN,
     UP,
     adjusted_name,
+    aggregate_cells,
+    counts_text,
     describe,
     family_text,
     fmt,
@@ -39,10 +41,12 @@ from ._common import (
     fmt_signed,
     legend,
     marker,
+    mean_label,
     missing_text,
     no_value_text,
     show_n,
     test_label,
+    test_metric_label,
 )
 
 if TYPE_CHECKING:
@@ -128,27 +132,27 @@ def _d(x: Any) -> str:
 
 def _means_table(cmp: "Comparison", digits: int) -> str:
     pct = f"{cmp.settings.confidence * 100:g}%"
-    head = "".join(f"<th>{_d(m)} {'&uarr;' if cmp.higher_is_better.get(m, True) else '&darr;'}</th>"
+    head = "".join(f"<th>{_d(mean_label(cmp, m))} {'&uarr;' if cmp.higher_is_better.get(m, True) else '&darr;'}</th>"
                    for m in cmp.metrics)
     rows = []
     best = {m: set(cmp.best(m)) for m in cmp.metrics}
     for r in cmp.runs:
         cells = []
         for m in cmp.metrics:
-            v = fmt(cmp.means[r][m], digits)
+            v, lo, hi = aggregate_cells(cmp, r, m, digits)  # a count: its sum
             v = f"<strong>{v}</strong>" if r in best[m] else v
-            lo, hi = cmp.intervals[r][m]
             mk = marker(cmp, m, r)
             sym = f' <span class="up">{UP}</span>' if mk == "up" else \
                 f' <span class="down">{DOWN}</span>' if mk == "down" else ""
-            cells.append(f'<td>{v} <span class="ci">[{fmt(lo, digits)}, {fmt(hi, digits)}]</span>{sym}</td>')
+            cells.append(f'<td>{v} <span class="ci">[{lo}, {hi}]</span>{sym}</td>')
         base = r == cmp.baseline
         label = _d(r) + (' <span class="ci">(baseline)</span>' if base else "")
         rows.append(f'<tr{" class=base" if base else ""}><td class="l">{label}</td>{"".join(cells)}</tr>')
     return (f'<div class="scroll"><table><thead><tr><th class="l">run</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>'
             f'<p class="caption">{_e(legend(cmp))}. <strong>Bold</strong>: best mean. Brackets: {pct} '
-            f'{"BCa" if cmp.settings.interval == "bca" else "percentile"} bootstrap interval.</p>')
+            f'{"BCa" if cmp.settings.interval == "bca" else "percentile"} bootstrap interval.'
+            + (f" {_e(counts)}." if (counts := counts_text(cmp)) else "") + "</p>")
 
 
 def _overlap_table(cmp: "Comparison", digits: int) -> str:
@@ -170,7 +174,7 @@ def _tests_table(cmp: "Comparison", digits: int) -> str:
         cls = ' class="sig up"' if t.significant and t.better == t.b else \
             ' class="sig down"' if t.significant else ""
         rows.append(
-            f'<tr><td class="l">{_d(t.metric)}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
+            f'<tr><td class="l">{_d(test_metric_label(cmp, t.metric))}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
             f'<td class="l">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
             f'<td>[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
             f'<td>{fmt(t.effect_size, 2)}</td><td>{fmt(t.statistic, 3)}</td><td>{fmt_p(t.p_value)}</td>'
@@ -356,12 +360,20 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
         parts.append('<ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in first.notes) + "</ul>")
     colors = _colors(len(runs))
     parts.append('<div class="figs">')
+    counts = set(getattr(first, "counts", ()))  # a count: its sum per group (the gap and tests: of the means)
+    sums = {r: views[r].sums for r in runs} if counts else {}
     for m in first.means.columns:
+        count = m in counts
+
+        def value(r: str, g: str, m: str = m, count: bool = count) -> float:
+            return float(sums[r][g][m]) if count else float(views[r].means.loc[g, m])
+
         head = "".join(f"<th>{_d(r)}</th>" for r in runs)
         rows = "".join(f'<tr><td class="l">{_d(g)}</td><td>{first.sizes[g]}</td>'
-                       + "".join(f"<td>{fmt(float(views[r].means.loc[g, m]), digits)}</td>" for r in runs)
+                       + "".join(f"<td>{sums[r][g][m] if count else fmt(value(r, g), digits)}</td>" for r in runs)
                        + "</tr>" for g in groups)
-        gaps = "".join('<tr><td class="l">gap (max - min)</td><td></td>'
+        gap_label = "gap of the means (max - min)" if count else "gap (max - min)"
+        gaps = "".join(f'<tr><td class="l">{gap_label}</td><td></td>'
                        + "".join(f"<td>{fmt(float(views[r].gap.loc[m, 'max_minus_min']), digits)}</td>"
                                  for r in runs) + "</tr>" for _ in [0])
         table = (f'<div class="scroll"><table><thead><tr><th class="l">group</th><th>size</th>{head}</tr></thead>'
@@ -371,20 +383,23 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
         width = 0.8 / max(len(runs), 1)
         x = np.arange(len(groups))
         for i, r in enumerate(runs):
-            vals = [float(views[r].means.loc[g, m]) for g in groups]
+            vals = [value(r, g) for g in groups]
             ax.bar(x + (i - (len(runs) - 1) / 2) * width, vals, width, label=str(r), color=colors[i])
         ax.set_xticks(x, [str(g) for g in groups], fontsize=8)
-        ax.set_ylabel(m)
+        shown = f"{m} (sum)" if count else m
+        ax.set_ylabel(shown)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"{m} per group", fontsize=10)
+        ax.set_title(f"{shown} per group", fontsize=10)
         if len(runs) > 1:
             ax.legend(fontsize=7)
-        parts.append(f"<figure>{_img(fig, f'{m} per group', Canvas)}<figcaption>{_e(m)}: mean per group of "
+        parts.append(f"<figure>{_img(fig, f'{shown} per group', Canvas)}<figcaption>{_e(m)}: "
+                     f"{'sum (a count, as trec_eval sums it)' if count else 'mean'} per group of "
                      f"{_e(cmp.units)}{table}</figcaption></figure>")
     parts.append("</div>")
     tests = [(r, row) for r in runs for row in views[r].tests.to_dict(orient="records")]
     if tests:
-        body = "".join(f'<tr><td class="l">{_d(r)}</td><td class="l">{_d(row["metric"])}</td>'
+        body = "".join(f'<tr><td class="l">{_d(r)}</td><td class="l">'
+                       f'{_d(row["metric"] + (" (mean)" if row["metric"] in counts else ""))}</td>'
                        f'<td class="l">{_d(row["group"])}</td><td>{row["n"]}</td><td>{fmt(row["diff"], digits)}</td>'
                        f'<td>{fmt(row["p_value"], digits)}</td><td>{fmt(row["p_adjusted"], digits)}</td></tr>'
                        for r, row in tests)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ._common import family_text, fmt, marker, no_value_text, test_label
+from ._common import aggregate_cells, counts_text, family_text, marker, mean_label, no_value_text, test_label
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -38,18 +38,17 @@ def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label:
     pct = f"{s.confidence * 100:g}\\%"
     cols = "l" + "r" * len(cmp.metrics)
     best = {m: set(cmp.best(m)) for m in cmp.metrics}
-    head = " & ".join(["Run"] + [escape(m) for m in cmp.metrics]) + r" \\"
+    head = " & ".join(["Run"] + [escape(mean_label(cmp, m)) for m in cmp.metrics]) + r" \\"
     rows = []
     for r in cmp.runs:
         cells = [escape(r)]
         for m in cmp.metrics:
-            v = fmt(cmp.means[r][m], digits)
+            v, lo, hi = aggregate_cells(cmp, r, m, digits)  # a count: its sum
             v = rf"\textbf{{{v}}}" if r in best[m] else v
             mk = marker(cmp, m, r)
             v += UP_TEX if mk == "up" else DOWN_TEX if mk == "down" else r"\phantom{$^{\uparrow}$}"
             if intervals:
-                lo, hi = cmp.intervals[r][m]
-                v += rf" {{\scriptsize [{fmt(lo, digits)}, {fmt(hi, digits)}]}}"
+                v += rf" {{\scriptsize [{lo}, {hi}]}}"
             cells.append(v)
         rows.append(" & ".join(cells) + r" \\")
     test = test_label(s.tests[0])
@@ -62,6 +61,7 @@ def to_latex(cmp: "Comparison", digits: int = 3, intervals: bool = False, label:
         + (f" Brackets: {pct} {'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval "
            f"({s.n_resamples:,} resamples)." if intervals else "")
         + (f" {escape(note)}" if (note := no_value_text(cmp)) else "")
+        + (f" {escape(counts)}." if (counts := counts_text(cmp)) else "")
     )
     record = getattr(cmp, "provenance", None)
     # what produced it (rankmeter.provenance), as a comment line: the JSON record, every character ASCII

@@ -8,15 +8,19 @@ from ._common import (
     DOWN,
     UP,
     adjusted_name,
+    aggregate_cells,
+    counts_text,
     describe,
     fmt,
     fmt_p,
     fmt_signed,
     legend,
     marker,
+    mean_label,
     missing_text,
     no_value_text,
     show_n,
+    test_metric_label,
 )
 
 if TYPE_CHECKING:
@@ -33,21 +37,23 @@ def _cell(text: str, prose: bool = False) -> str:
 def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
     pct = f"{cmp.settings.confidence * 100:g}%"
     lines = [f"## Comparison of {len(cmp.runs)} runs on {cmp.n_queries} {cmp.units}", ""]
-    head = ["run"] + [f"{m} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}" for m in cmp.metrics]
+    head = ["run"] + [f"{mean_label(cmp, m)} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}"
+                      for m in cmp.metrics]
     lines.append("| " + " | ".join(_cell(h) for h in head) + " |")
     lines.append("|" + "---|" + "---:|" * len(cmp.metrics))
     best = {m: set(cmp.best(m)) for m in cmp.metrics}
     for r in cmp.runs:
         row = [_cell(r) + (" (baseline)" if r == cmp.baseline else "")]
         for m in cmp.metrics:
-            v = fmt(cmp.means[r][m], digits)
+            v, lo, hi = aggregate_cells(cmp, r, m, digits)  # a count: its sum
             v = f"**{v}**" if r in best[m] else v
-            lo, hi = cmp.intervals[r][m]
             mk = marker(cmp, m, r)
             sym = f" {UP}" if mk == "up" else f" {DOWN}" if mk == "down" else ""
-            row.append(f"{v} [{fmt(lo, digits)}, {fmt(hi, digits)}]{sym}")
+            row.append(f"{v} [{lo}, {hi}]{sym}")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", f"{_cell(legend(cmp), True)}. **Bold**: best mean. Brackets: {pct} bootstrap interval.", ""]
+    counts = counts_text(cmp)
+    lines += ["", f"{_cell(legend(cmp), True)}. **Bold**: best mean. Brackets: {pct} bootstrap interval."
+              + (f" {_cell(counts, True)}." if counts else ""), ""]
 
     corr = adjusted_name(cmp)
     lines += ["### Paired tests", ""]
@@ -58,7 +64,8 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
     for t in cmp.tests:
         sig = "*" if t.significant else ""
         lines.append(
-            f"| {_cell(t.metric)} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | {fmt_signed(t.diff, digits)} | "
+            f"| {_cell(test_metric_label(cmp, t.metric))} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | "
+            f"{fmt_signed(t.diff, digits)} | "
             f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}] | {fmt(t.effect_size, 2)} | "
             f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | "
             + (f"{t.n} | " if with_n else "") + f"{sig} |")

@@ -47,6 +47,10 @@ def to_csv(cmp: "Comparison") -> str:
             lo, hi = cmp.intervals[r][m]
             w.writerow(["mean", _t(m), _t(r), "", "", _v(cmp.means[r][m]), _v(lo), _v(hi), "", "", "", "", "", "",
                         cmp.n_queries])
+            if m in getattr(cmp, "counts", ()):  # a count: also its sum over the queries, as the tables show it
+                slo, shi = cmp.sum_interval(r, m)
+                w.writerow(["sum", _t(m), _t(r), "", "", cmp.sums[r][m], _v(slo), _v(shi), "", "", "", "", "", "",
+                            cmp.n_queries])
     for t in cmp.tests:
         w.writerow(["diff", _t(t.metric), _t(t.b), _t(t.a), t.test, _v(t.diff), _v(t.diff_interval[0]),
                     _v(t.diff_interval[1]),

@@ -24,15 +24,19 @@ from ._common import (
     DOWN,
     UP,
     adjusted_name,
+    aggregate_cells,
+    counts_text,
     describe,
     fmt,
     fmt_p,
     fmt_signed,
     legend,
     marker,
+    mean_label,
     missing_text,
     no_value_text,
     show_n,
+    test_metric_label,
 )
 from .escape import NEEDS_ESCAPE, char_escape, encodable, escape
 
@@ -192,7 +196,7 @@ def means_grid(cmp: "Comparison", digits: int = 4) -> Grid:
     pct = f"{cmp.settings.confidence * 100:g}%"
     head: list[Any] = ["run"]
     for m in cmp.metrics:
-        head.append(f"{m} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}")
+        head.append(f"{mean_label(cmp, m)} {'↑' if cmp.higher_is_better.get(m, True) else '↓'}")
     best = {m: set(cmp.best(m)) for m in cmp.metrics}
     rows = []
     for r in cmp.runs:
@@ -201,16 +205,17 @@ def means_grid(cmp: "Comparison", digits: int = 4) -> Grid:
             name.append(" (baseline)", style="dim")
         cells: list[Any] = [name]
         for m in cmp.metrics:
-            lo, hi = cmp.intervals[r][m]
-            c = Text(fmt(cmp.means[r][m], digits), style="bold" if r in best[m] else "")
-            c.append(f" [{fmt(lo, digits)}, {fmt(hi, digits)}]", style="dim")
+            v, lo, hi = aggregate_cells(cmp, r, m, digits)  # a count: its sum
+            c = Text(v, style="bold" if r in best[m] else "")
+            c.append(f" [{lo}, {hi}]", style="dim")
             mk = marker(cmp, m, r)
             c.append(" " + (UP if mk == "up" else DOWN if mk == "down" else " "),
                      style="green" if mk == "up" else "red" if mk == "down" else "")
             cells.append(c)
         rows.append(cells)
+    counts = counts_text(cmp)
     return Grid(head, rows, title=f"Means and {pct} bootstrap intervals ({cmp.n_queries} {cmp.units})",
-                caption=legend(cmp) + "; bold: best")
+                caption=legend(cmp) + "; bold: best" + (f". {counts}" if counts else ""))
 
 
 def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Grid:
@@ -234,7 +239,7 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
         vs = cell(t.b)
         vs.append(" vs ")
         vs.append_text(cell(t.a))
-        rows.append([cell(t.metric), vs, t.test, fmt_signed(t.diff, digits),
+        rows.append([cell(test_metric_label(cmp, t.metric)), vs, t.test, fmt_signed(t.diff, digits),
                      f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]",
                      *extra, fmt_p(t.p_value), fmt_p(t.p_adjusted), *([str(t.n)] if with_n else []), sig])
     return Grid(["metric", "b vs a", "test", *numbers, ""], rows, title="Paired tests (diff = mean(b) - mean(a))",

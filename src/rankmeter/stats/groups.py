@@ -149,6 +149,21 @@ class GroupResult:
     notes: list[str] = field(default_factory=list)
     unit: str = "query"
     delta_gap: Any = None
+    # the count metrics (num_ret...: the registry's count=True), shown by their sum per group (sums)
+    counts: tuple[str, ...] = ()
+
+    @property
+    def sums(self) -> dict[str, dict[str, int]]:
+        """``sums[group][metric]``: each count metric's sum over the group's queries with a value (its mean times
+        their number), as the CLI's tables show a count; ``means`` keeps the mean."""
+        out: dict[str, dict[str, int]] = {}
+        for g in self.groups:
+            out[g] = {}
+            for m in self.counts:
+                n = self.sizes[g] - self.left_out.get(m, {}).get(g, 0)
+                mean = float(self.means.loc[g, m])
+                out[g][m] = int(round(mean * n)) if n and math.isfinite(mean) else 0
+        return out
 
     def to_frame(self) -> Any:
         """A long table: group, size, metric, mean, left_out (one row per group and metric)."""
@@ -192,7 +207,8 @@ class GroupResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "groups": {g: {"size": self.sizes[g],
-                           "mean": {m: float(self.means.loc[g, m]) for m in self.means.columns}} for g in self.groups},
+                           "mean": {m: float(self.means.loc[g, m]) for m in self.means.columns},
+                           **({"sum": self.sums[g]} if self.counts else {})} for g in self.groups},
             "gap": {m: {c: (v if isinstance(v, str) else float(v)) for c, v in row.items()}
                     for m, row in self.gap.to_dict(orient="index").items()},
             "left_out": self.left_out,
@@ -251,7 +267,8 @@ def _unpaired(test: str, a: np.ndarray, b: np.ndarray, n_resamples: int, rng: np
 
 def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any = None, correction: str = "holm",
              n_resamples: int = 10_000, seed: Any = 0, option: str = "groups",
-             against_name: str | None = None) -> GroupResult:
+             against_name: str | None = None, aliases: Mapping[str, str] | None = None,
+             counts: Sequence[str] | None = None) -> GroupResult:
     """Every per-query metric of ``result`` per group of queries: means, sizes, gaps and tests.
 
     ``test`` between groups (unpaired, every pair of groups of each metric): ``welch``
@@ -263,6 +280,11 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
     ``other`` column (default ``"against"``). p-values of one metric are adjusted
     together (``correction``, :func:`rankmeter.stats.adjust`). Corpus-level metrics
     (Gini, coverage...) have no per-query value and are not split (a note says so).
+    Two spellings of one metric (``hit_rate@10`` and ``success@10``, found by their canonical
+    name in ``result.metrics``, or given as ``aliases``: spelling -> first spelling) are tested
+    once: the later spelling's rows repeat the first's (the same statistics, not a new draw).
+    Count metrics (``counts``, default ``result.counts``: ``num_ret``...) keep their mean per group in
+    ``means``; ``GroupResult.sums`` gives their sum per group, as the command line shows them.
     """
     import pandas as pd
 
@@ -307,6 +329,7 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
         if lost:
             notes.append(f"{m}: {lost} grouped {units} have no value (left out of their group's mean)")
     rows: list[dict[str, Any]] = []
+    same = dict(aliases) if aliases is not None else _aliases(result)
     if test is not None:
         rng = make_rng(seed)
         if against is None:
@@ -314,6 +337,9 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
                 raise ParameterError(f"The 'test' parameter of by_group must be one of {', '.join(UNPAIRED_TESTS)} "
                                      f"between groups (or a paired test with against=). Got {test!r} instead.")
             for m in metrics:
+                if m in same:
+                    rows += [dict(r, metric=m) for r in rows if r["metric"] == same[m]]
+                    continue
                 v = np.asarray(result.values[m], dtype=np.float64)
                 for a in range(len(names)):
                     for b in range(a + 1, len(names)):
@@ -342,6 +368,9 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
             for m in metrics:
                 if m not in against.values:
                     raise ParameterError(f"by_group: metric {m!r} is not in the result tested against")
+                if m in same:
+                    rows += [dict(r, metric=m) for r in rows if r["metric"] == same[m]]
+                    continue
                 v = np.asarray(result.values[m], dtype=np.float64)
                 w = np.asarray(against.values[m], dtype=np.float64)
                 for j, g in enumerate(names):
@@ -370,7 +399,25 @@ def by_group(result: Any, groups: Any, *, test: str | None = None, against: Any 
         tests["p_adjusted"] = adj
     return GroupResult(groups=names, sizes=sizes, means=means, gap=_gap_rows(means, names), left_out=left_out,
                        ungrouped=len(ungrouped_ids), ungrouped_ids=ungrouped_ids, tests=tests, notes=notes,
-                       unit=unit, delta_gap=_delta_gap(means))
+                       unit=unit, delta_gap=_delta_gap(means),
+                       counts=tuple(m for m in (counts if counts is not None else getattr(result, "counts", ()))
+                                    if m in result.values))
+
+
+def _aliases(result: Any) -> dict[str, str]:
+    """``{spelling: first spelling}`` of the metrics of ``result`` written twice under two spellings (the same
+    canonical metric, which the evaluation core computed once)."""
+    first: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for m in getattr(result, "metrics", ()) or ():
+        key, text = getattr(m, "canonical", None), getattr(m, "text", None)
+        if key is None or text is None or text not in result.values:
+            continue
+        if key in first and first[key] != text:
+            out[text] = first[key]
+        else:
+            first.setdefault(key, text)
+    return out
 
 
 def _delta_gap(means: Any) -> Any:
