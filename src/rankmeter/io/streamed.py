@@ -40,11 +40,11 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError
-from ..data import Qrels, RowError
+from ..data import Qrels, RowError, Run
 from .source import Input
 from .trec import TrecText, comment_note, parse_trec
 
-__all__ = ["read_trec_qrels_stream", "BLOCK_BYTES", "Spool", "read_stream_checked"]
+__all__ = ["read_trec_qrels_stream", "read_trec_run_stream", "BLOCK_BYTES", "Spool", "read_stream_checked"]
 
 #: bytes of text parsed at a time: a fault is reported after at most this much more of the stream
 BLOCK_BYTES = 4 << 20
@@ -253,3 +253,87 @@ def read_stream_checked(inp: Input, *, block_bytes: int = BLOCK_BYTES) -> bytes:
         return spool.read()
     finally:
         spool.close()
+
+
+def read_trec_run_stream(inp: Input, *, comments: bool = True, block_bytes: int = BLOCK_BYTES,
+                         **run_options: Any) -> Run:
+    """A TREC run from a stream, for the commands that need all of it (``fuse``, ``overlap``, ``pool``...),
+    parsed and checked block by block as it arrives.
+
+    The first malformed line (binary noise included) ends the reading within its block; with
+    ``duplicates="error"`` (the default), so does an item listed twice for a query within the query's
+    rows so far (the last query of a block is carried into the next: an endless stream of one
+    repeated line stops within its first block). A query that comes back after others is checked
+    when the stream ends. Memory: the run's rows as Arrow columns and their line numbers, never the
+    stream's text.
+
+    >>> import io
+    >>> s = Input("<stdin>", b"", False, False, None, None, io.BytesIO(b"q Q0 a 1 2 t\\nq Q0 b 2 1 t\\n"))
+    >>> read_trec_run_stream(s).to_dict()
+    {'q': {'a': 2.0, 'b': 1.0}}
+    >>> s = Input("<stdin>", b"", False, False, None, None, io.BytesIO(b"q Q0 a 1 2 t\\nq Q0 a 2 1 t\\n"))
+    >>> try:
+    ...     read_trec_run_stream(s)
+    ... except InputError as exc:
+    ...     print(exc.line, exc.message[:32])
+    2 item 'a' appears twice for query
+    """
+    from .. import _compute as C
+    from ..data.ids import bools
+    from .blocks import RunBlocks
+    from .columns import rank_column
+    from .trec import locate
+
+    rank = run_options.get("order") == "rank"
+    check = run_options.get("duplicates", "error") == "error"
+    cutter = RunBlocks(inp, "trec", "score", {}, comments)
+    tables: list[pa.Table] = []
+    lines: list[np.ndarray] = []
+    comment_lines = 0
+    carry: pa.Table | None = None  # the rows of the last query so far (it may go on in the next block)
+    carry_lines = np.zeros(0, dtype=np.int64)
+    for block, line in cutter._text_chunks(0, block_bytes):
+        parsed = parse_trec(block, "run", inp.name, comments=comments, rank=rank, first_line=line, empty_ok=True)
+        comment_lines += parsed.comment_lines
+        t = parsed.table
+        if not t.num_rows:
+            continue
+        if rank:  # the rank column's numbers, checked as they arrive
+            locate(parsed, lambda: rank_column(t.column("rank"), "rank", inp.name))  # noqa: B023  (called at once)
+        at = np.asarray(parsed.lines(), dtype=np.int64)
+        if check:
+            u = t.select(["query", "item"])
+            u_lines = at
+            if carry is not None:
+                u = pa.concat_tables([carry, u])
+                u_lines = np.concatenate([carry_lines, at])
+            try:
+                Run.from_columns(u.column("query"), u.column("item"), order="given")
+            except RowError as exc:
+                inside = exc.row - (len(u_lines) - len(at))
+                text = parsed.line_of(inside)[1] if inside >= 0 else None
+                raise InputError(exc.message.replace(" rows in all;", " rows so far;"), source=inp.name,
+                                 line=int(u_lines[exc.row]), text=text) from None
+            q = u.column("query").combine_chunks()
+            change = np.flatnonzero(bools(C.not_equal(q.slice(1), q.slice(0, len(q) - 1))))
+            start = int(change[-1]) + 1 if len(change) else 0
+            # (a query longer than a million rows is checked within each block only, and whole at the end)
+            carry = u.slice(start) if u.num_rows - start <= 1_000_000 else None
+            carry_lines = u_lines[start:]
+        tables.append(t)
+        lines.append(at)
+    if not tables:
+        raise InputError("no run lines (the input is empty or only comments)", source=inp.name)
+    table = pa.concat_tables(tables)
+    del tables, carry
+    row_lines = np.concatenate(lines)
+    del lines
+    try:
+        rank_col = rank_column(table.column("rank"), "rank", inp.name) if rank else None
+        run = Run.from_columns(table.column("query"), table.column("item"), table.column("score"), rank=rank_col,
+                               **run_options)
+    except RowError as exc:  # (the blocks' text is gone: the line without its text)
+        raise InputError(exc.message, source=inp.name, line=int(row_lines[exc.row])) from None
+    if comment_lines:
+        run = replace(run, comment_lines=comment_lines, notes=run.notes + (comment_note(comment_lines, inp.name),))
+    return run

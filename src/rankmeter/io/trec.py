@@ -542,6 +542,10 @@ def read_trec_run(path: str | Path | Input, *, comments: bool = True, **run_opti
     parsed = _direct(inp, "run", comments, run_options.get("order") == "rank")
     if parsed is not None:
         return _run_from(parsed, run_options)
+    if not inp.restartable:  # a stream: parsed and checked as it arrives (io/streamed.py)
+        from .streamed import read_trec_run_stream
+
+        return read_trec_run_stream(inp, comments=comments, **run_options)
     data, name = _bytes(inp)
     return parse_trec_run_bytes(data, name, comments=comments, **run_options)
 
