@@ -269,8 +269,8 @@ class Result:
                for m, v in self.values.items()}
         out.update(self.corpus)
         if self.metrics:
-            order = [m.text for m in self.metrics if m.text in out]
-            out = {k: out[k] for k in order + [k for k in out if k not in order]}
+            order = dict.fromkeys(m.text for m in self.metrics if m.text in out)  # (a dict: thousands of metrics)
+            out = {k: out[k] for k in [*order, *(k for k in out if k not in order)]}
         return out
 
     @property

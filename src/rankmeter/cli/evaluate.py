@@ -266,6 +266,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
     names = _names(first)
     counts = set(first.counts)  # shown by their sum, as trec_eval, and labelled so
     # a mean no query qualifies for is undefined: said on stderr, and in the JSON's notes
+    agg = {run: _aggregates(res, counts) for run, res in results.items()}  # (once per result, not per metric)
     undefined = {run: undefined_means(res.mean, fmt=fmt) for run, res in results.items()}
     for run, lines in undefined.items():
         for line in lines:
@@ -294,8 +295,8 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
             write_csv(["query"] if single else ["run", "query"], _per_query_rows(results, totals=True),
                       [f"{m} (all: sum)" if m in counts else m for m in first.values])
         else:
-            write_csv(["metric"], [([_label(m, counts)], [_aggregate(res, m, counts) for res in results.values()])
-                                   for m in names], ["mean"] if single else list(results))
+            write_csv(["metric"], [([_label(m, counts)], [agg[run][m] for run in results]) for m in names],
+                      ["mean"] if single else list(results))
         return
     if fmt == "trec":
         from ..metrics.registry import trec_output_name
@@ -305,6 +306,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         # trec_eval's own names where it has the measure (P_10, ndcg_cut_10, map), else ours
         trec_names = {m.text: trec_output_name(m) or _not_trec_name(m) for m in parsed}
         for run, res in results.items():
+            means = res.mean
             if not single:
                 out.append(f"{'runid':<22}\tall\t{line_safe(run)}")  # trec_eval's own run-id line
             if per_query:
@@ -314,7 +316,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
                             for m, c in zip(res.values, cols, strict=True)]
             # like trec_eval, the "all" line of a count (num_ret, num_rel, ...) is the total
             out += [trec_line(trec_names.get(m, m), "all", float(res.values[m].sum())
-                              if (is_count(specs.get(m, m)) and m in res.values) else res.mean[m],
+                              if (is_count(specs.get(m, m)) and m in res.values) else means[m],
                               is_count(specs.get(m, m))) for m in _names(res)]
         _click.echo("\n".join(out))
         return
@@ -325,9 +327,9 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
         write_table("per query", ["query"] if single else ["run", "query"], _per_query_rows(results),
                     list(first.values))
     if single:
-        res = first
+        res, means = first, next(iter(agg.values()))
         caption = f"{res.n_queries} {_plural_queries(res.n_queries)} ({_policy(res)})"
-        write_table("", ["metric"], [([_label(m, counts)], [_aggregate(res, m, counts)]) for m in names], ["mean"],
+        write_table("", ["metric"], [([_label(m, counts)], [means[m]]) for m in names], ["mean"],
                     caption=caption)
     else:
         sizes = {res.n_queries for res in results.values()}
@@ -338,7 +340,7 @@ def _print(results: dict[str, Any], parsed: list[Any], per_query: bool, fmt: str
             caption = "; ".join(f"{run}: {res.n_queries} {_plural_queries(res.n_queries)}"
                                 for run, res in results.items()) + f" ({_policy(first)})"
         # runs as rows, metrics as columns: the orientation of markdown, LaTeX, HTML and compare's table
-        write_table("", ["run", "queries"], [([run, str(res.n_queries)], [_aggregate(res, m, counts) for m in names])
+        write_table("", ["run", "queries"], [([run, str(res.n_queries)], [agg[run][m] for m in names])
                                              for run, res in results.items()],
                     [_label(m, counts) for m in names], caption=caption)
     if views is not None:
@@ -359,7 +361,8 @@ def _per_query_rows(results: dict[str, Any], totals: bool = False) -> list[tuple
         key = [] if single else [run]
         rows += [([*key, qid], [c[i] for c in cols]) for i, qid in enumerate(res.queries)]
         if totals:
-            rows.append(([*key, "all"], [_aggregate(res, m, counts) for m in res.values]))
+            agg = _aggregates(res, counts)
+            rows.append(([*key, "all"], [agg[m] for m in res.values]))
     return rows
 
 
@@ -368,9 +371,15 @@ def _label(metric: str, counts: set[str]) -> str:
     return f"{metric} (sum)" if metric in counts else metric
 
 
-def _aggregate(res: Any, metric: str, counts: set[str]) -> Any:
-    """The aggregate the CLI shows: a count's sum (an int, as trec_eval's ``all`` line), else the mean."""
-    return res.sums[metric] if metric in counts else res.mean[metric]
+def _aggregates(res: Any, counts: set[str]) -> dict[str, Any]:
+    """Metric -> the aggregate the CLI shows: a count's sum (an int, as trec_eval's ``all`` line), else the
+    mean. Computed once per result: ``Result.mean`` aggregates every metric, so asking it once per metric
+    made thousands of ``-m`` options quadratic (issue 32)."""
+    out: dict[str, Any] = dict(res.mean)
+    if counts & set(out):
+        sums = res.sums
+        out.update({m: sums[m] for m in counts if m in sums})
+    return out
 
 
 def _plural_queries(n: int) -> str:
@@ -395,8 +404,8 @@ def _paper(results: dict[str, Any], names: list[str], per_query: bool, fmt: str,
                else f"Mean over each run's queries ({policy}).")
     if count_metrics:
         caption += " Counts (sum) are summed over the queries, as trec_eval does."
-    means = Table("", ["run", "queries"], [([run, str(res.n_queries)], [_aggregate(res, m, count_metrics)
-                                                                        for m in names])
+    agg = {run: _aggregates(res, count_metrics) for run, res in results.items()}
+    means = Table("", ["run", "queries"], [([run, str(res.n_queries)], [agg[run][m] for m in names])
                                            for run, res in results.items()],
                   [_label(m, count_metrics) for m in names], caption)
     tables = [means]
