@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.data.order import rank_order, segment_order
+from rankmeter.data.order import group_blocks, group_rows, rank_order, segment_order
 
 
 def lexsort_rank_order(qcodes: np.ndarray, value: np.ndarray,
@@ -169,3 +169,48 @@ def test_a_tie_never_spans_two_queries() -> None:
     items = pa.array(["a", "b", "c", "z", "y"])
     _check(q, value, items)
     assert rank_order(q, value, items)[0].tolist() == [1, 2, 0, 3, 4]
+
+
+@settings(max_examples=80)
+@given(runs(), st.integers(0, 2**32 - 1), st.booleans())
+def test_ids_read_through_item_rows(run: tuple[np.ndarray, np.ndarray, pa.Array], seed: int, chunked: bool) -> None:
+    # row i's id at items[item_rows[i]] of a larger (perhaps chunked) array: the same order as the ids taken
+    q, value, items = run
+    rng = np.random.default_rng(seed)
+    n = len(q)
+    spare = pa.array([IDS[0]] * 7) if pa.types.is_string(items.type) else pa.array([0] * 7, type=items.type)
+    big = pa.concat_arrays([spare, items, spare])
+    where = rng.permutation(len(big))  # the ids scattered over the larger array
+    scattered = big.take(pa.array(np.argsort(where)))
+    item_rows = where[7:7 + n]
+    assert scattered.take(pa.array(item_rows)).equals(items)
+    source = pa.chunked_array([scattered.slice(0, 5), scattered.slice(5)]) if chunked else scattered
+    got = rank_order(q, value, source, item_rows)
+    want = rank_order(q, value, items)
+    for g, w in zip(got, want, strict=True):
+        assert (g is None) == (w is None)
+        if g is not None:
+            np.testing.assert_array_equal(g, w)
+
+
+def slow_group_blocks(blocks: list[list[str]]) -> tuple[list[str], list[int], list[int]]:
+    """The distinct ids in order of first appearance, their counts, and the rows by a stable Python sort."""
+    flat = [x for b in blocks for x in b]
+    first = {x: i for i, x in reversed(list(enumerate(flat)))}
+    ids = sorted(first, key=first.__getitem__)
+    code = {x: i for i, x in enumerate(ids)}
+    return ids, [flat.count(x) for x in ids], sorted(range(len(flat)), key=lambda r: code[flat[r]])
+
+
+@settings(max_examples=100)
+@given(st.lists(st.lists(st.sampled_from(IDS), max_size=15), min_size=1, max_size=6))
+def test_group_blocks_equals_a_stable_sort_of_the_joined_ids(blocks: list[list[str]]) -> None:
+    coded = [pc.dictionary_encode(pa.array(b, type=pa.string())) for b in blocks]  # (empty blocks too)
+    ids, counts, rows = group_blocks([c.indices.to_numpy() for c in coded], [c.dictionary for c in coded])
+    want_ids, want_counts, want_rows = slow_group_blocks(blocks)
+    assert ids.to_pylist() == want_ids
+    assert counts.tolist() == want_counts
+    assert rows.tolist() == want_rows
+    flat = pa.array([x for b in blocks for x in b], type=pa.string())
+    if len(flat):  # the same as coding the joined ids and group_rows
+        assert rows.tolist() == group_rows(pc.dictionary_encode(flat).indices.to_numpy().astype(np.int64)).tolist()

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter._errors import InputError
-from rankmeter.engines import memory
+from rankmeter.engines import memory, stream
 from rankmeter.evaluation import Engine
 
 METRICS = ["ndcg@10", "ap", "rr", "P@5", "catalog_coverage@10"]
@@ -29,7 +31,7 @@ def _same(got, want) -> None:
     assert got.queries == want.queries
     for m in want.values:
         np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
-    assert got.mean == want.mean
+    np.testing.assert_equal(got.mean, want.mean)  # (nan where no query counts)
     assert got.corpus == want.corpus
     assert got.notes == want.notes
 
@@ -88,3 +90,108 @@ def test_a_duplicates_policy_on_a_shuffled_file(tmp_path, duplicates) -> None:
     assert got.queries == want.queries
     for m in want.values:
         np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
+
+
+QIDS = ["q", "q1", "q10", "q2", "Q1", "é", "1", "10"]  # prefixes of each other
+DIDS = ["d", "d1", "d10", "d100", "d2", "D", "1", "é"]
+
+
+def _write(path, lines: list[str]) -> None:
+    path.write_text("".join(lines))
+
+
+@st.composite
+def _runs(draw: st.DrawFn) -> tuple[list[str], list[str]]:
+    """Run lines in any order (ties, one-row queries, ids that are prefixes of each other) and judgments
+    (some queries of the run without any, or without a relevant one; a judged query not in the run)."""
+    queries = draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=len(QIDS), unique=True))
+    lines, judged = [], ["q99 0 d 1\n"]
+    for q in queries:
+        items = draw(st.lists(st.sampled_from(DIDS), min_size=1, max_size=len(DIDS), unique=True))
+        for d in items:
+            score = draw(st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0]) | st.floats(-1e6, 1e6, width=32))
+            lines.append(f"{q} Q0 {d} 0 {score!r} t\n")
+        if draw(st.booleans()):
+            for d in draw(st.lists(st.sampled_from(DIDS), max_size=4, unique=True)):
+                judged.append(f"{q} 0 {d} {draw(st.integers(0, 3))}\n")
+    shape = draw(st.sampled_from(["shuffled", "tail", "grouped"]))
+    if shape == "shuffled":
+        lines = draw(st.permutations(lines))
+    elif shape == "tail" and len(lines) > 2:  # grouped, but for one row moved to the end (seen late)
+        at = draw(st.integers(0, len(lines) - 2))
+        lines = lines[:at] + lines[at + 1:] + [lines[at]]
+    return lines, judged
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run=_runs(), threads=st.sampled_from([1, 2]), chunk=st.sampled_from([2, 15, 50]),
+       policy=st.sampled_from(["judged", "run", "qrels"]))
+def test_a_run_in_any_order_equals_the_run_read_whole(tmp_path, run, threads, chunk, policy) -> None:
+    lines, judged = run
+    _write(tmp_path / "run.txt", lines)
+    _write(tmp_path / "qrels.txt", judged)
+    metrics = ["ndcg@10", "ap", "rr", "P@2", "recall@3"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(memory, "FILE_CHUNK_ROWS", chunk)  # chunks of a few queries
+        mp.setattr(stream, "_RANGE_BYTES", 16)  # ranges of a few lines: many of them
+        got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", metrics, threads=threads,
+                                 queries=policy)
+    want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt"), metrics, threads=1,
+                              queries=policy)
+    _same(got, want)
+    assert got.coverage == want.coverage
+
+
+def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch) -> None:
+    # the first ranges are grouped (checked, evaluated), a later one repeats a query: the ranges evaluated
+    # already are parsed again, the ones parsed are not, and the result is the one of the run read whole
+    rng = np.random.default_rng(7)
+    lines = [f"q{q} Q0 d{i} 0 {rng.integers(0, 9) / 2} t\n" for q in range(80) for i in range(12)]
+    lines.append("q3 Q0 d99 0 0.25 t\n")
+    _write(tmp_path / "run.txt", lines)
+    _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} {1 + i % 4}\n" for q in range(80) for i in range(0, 12, 3)])
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 40)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    parses = []
+    real = stream._ParallelText._parse
+
+    def spy(self, start, end):
+        parses.append(start)
+        return real(self, start, end)
+
+    monkeypatch.setattr(stream._ParallelText, "_parse", spy)
+    got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", METRICS[:4], threads=2)
+    want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt"), METRICS[:4])
+    _same(got, want)
+    assert len(parses) > len(set(parses))  # some ranges (the ones evaluated) parsed twice
+    assert len(set(parses)) >= 8  # (ranges of about 2 KB)
+
+
+def test_a_rank_column_in_a_shuffled_file(tmp_path, monkeypatch) -> None:
+    # order="rank": the ranges keep their rank column, so the rows are taken as tables
+    rng = np.random.default_rng(8)
+    lines = [f"q{q} Q0 d{i} {i + 1} {rng.random():.3f} t\n" for q in range(40) for i in range(10)]
+    rng.shuffle(lines)
+    _write(tmp_path / "run.txt", lines)
+    _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} 1\n" for q in range(40) for i in range(0, 10, 4)])
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 30)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10", "ap"], threads=2, order="rank")
+    want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt", order="rank"),
+                              ["ndcg@10", "ap"], order="rank")
+    _same(got, want)
+
+
+@pytest.mark.parametrize("bad, message", [("q7 Q0 d3 0 x t\n", "not a number"), ("q7 Q0 d3 0 t\n", "")])
+def test_a_malformed_line_late_in_a_shuffled_file_names_its_line(tmp_path, monkeypatch, bad, message) -> None:
+    rng = np.random.default_rng(9)
+    lines = [f"q{q} Q0 d{i} 0 {rng.random():.3f} t\n" for q in range(40) for i in range(20)]
+    rng.shuffle(lines)
+    lines.insert(650, bad)  # line 651, in a range parsed after the file was found not grouped
+    _write(tmp_path / "run.txt", lines)
+    _write(tmp_path / "qrels.txt", [f"q{q} 0 d1 1\n" for q in range(40)])
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 40)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    with pytest.raises(InputError) as info:
+        rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10"], threads=2)
+    assert info.value.line == 651 and message in str(info.value), str(info.value)

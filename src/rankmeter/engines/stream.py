@@ -640,6 +640,8 @@ class _Closed(Exception):
     """The evaluation was given up before the engine was ready (the judgments failed to load)."""
 
 
+_RANGE_BYTES = 1 << 16  # the smallest byte range of a TREC text file read by the in-process engine's workers
+
 # the first blocks of a TREC file are checked for a query in two places before they are evaluated: a run not
 # grouped by query (rows in any order) then goes to the caller's fallback at once, not after every block read
 # ahead was evaluated for nothing (a check costs ~0.7 ms a block; later blocks are checked across blocks only)
@@ -813,7 +815,7 @@ class FileBlocks:
         if src.format == "trec" and src.input.plain_file:  # byte ranges cut at query ends, read, parsed and
             # evaluated by the workers (a compressed file has no byte ranges: it takes the chunks below)
             # (their size set by the file's, never by the threads: 8 ranges at least, 48 bytes a row at most)
-            size = min(max(1 << 16, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))
+            size = min(max(_RANGE_BYTES, chunk_rows * 48), max(1 << 20, (src.input.size or 0) // 8))
             self.parallel = _ParallelText(src, threads, size)
         else:
             # chunks of whole queries, read and cut by the streaming engine's code. With ``ahead`` (the
