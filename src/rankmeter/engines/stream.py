@@ -884,7 +884,8 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
         infos: list[Any] = []  # each range's parse (for an error's line)
         coding: list[Future[Any]] = []
         for table, info in par.parse_all():  # each range coded as soon as it is parsed
-            info.table = info.table.schema.empty_table()  # (the rows stay in ``table``; a slice would keep them)
+            info.table = pa.Table.from_arrays([pa.nulls(0, f.type) for f in table.schema],  # (the rows stay in
+                                              schema=table.schema)  # ``table``; a slice would keep them)
             infos.append(info)
             coding.append(pool.submit(_code_block, table))
             del table

@@ -456,7 +456,8 @@ class Engine:
 
         def table() -> pa.Table:
             query = C.take(heads, ints(np.repeat(np.arange(len(heads), dtype=np.int64), lengths)))
-            return pa.table({"query": query, "item": take_rows(items, rows), "score": score})
+            scores = pa.Array.from_buffers(pa.float64(), len(score), [None, pa.py_buffer(np.ascontiguousarray(score))])
+            return pa.table({"query": query, "item": take_rows(items, rows), "score": scores})  # (no pandas import)
 
         if not self.fast or self.duplicates != "error":
             return self.evaluate_table(table(), rows)
