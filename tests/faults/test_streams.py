@@ -12,8 +12,9 @@ block, whatever follows:
   twice for a query, a judgment twice), ends with the duplicate's error at ``<stdin>:2``.
 
 The commands: ``evaluate`` (the run on a stream, and the judgments on a stream),
-``compare`` (a run, and the judgments), ``trec_eval`` (the run) and ``split`` (the
-interactions, which hold no forbidden repeat: (a) and (b) only). None ends with exit 1,
+``compare`` (a run, and the judgments), ``trec_eval`` (the run), ``fuse`` and ``pool``
+(which need the whole run: kept as rows, not text) and ``split`` (the interactions,
+which hold no forbidden repeat: (a) and (b) only). None ends with exit 1,
 a traceback or ``internal error``. Each case runs the real executable through
 :mod:`tests.hostile._run`, which measures the command's own CPU time and peak memory.
 """
@@ -106,6 +107,9 @@ def _run_commands(d: Path) -> dict[str, list[str]]:
         "evaluate": ["evaluate", q, "-", "-m", "map", "-m", "P@1"],
         "compare": ["compare", q, "-", r, "-m", "map", "--resamples", "100", "--format", "csv"],
         "trec_eval": ["trec_eval", q, "-", "-m", "map"],
+        # commands that need the whole run (read_run): parsed and checked as it arrives, kept as rows
+        "fuse": ["fuse", "-", f"other={r}"],
+        "pool": ["pool", "-", r, "--depth", "5"],
     }
 
 
@@ -133,7 +137,8 @@ def _endless_cases(d: Path) -> dict[str, tuple[list[str], str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "evaluate-qrels", "compare-qrels", "split"])
+@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "evaluate-qrels", "compare-qrels",
+                                  "split"])
 def test_an_endless_valid_stream_is_read_as_it_arrives_in_bounded_memory(files: Path, name: str) -> None:
     args, generator = _endless_cases(files)[name]
     out, written = fed(args, generator, seconds=5)
@@ -155,7 +160,8 @@ def _noise_cases(d: Path) -> dict[str, tuple[list[str], str]]:
     return cases
 
 
-@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "evaluate-qrels", "compare-qrels", "split"])
+@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "pool", "evaluate-qrels",
+                                  "compare-qrels", "split"])
 def test_binary_noise_on_stdin_ends_at_once(files: Path, name: str) -> None:
     args, _ = _noise_cases(files)[name]
     out, _ = fed(args, NOISE, seconds=30)
@@ -163,7 +169,8 @@ def test_binary_noise_on_stdin_ends_at_once(files: Path, name: str) -> None:
     assert out.cpu < 2.0, f"{name}: {out.cpu:.1f} CPU seconds"  # (the interpreter's start-up included)
 
 
-@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "evaluate-qrels", "compare-qrels", "split"])
+@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "pool", "evaluate-qrels",
+                                  "compare-qrels", "split"])
 def test_binary_noise_after_valid_lines_ends_at_its_line(files: Path, name: str) -> None:
     args, kind = _noise_cases(files)[name]
     out, _ = fed(args, _noise_after(kind), seconds=30)
@@ -178,7 +185,8 @@ def test_binary_noise_after_valid_lines_ends_at_its_line(files: Path, name: str)
 # ------------------------------------------------------------------ (c) an endless repeated line
 
 
-@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "evaluate-qrels", "compare-qrels"])
+@pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "pool", "evaluate-qrels",
+                                  "compare-qrels"])
 def test_an_endless_repeated_line_ends_with_the_duplicate_error(files: Path, name: str) -> None:
     commands = {**_run_commands(files), **_qrels_commands(files)}
     line, words = (("q1 0 a 1", "duplicate judgment for query 'q1', item 'a'") if name.endswith("-qrels") else
