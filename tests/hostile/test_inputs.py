@@ -5,8 +5,8 @@ least three commands or entry points: ``evaluate`` in-process, ``evaluate
 --chunk-rows`` (the streaming engine), ``trec_eval``, ``compare``, ``split``,
 standard input, and the Python readers. A refused input exits 2 with one line that
 names the file and what is wrong; none exits 1, prints a traceback or says
-``internal error``; each ends within 5 CPU seconds and 3x its input's size + 300 MB of
-peak memory.
+``internal error``; each ends within 5 s of wall time (and 5 CPU seconds) and 3x its
+input's size + 300 MB of peak memory.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def test_huge_k_in_config(tmp_path: Path) -> None:
                    "[recommenders]\npopular = {}\nrandom = { seed = 0 }\n")
     out, took = run_cli("run-experiment", str(cfg), "--out", str(tmp_path / "out"), "--no-progress")
     assert out.returncode == 0, out.stderr
-    assert took < 3 * LIMIT_S, f"{took:.1f} s"  # the whole experiment, fits and report included
+    assert took < LIMIT_S, f"{took:.1f} s"  # the whole experiment, fits and report included (~1 s here)
     html = (tmp_path / "out" / "report.html").read_text()
     assert "(not 99999999999999999 as asked: no list of the data is longer than" in html
 
@@ -97,7 +97,7 @@ def test_huge_k_max_in_compare_html(files: dict[str, Path], tmp_path: Path) -> N
     out, took = run_cli("compare", str(files["qrels"]), str(files["run"]), str(files["run2"]), "-m", "ndcg@10",
                         "--html", str(html), "--k-max", "100000", "--no-progress")
     assert out.returncode == 0, out.stderr
-    assert took < 2 * LIMIT_S, f"{took:.1f} s"  # matplotlib's import and the figures included
+    assert took < LIMIT_S, f"{took:.1f} s"  # matplotlib's import and the figures included (~1 s here)
     assert "metric@k curves stop at k = 2" in out.stderr and "not at the 100000 asked for" in out.stderr
     assert "for k = 1..2;" in html.read_text()
 
