@@ -207,3 +207,32 @@ def test_by_group_tests_a_spelling_once() -> None:
     gv = by_group(other, groups, test="bootstrap", against=base, n_resamples=200)
     rows = gv.tests.set_index(["metric", "group"])
     assert rows.loc["rr"].equals(rows.loc["recip_rank"])
+
+
+@pytest.mark.parametrize("protocol", ["baselines", "kfold"])
+def test_run_experiment_tests_a_spelling_once(tmp_path: Path, protocol: str) -> None:
+    """run-experiment: both spellings in the table and the JSON, with one test each counted once in the family
+    (several baselines: one correction over every model x baseline x metric; k-fold: over the models x metrics)."""
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text("[data]\ngenerate = { users = 30, items = 40, seed = 0 }\n")
+    extra = (["-r", "popular", "-r", "random", "-r", "itemknn", "--baseline", "popular", "--baseline", "random"]
+             if protocol == "baselines" else ["-r", "popular", "-r", "random", "--split", "kfold", "--folds", "3"])
+    out = run_cli("run-experiment", str(cfg), "-m", "hit_rate@10", "-m", "success@10", "-m", "ndcg@10", *extra,
+                  "--out", str(tmp_path / "out"), "--no-progress", "--format", "json")
+    doc = json.loads(out.stdout)
+    assert doc["metrics"] == ["hit_rate@10", "success@10", "ndcg@10"]
+    if protocol == "baselines":
+        tests = doc["comparison"]["tests"]
+        family = "(family of 6 tests)"  # 2 metrics x 3 pairs of models (each pair of baselines once)
+        key = ("a", "b")
+    else:
+        tests = doc["tests"]
+        family = "(family of 2 tests)"  # 2 metrics x (random against popular)
+        key = ("baseline", "model")
+    assert tests and all(t["correction"].endswith(family) for t in tests), {t["correction"] for t in tests}
+    rows = {(t["metric"], *(t[k] for k in key)): t for t in tests}
+    for (metric, *pair), t in rows.items():
+        if metric == "success@10":
+            twin = rows[("hit_rate@10", *pair)]
+            assert {k: v for k, v in t.items() if k != "metric"} == {k: v for k, v in twin.items() if k != "metric"}
+    assert {m for m, *_ in rows} == {"hit_rate@10", "success@10", "ndcg@10"}

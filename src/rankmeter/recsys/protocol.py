@@ -309,10 +309,11 @@ def compare_family(results: Mapping[str, Any], metrics: Sequence[str], baselines
                         n_resamples=n_resamples, seed=seed) for b in baselines}
     family: dict[tuple[str, str, str, frozenset[str]], float] = {}
     for b in baselines:
+        same = comps[b].aliases  # another spelling of a metric: the same test, in the family once
         for t in comps[b].tests:
             if t.test == "tukey-hsd":
                 continue
-            key = (t.test, t.metric, "", frozenset((t.a, t.b)))
+            key = (t.test, same.get(t.metric, t.metric), "", frozenset((t.a, t.b)))
             family.setdefault(key, t.p_value)
     keys = list(family)
     by_test: dict[str, list[int]] = {}
@@ -334,7 +335,7 @@ def compare_family(results: Mapping[str, Any], metrics: Sequence[str], baselines
         comp = comps[b]
         new = []
         for t in comp.tests:
-            key = (t.test, t.metric, "", frozenset((t.a, t.b)))
+            key = (t.test, comp.aliases.get(t.metric, t.metric), "", frozenset((t.a, t.b)))
             if key not in adjusted:
                 new.append(t)
                 continue

@@ -221,8 +221,14 @@ class RepeatedResult(ExperimentResult):
                 if m != b and (m, b) not in pairs and (b, m) not in pairs:
                     pairs.append((b, m))
         raw: list[dict[str, Any]] = []
+        from ..compare.stages import metric_aliases
+
+        # another spelling of a metric (success@10 after hit_rate@10) is the same test: tested once, in the family once
+        same = metric_aliases(query, [parsed[m] for m in query])
         for b, m in pairs:
             for metric in query:
+                if metric in same:
+                    continue
                 d = [f.results[m].mean[metric] - f.results[b].mean[metric] for f in folds]
                 d = [x for x in d if math.isfinite(x)]
                 if len(d) < 2:
@@ -233,6 +239,7 @@ class RepeatedResult(ExperimentResult):
                             "ci_low": r.ci_low, "ci_high": r.ci_high, "folds": r.splits})
         method = canonical_correction(str(args["correction"]))
         alpha = float(args["alpha"])
+        n_family = len(raw)  # (before each spelling gets its row)
         if raw:
             adj = adjust(np.array([t["p_value"] for t in raw]), method)
             for t, p in zip(raw, adj, strict=True):
@@ -244,6 +251,10 @@ class RepeatedResult(ExperimentResult):
                     better = t["model"] if (float(t["diff"]) > 0) == hib[str(t["metric"])] else t["baseline"]
                 t["better"] = better
                 t["test"] = "corrected resampled t"
+            if same:  # each spelling's row, in the order of the metrics, with the first spelling's numbers
+                rows = {(t["baseline"], t["model"], t["metric"]): t for t in raw}
+                raw = [dict(rows[(b, m, same.get(metric, metric))], metric=metric) for b, m in pairs for metric in query
+                       if (b, m, same.get(metric, metric)) in rows]
         notes = [f"protocol: {design.description}; each split evaluated as a single-split experiment"]
         notes.append(f"across splits: mean and sd (ddof 1) of the {len(folds)} per-split means; interval: the "
                      f"corrected one, mean +- t(0.975, {len(folds) - 1}) sd sqrt(1/{len(folds)} + {design.rho:.4g}) "
@@ -251,7 +262,7 @@ class RepeatedResult(ExperimentResult):
         if raw:
             notes.append(f"tests across splits: corrected resampled t-test (Nadeau and Bengio 2003) on the per-split "
                          f"differences of the means, {len(folds) - 1} df, {method} correction over the family of "
-                         f"{len(raw)} tests; within each split: paired {first.settings.get('test')} test over users "
+                         f"{n_family} tests; within each split: paired {first.settings.get('test')} test over users "
                          "(res.folds[j].comparisons)")
         if chosen_on_first and bases:
             notes.append(f"baseline='best': {bases[0]} was chosen on the first split and kept for every split")
