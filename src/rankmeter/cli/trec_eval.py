@@ -100,7 +100,7 @@ def command(qrels: str | None, run: str | None, query_flag: bool, measures: tupl
         stdin = (read_run_stream_checked(inp, comments=comments, refused=walk,  # (ids with a control character too)
                                          check=lambda block, line: check_ids(block, "run", inp.name, comments=comments,
                                                                              first_line=line))
-                 if run == "-" else inp.read_all())
+                 if run == "-" else _judgments_from_stream(inp, rel_format, comments))
     got = None
     if path != "walk" and rel_format == "qrels" and zscore_file is None and not _tabular(qrels) and not _tabular(run):
         got = fast_lines(qrels, run, selected, params, opts, query_flag=query_flag, complete=complete,
@@ -122,6 +122,30 @@ def command(qrels: str | None, run: str | None, query_flag: bool, measures: tupl
 
     for note in notes:
         click.echo(f"rankmeter trec_eval: note: {terminal_text(note)}", err=True)  # notes may quote ids
+
+
+def _judgments_from_stream(inp: Any, rel_format: str, comments: bool) -> bytes:
+    """The judgments' text from a stream, checked as it arrives (ids; with ``-R qrels``, a malformed line and a
+    document judged twice for a query, which trec_eval refuses) and kept on disk until its end."""
+    from .._errors import InputError
+    from ..io.streamed import RepeatedPairs, read_stream_checked
+    from ..io.treceval import check_ids, parse_qrels_text
+
+    def refused(block: bytes, line: int) -> None:  # rankmeter's parser refused it: trec_eval's reader says why
+        try:
+            parse_qrels_text(block.decode("utf-8", "surrogateescape"), inp.name, comments=comments)
+        except InputError as exc:
+            raise InputError(exc.message, source=exc.source, line=(exc.line or 1) + line - 1,
+                             text=exc.text) from None
+
+    def message(query: str, item: str) -> str:
+        return f"item {item!r} is judged twice for query {query!r} (trec_eval refuses duplicates)"
+
+    return read_stream_checked(
+        inp, check=lambda block, line: check_ids(block, "prefs" if rel_format == "prefs" else "qrels", inp.name,
+                                                 comments=comments, first_line=line),
+        repeats=RepeatedPairs(inp.name, message, comments=comments, refused=refused) if rel_format == "qrels"
+        else None)
 
 
 def _text(path: str, stdin: bytes | None) -> tuple[str, str]:
@@ -234,6 +258,8 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
         qrels_comments = qtext.comment_lines
         del qtext, qt, grades  # (the judgments' text columns: Qrels holds its own copy)
         C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
+        if q.n_queries >= 1 << 20:
+            C.map_large_arrays()  # (millions of queries: per-query outputs between freed temporaries)
         if not any(m.kind == "runid" for m in selected):
             rraw = None
         table = rtext.table.select(["query", "item", "score"])

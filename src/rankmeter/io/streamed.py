@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -44,7 +44,8 @@ from ..data import Qrels, RowError, Run
 from .source import Input
 from .trec import TrecText, comment_note, parse_trec
 
-__all__ = ["read_trec_qrels_stream", "read_trec_run_stream", "BLOCK_BYTES", "Spool", "read_stream_checked"]
+__all__ = ["read_trec_qrels_stream", "read_trec_run_stream", "BLOCK_BYTES", "Spool", "read_stream_checked",
+           "RepeatedPairs"]
 
 #: bytes of text parsed at a time: a fault is reported after at most this much more of the stream
 BLOCK_BYTES = 4 << 20
@@ -69,14 +70,17 @@ class _Seen:
     so adding a block costs about its size times the log of the count) and the blocks' tables (a signature
     that matches is confirmed on the ids themselves)."""
 
-    def __init__(self) -> None:
+    def __init__(self, earlier: Callable[[], list[pa.Table]] | None = None) -> None:
         self.runs: list[np.ndarray] = []
         self.tables: list[pa.Table] = []
+        # without the tables kept: what gives the earlier blocks' rows again when a signature matches
+        self.earlier = earlier
 
     def _find(self, pair: tuple[str, str]) -> bool:
         import pyarrow.compute as pc
 
-        for t in self.tables:  # (only for a signature that matched: a real repeat, or once in 10^12 pairs)
+        # (only for a signature that matched: a real repeat, or once in 10^12 pairs)
+        for t in (self.tables if self.earlier is None else self.earlier()):
             same = pc.and_(pc.equal(t.column("query"), pair[0]), pc.equal(t.column("item"), pair[1]))
             if pc.any(same).as_py():
                 return True
@@ -101,7 +105,8 @@ class _Seen:
         while len(self.runs) > 1 and len(self.runs[-1]) >= len(self.runs[-2]):
             last = self.runs.pop()
             self.runs[-1] = np.sort(np.concatenate((self.runs[-1], last)), kind="stable")  # (two sorted runs)
-        self.tables.append(table)
+        if self.earlier is None:
+            self.tables.append(table)
 
 
 def _first_within(table: pa.Table, order: np.ndarray, ordered: np.ndarray) -> tuple[int | None, int]:
@@ -117,6 +122,57 @@ def _first_within(table: pa.Table, order: np.ndarray, ordered: np.ndarray) -> tu
             first = b
             break
     return first, len(same)
+
+
+class RepeatedPairs:
+    """A check of TREC judgments arriving block by block (:func:`read_stream_checked`'s ``repeats``): the
+    first (query, item) judged twice raises ``message(query, item)`` at its line, whether the first judgment
+    was in the same block or long before; memory is 8 bytes a judgment (the text is on disk: a signature
+    that matches is confirmed on the judgments read from it again).
+
+    A block the parser refuses is given to ``refused(block, first_line)`` (the caller's reader, which says
+    why in its terms, or reads it); the check is then off.
+    """
+
+    def __init__(self, source: str, message: Callable[[str, str], str], *, comments: bool = True,
+                 refused: Callable[[bytes, int], None] | None = None) -> None:
+        self.source = source
+        self.message = message
+        self.comments = comments
+        self.refused = refused
+        self.on = True
+        self.text: Callable[[], bytes] | None = None
+        self.seen = _Seen(earlier=self._earlier)
+
+    def _earlier(self) -> list[pa.Table]:
+        assert self.text is not None
+        return [parse_trec(self.text(), "qrels", self.source, comments=self.comments).table]
+
+    def __call__(self, block: bytes, line: int, text: Callable[[], bytes]) -> None:
+        if not self.on:
+            return
+        self.text = text
+        try:
+            parsed = parse_trec(block, "qrels", self.source, comments=self.comments, first_line=line, empty_ok=True)
+        except InputError:
+            self.on = False
+            if self.refused is not None:
+                self.refused(block, line)
+            return
+        t = parsed.table
+        if not t.num_rows:
+            return
+        sig = _pair_signatures(t)
+        order = np.argsort(sig, kind="stable")
+        ordered = sig[order]
+        within, _ = _first_within(t, order, ordered)
+        before, _ = self.seen.first_repeat(t, order, ordered)
+        if before is not None or within is not None:
+            row = min(r for r in (before, within) if r is not None)
+            at, quoted = parsed.line_of(row)
+            raise InputError(self.message(t.column("query")[row].as_py(), t.column("item")[row].as_py()),
+                             source=self.source, line=at, text=quoted)
+        self.seen.add(t, ordered)
 
 
 def _repeat_error(parsed: TrecText, row: int, count: int) -> InputError:
@@ -209,47 +265,49 @@ class Spool:
         self.file.close()
 
 
-def read_stream_checked(inp: Input, *, block_bytes: int = BLOCK_BYTES) -> bytes:
+def read_stream_checked(inp: Input, *, block_bytes: int = BLOCK_BYTES,
+                        check: Callable[[bytes, int], None] | None = None,
+                        repeats: RepeatedPairs | None = None) -> bytes:
     """The whole text of a stream, for a reader that needs all of it before it can parse (the interactions of
-    ``split``), checked as it arrives and kept on disk until its end (:class:`Spool`): memory holds a block
-    while the stream lasts, not the stream.
+    ``split``, ``trec_eval``'s judgments), checked as it arrives and kept on disk until its end
+    (:class:`Spool`): memory holds a block while the stream lasts, not the stream.
 
-    What is checked block by block: the line length (:meth:`Input.open`) and binary data, a zero byte,
-    which no text format holds (an error naming its line, within the block that holds it, whatever follows).
-    A table format (Parquet, Arrow IPC) has its footer at its end: it is only kept.
+    What is checked in each block of whole lines: the line length (:meth:`Input.open`), binary data (a zero
+    byte, which no text format holds: an error naming its line, within the block that holds it, whatever
+    follows), ``check(block, first_line)`` when given (it raises to end the reading), and ``repeats``
+    (:class:`RepeatedPairs`: judgments given twice), given the text so far to confirm a match. A table format
+    (Parquet, Arrow IPC) has its footer at its end: it is only kept.
 
     >>> import io
     >>> s = Input("<stdin>", b"", False, False, None, None, io.BytesIO(b"u,i\\n1,2\\n\\x00\\x01\\n"))
     >>> try:
     ...     read_stream_checked(s)
     ... except InputError as exc:
-    ...     print(exc.line, exc.message.split(":")[0])
+    ...     print(exc.line, exc.message)
     3 binary data (a zero byte), not text
     """
-    binary = inp.head[:4] == b"PAR1" or inp.head[:6] == b"ARROW1"
+    from .blocks import RunBlocks
+
     spool = Spool(inp.name)
-    line = 1
-    cr = False  # the block before ended with \\r (a \\n first in this one ends the same line)
     try:
-        with inp.open(text=not binary) as fh:
-            while True:
-                data = fh.read(block_bytes)
-                if not data:
-                    break
-                if not binary:
-                    if cr and data[:1] == b"\n":
-                        line -= 1
-                    cr = data[-1:] == b"\r"
-                    zero = data.find(b"\x00")
-                    if zero >= 0:
-                        before = data[:zero]
-                        at = line + before.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
-                        start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
-                        raise InputError("binary data (a zero byte), not text: the interactions are a text or "
-                                         "table format", source=inp.name, line=at,
-                                         text=data[start:start + 200].decode("utf-8", "replace"))
-                    line += data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
-                spool.append(data)
+        if inp.head[:4] == b"PAR1" or inp.head[:6] == b"ARROW1":
+            with inp.open(text=False) as fh:
+                while data := fh.read(block_bytes):
+                    spool.append(data)
+            return spool.read()
+        for block, line in RunBlocks(inp, "trec", "score", {}, True)._text_chunks(0, block_bytes):
+            zero = block.find(b"\x00")
+            if zero >= 0:
+                before = block[:zero]
+                at = line + before.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
+                start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+                raise InputError("binary data (a zero byte), not text", source=inp.name, line=at,
+                                 text=block[start:start + 200].decode("utf-8", "replace"))
+            if check is not None:
+                check(block, line)
+            if repeats is not None:
+                repeats(block, line, spool.read)
+            spool.append(block)
         return spool.read()
     finally:
         spool.close()
