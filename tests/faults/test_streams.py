@@ -12,7 +12,7 @@ block, whatever follows:
   twice for a query, a judgment twice), ends with the duplicate's error at ``<stdin>:2``.
 
 The commands: ``evaluate`` (the run on a stream, and the judgments on a stream),
-``compare`` (a run, and the judgments), ``trec_eval`` (the run), ``fuse`` and ``pool``
+``compare`` (a run, and the judgments), ``trec_eval`` (the run, and the judgments), ``fuse`` and ``pool``
 (which need the whole run: kept as rows, not text) and ``split`` (the interactions,
 which hold no forbidden repeat: (a) and (b) only). None ends with exit 1,
 a traceback or ``internal error``. Each case runs the real executable through
@@ -119,6 +119,7 @@ def _qrels_commands(d: Path) -> dict[str, list[str]]:
     return {
         "evaluate-qrels": ["evaluate", "-", r, "-m", "map"],
         "compare-qrels": ["compare", "-", r, f"other={r}", "-m", "map", "--resamples", "100", "--format", "csv"],
+        "trec_eval-qrels": ["trec_eval", "-", r, "-m", "map"],
     }
 
 
@@ -138,7 +139,7 @@ def _endless_cases(d: Path) -> dict[str, tuple[list[str], str]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "evaluate-qrels", "compare-qrels",
-                                  "split"])
+                                  "trec_eval-qrels", "split"])
 def test_an_endless_valid_stream_is_read_as_it_arrives_in_bounded_memory(files: Path, name: str) -> None:
     args, generator = _endless_cases(files)[name]
     out, written = fed(args, generator, seconds=5)
@@ -161,7 +162,7 @@ def _noise_cases(d: Path) -> dict[str, tuple[list[str], str]]:
 
 
 @pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "pool", "evaluate-qrels",
-                                  "compare-qrels", "split"])
+                                  "compare-qrels", "trec_eval-qrels", "split"])
 def test_binary_noise_on_stdin_ends_at_once(files: Path, name: str) -> None:
     args, _ = _noise_cases(files)[name]
     out, _ = fed(args, NOISE, seconds=30)
@@ -170,7 +171,7 @@ def test_binary_noise_on_stdin_ends_at_once(files: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "pool", "evaluate-qrels",
-                                  "compare-qrels", "split"])
+                                  "compare-qrels", "trec_eval-qrels", "split"])
 def test_binary_noise_after_valid_lines_ends_at_its_line(files: Path, name: str) -> None:
     args, kind = _noise_cases(files)[name]
     out, _ = fed(args, _noise_after(kind), seconds=30)
@@ -186,10 +187,11 @@ def test_binary_noise_after_valid_lines_ends_at_its_line(files: Path, name: str)
 
 
 @pytest.mark.parametrize("name", ["evaluate", "compare", "trec_eval", "fuse", "pool", "evaluate-qrels",
-                                  "compare-qrels"])
+                                  "compare-qrels", "trec_eval-qrels"])
 def test_an_endless_repeated_line_ends_with_the_duplicate_error(files: Path, name: str) -> None:
     commands = {**_run_commands(files), **_qrels_commands(files)}
-    line, words = (("q1 0 a 1", "duplicate judgment for query 'q1', item 'a'") if name.endswith("-qrels") else
+    line, words = (("q1 0 a 1", "item 'a' is judged twice for query 'q1'" if name.startswith("trec_eval") else
+                    "duplicate judgment for query 'q1', item 'a'") if name.endswith("-qrels") else
                    ("q1 Q0 a 1 1 t", "listed twice" if name == "trec_eval" else "item 'a' appears twice"))
     out, _ = fed(commands[name], _repeat(line), seconds=30)
     out.check_refused("<stdin>:2:", words)
@@ -197,14 +199,16 @@ def test_an_endless_repeated_line_ends_with_the_duplicate_error(files: Path, nam
     assert out.peak < memory_bound(0), f"{name}: {out.peak / MB:.0f} MB"
 
 
-def test_a_judgment_repeated_blocks_later_is_found_as_it_arrives(files: Path) -> None:
+@pytest.mark.parametrize("command", ["evaluate", "trec_eval"])
+def test_a_judgment_repeated_blocks_later_is_found_as_it_arrives(files: Path, command: str) -> None:
     """The first judgment and its repeat ~8 MB apart (two blocks): the error names the repeat's line at once,
     though the stream goes on."""
     gen = (_COUNT + "b = b'q1 0 a 1\\n' + ''.join(f'q{i} 0 d 1\\n' for i in range(2, 700002)).encode() "
            "+ b'q1 0 a 0\\n'\n" + _WRITE_AT_TOP + "i = 0\n"
            + "while True:\n    b = b''.join(b'z%d 0 d 1\\n' % (i + k) for k in range(1000))\n    i += 1000\n" + _WRITE)
-    out, _ = fed(["evaluate", "-", str(files / "run.txt"), "-m", "map"], gen, seconds=30)
-    out.check_refused("<stdin>:700002:", "duplicate judgment for query 'q1', item 'a'")
+    out, _ = fed([command, "-", str(files / "run.txt"), "-m", "map"], gen, seconds=30)
+    out.check_refused("<stdin>:700002:", "item 'a' is judged twice for query 'q1'" if command == "trec_eval" else
+                      "duplicate judgment for query 'q1', item 'a'")
 
 
 # ------------------------------------------------------------------ what a stream cannot do
