@@ -29,8 +29,6 @@ gives (tests/core/test_rank_order.py checks this against that slow reference).
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 import pyarrow as pa
 
@@ -134,39 +132,40 @@ def group_rows(qcodes: np.ndarray) -> np.ndarray:
     return np.argsort(qcodes, kind="stable")
 
 
-def group_blocks(codes: Sequence[np.ndarray], vocabs: Sequence[pa.Array]) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    """The rows of consecutive blocks in query order, each block's ids coded by its own vocabulary.
+def group_blocks(coded: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """The rows of a column of query ids coded by Arrow's ``dictionary_encode`` (one dictionary for all of
+    its chunks, ids in order of first appearance), put in query order.
 
-    ``codes[k]`` indexes ``vocabs[k]`` (a block's distinct ids, as Arrow's ``dictionary_encode``
-    gives them). Returns the distinct ids of all blocks in order of first appearance, each
-    one's number of rows, and the rows (positions in the blocks' concatenation) query after
-    query, a query's rows in input order: what coding the concatenated ids and
-    :func:`group_rows` give, without the concatenated ids (only the vocabularies are joined
-    and coded again; the rows are moved as numbers, by one sort of 64-bit keys).
+    Returns the distinct ids in order of first appearance, each one's number of rows, and the
+    rows (positions in the column) query after query, a query's rows in input order: what
+    :func:`group_rows` of the codes gives, the codes packed with the rows chunk by chunk into
+    64-bit keys sorted once (no array of every code as int64 beside the keys).
 
-    >>> ids, counts, rows = group_blocks([np.array([0, 1, 0]), np.array([0, 1])],
-    ...                                  [pa.array(["b", "a"]), pa.array(["c", "b"])])
+    >>> from rankmeter import _compute as C
+    >>> ids, counts, rows = group_blocks(C.dictionary_encode(pa.chunked_array([["b", "a", "b"], ["c", "b"]])))
     >>> ids.to_pylist(), counts.tolist(), rows.tolist()
     (['b', 'a', 'c'], [3, 1, 1], [0, 2, 4, 1, 3])
     """
-    joined = C.dictionary_encode(pa.concat_arrays(list(vocabs)))
-    glob = to_numpy(joined.indices).astype(np.int64)  # each block's ids' codes among all blocks'
-    ids = joined.dictionary
+    chunks = [c for c in coded.chunks if len(c)]
+    if not chunks:
+        return pa.nulls(0, coded.type.value_type), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    ids = chunks[-1].dictionary  # (the memo only grows: the last chunk's dictionary holds every id)
     counts = np.zeros(len(ids), dtype=np.int64)
-    n = sum(len(c) for c in codes)
+    n = len(coded)
     shift = max(n - 1, 1).bit_length()
-    packed = (max(len(ids) - 1, 1)).bit_length() + shift <= 63
+    packed = max(len(ids) - 1, 1).bit_length() + shift <= 63
     key = np.empty(n, dtype=np.int64)
-    at = lo = 0
-    for c, v in zip(codes, vocabs, strict=True):
-        mine = glob[lo:lo + len(v)]
-        counts[mine] += np.bincount(c, minlength=len(v))  # (a block's ids are distinct: no index twice)
-        key[at:at + len(c)] = mine[c]
+    at = 0
+    for chunk in chunks:
+        c = to_numpy(chunk.indices)
+        m = len(c)
+        counts += np.bincount(c, minlength=len(ids))
+        part = key[at:at + m]
+        part[:] = c
         if packed:
-            key[at:at + len(c)] <<= shift
-            key[at:at + len(c)] |= np.arange(at, at + len(c), dtype=np.int64)
-        at += len(c)
-        lo += len(v)
+            part <<= shift
+            part |= np.arange(at, at + m, dtype=np.int64)
+        at += m
     if not packed:
         return ids, counts, np.argsort(key, kind="stable")
     key.sort()

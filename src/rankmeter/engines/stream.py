@@ -868,10 +868,10 @@ def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
 def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_rows: int) -> Any:
     """The in-process route for a TREC text file *not* grouped by query (rows in any order), after
     :func:`grouped_file` found it so: its ranges parsed on ``threads`` threads (those parsed already are
-    kept), each range's query ids coded and item ids signed on the same threads, the rows put in query
-    order as numbers (:func:`rankmeter.data.order.group_blocks`: a query's rows keep their file order,
-    queries come in order of first appearance, as in a run read whole; no text is gathered), then
-    evaluated in chunks of whole queries of about ``chunk_rows`` rows (:meth:`Engine.evaluate_columns`).
+    kept), the query ids coded (one Arrow dictionary), the rows put in query order as numbers
+    (:func:`rankmeter.data.order.group_blocks`: a query's rows keep their file order, queries come in
+    order of first appearance, as in a run read whole; no text is gathered), then evaluated in chunks of
+    whole queries of about ``chunk_rows`` rows (:meth:`Engine.evaluate_columns`) on the same threads.
     The result equals the one of the run read whole; errors name the file's line. None when the file is
     not a plain TREC text file. Closes ``blocks``."""
     src = blocks.src
@@ -882,28 +882,22 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
     try:
         pool = par.pool
         infos: list[Any] = []  # each range's parse (for an error's line)
-        coding: list[Future[Any]] = []
-        for table, info in par.parse_all():  # each range coded as soon as it is parsed
+        tables: list[pa.Table] = []
+        for table, info in par.parse_all():
             info.table = pa.Table.from_arrays([pa.nulls(0, f.type) for f in table.schema],  # (the rows stay in
                                               schema=table.schema)  # ``table``; a slice would keep them)
             infos.append(info)
-            coding.append(pool.submit(_code_block, table))
+            tables.append(table)
             del table
-        coded = [f.result() for f in coding]
-        del coding
-        firsts = np.cumsum([0] + [c[0].num_rows for c in coded])
+        firsts = np.cumsum([0] + [t.num_rows for t in tables])
         comments = sum(p.comment_lines for p in infos)
         if not firsts[-1]:
             raise InputError("no run lines (the file is empty or only comments)", source=src.source)
         acc = engine.accumulator()
         try:
-            if all(c[1] is not None for c in coded):
-                _evaluate_coded(engine, coded, pool, chunk_rows, acc)
-            else:
-                tables = [t if codes is None else pa.table(
-                    {"query": C.take(vocab, codes), "item": t.column("item"), "score": t.column("score")})
-                    for t, codes, vocab in coded]  # (not a range to code: each as read)
-                coded.clear()
+            if all(_codable(t) for t in tables):
+                _evaluate_coded(engine, tables, pool, chunk_rows, acc)
+            else:  # (a rank column)
                 _evaluate_taken(engine, tables, pool, chunk_rows, acc)
         except RowError as exc:  # a row of the file: the error of its range, which names the line
             k = int(np.searchsorted(firsts, exc.row, side="right")) - 1
@@ -915,16 +909,12 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
     return acc
 
 
-def _code_block(table: pa.Table) -> tuple[pa.Table, Any, Any]:
-    """A parsed range as (its item and score columns, its query ids' codes and distinct ids: Arrow's
-    dictionary); (the table, None, None) unless the range is (query, item, score) as text, text and
-    float64, with no null."""
-    if table.column_names != ["query", "item", "score"] or \
-            [f.type for f in table.schema] != [pa.string(), pa.string(), pa.float64()] or \
-            any(col.null_count for col in table.columns):
-        return table, None, None
-    enc = C.dictionary_encode(table.column("query").combine_chunks())
-    return table.select(["item", "score"]), enc.indices, enc.dictionary
+def _codable(table: pa.Table) -> bool:
+    """Whether a parsed range is (query, item, score) as text, text and float64, with no null: what
+    :func:`_evaluate_coded` reads."""
+    return table.column_names == ["query", "item", "score"] and \
+        [f.type for f in table.schema] == [pa.string(), pa.string(), pa.float64()] and \
+        not any(col.null_count for col in table.columns)
 
 
 def _chunk_cuts(counts: np.ndarray, chunk_rows: int) -> list[int]:
@@ -944,16 +934,20 @@ def _chunk_cuts(counts: np.ndarray, chunk_rows: int) -> list[int]:
 _ROW = np.dtype([("sig", "<u8"), ("score", "<f8")])  # a row's item signature and score, side by side
 
 
-def _evaluate_coded(engine: Engine, coded: list[Any], pool: ThreadPoolExecutor, chunk_rows: int, acc: Any) -> None:
-    """The regrouped rows evaluated as columns (``coded``: :func:`_code_block`'s, emptied here): the rows
-    ordered by one sort of numbers, each chunk's item signatures and scores gathered by it (held side by
-    side: one memory access a row), the item ids left where they are (in the ranges' arrays)."""
+def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExecutor, chunk_rows: int,
+                    acc: Any) -> None:
+    """The regrouped rows evaluated as columns (``tables``: the parsed ranges, emptied here): the query ids
+    coded and the rows ordered by one sort of numbers, each chunk's item signatures and scores gathered by
+    it (held side by side: one memory access a row), the item ids left where they are (in the ranges')."""
     from ..data.order import group_blocks
 
-    queries, counts, rows = group_blocks([to_numpy(c[1]) for c in coded], [c[2] for c in coded])
-    tables = [c[0] for c in coded]
-    coded.clear()
-    C.release_memory()  # (the codes, let go of)
+    # one dictionary for every range (a hash of each row's id; the ranges' own dictionaries would have to be
+    # joined and hashed again)
+    coded = C.dictionary_encode(pa.chunked_array([c for t in tables for c in t.column("query").chunks], pa.string()))
+    tables[:] = [t.select(["item", "score"]) for t in tables]
+    queries, counts, rows = group_blocks(coded)
+    del coded
+    C.release_memory()  # (the ids and their codes, let go of)
     firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
     cols = np.empty(firsts[-1], dtype=_ROW)
 
