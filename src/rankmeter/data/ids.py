@@ -303,50 +303,110 @@ def _codes_by_signature(values: pa.Array, rounds: int = 12,
                         signatures: bool = False) -> tuple[np.ndarray, ...] | None:
     """:func:`encode_unsorted` through 64-bit signatures, at about half the cost of Arrow's hash table.
 
-    Rows are grouped by signature in an open table twice the size of the rows still ungrouped
-    (each round groups every row whose slot holds a row of its signature; the others try
-    again with another multiplier); the groups are numbered by their first row, and every
-    row is confirmed equal to its group's first. None when two different ids share a
-    signature or the rounds run out: the caller asks Arrow.
+    Rows are grouped by signature (:func:`_codes_by_key`), and every row is confirmed equal to
+    its group's first. None when two different ids share a signature or the rounds run out:
+    the caller asks Arrow.
     """
     sig = string_signature(values)
-    n = len(sig)
+    got = _codes_by_key(sig, rounds)
+    if got is None:
+        return None
+    code, first, head = got
+    later = np.flatnonzero(first != np.arange(len(sig), dtype=first.dtype))
+    if len(later) and not bool(bools(C.equal(C.take(values, ints(later)), C.take(values, ints(first[later])))).all()):
+        return None  # two ids share a signature
+    del later, first
+    return (code, C.take(values, ints(head))) + ((sig[head],) if signatures else ())
+
+
+def _codes_by_key(key: np.ndarray, rounds: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Rows of equal 64-bit ``key`` grouped: each row's code (int64, groups numbered by their first row),
+    each row's group's first row, and the groups' first rows in order. None when the rounds run out.
+
+    Rows are grouped in an open table twice the size of the rows still ungrouped (each round
+    groups every row whose slot holds a row of its key; the others try again with another
+    multiplier). Exact on the keys: rows are grouped only with rows of the very same key.
+
+    >>> code, first, head = _codes_by_key(np.array([7, 3, 7, 9, 3], dtype=np.uint64))
+    >>> code.tolist(), first.tolist(), head.tolist()
+    ([0, 1, 0, 2, 1], [0, 1, 0, 3, 1], [0, 1, 3])
+    """
+    n = len(key)
     pos = np.int32 if n < 2**31 else np.int64  # (row numbers in 4 bytes where they fit: half the temporaries)
     rows = np.arange(n, dtype=pos)
-    rep: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.empty(n, dtype=pos)  # a row of the same signature
-    todo, tsig = rows, sig
+    rep: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.empty(n, dtype=pos)  # a row of the same key
+    todo, tkey = rows, key
     mix = 0x9E3779B97F4A7C15
     for _ in range(rounds):
         bits = max(10, (2 * len(todo) - 1).bit_length())
         with np.errstate(over="ignore"):
-            slot = ((tsig * np.uint64(mix)) >> np.uint64(64 - bits)).astype(np.intp)
+            slot = ((tkey * np.uint64(mix)) >> np.uint64(64 - bits)).astype(np.intp)
         table = np.empty(1 << bits, dtype=pos)
         table[slot] = todo  # one row per occupied slot (which one is not said)
         owner = table[slot]
         del table, slot
-        same = sig[owner] == tsig
+        same = key[owner] == tkey
         rep[todo[same]] = owner[same]
         todo = todo[~same]
         if not len(todo):
             break
-        tsig = sig[todo]
+        tkey = key[todo]
         mix = (mix * 0x5851F42D4C957F2D + 0x14057B7EF767814F) % (1 << 64) | 1
     else:
         return None
-    del todo, tsig
+    del todo, tkey
     first = np.full(n, n, dtype=pos)
     np.minimum.at(first, rep, rows)
     first = first[rep]  # each row's group's first row
     del rep
-    head = np.flatnonzero(first == rows)  # the groups' first rows, in order: the vocabulary
+    head = np.flatnonzero(first == rows)  # the groups' first rows, in order
     code = np.empty(n, dtype=pos)
     code[head] = np.arange(len(head), dtype=pos)
-    later = np.flatnonzero(first != rows)
-    del rows
-    if len(later) and not bool(bools(C.equal(C.take(values, ints(later)), C.take(values, ints(first[later])))).all()):
-        return None  # two ids share a signature
-    del later
-    return (code[first].astype(np.int64), C.take(values, ints(head))) + ((sig[head],) if signatures else ())
+    return code[first].astype(np.int64), first, head
+
+
+def integer_ids(values: object) -> np.ndarray | None:
+    """An id column of integers (signed, or unsigned up to 32 bits; Arrow or numpy; no nulls) as int64,
+    else None. Such ids are text by their decimal form; coding them as numbers skips writing it per row.
+
+    >>> integer_ids(pa.array([7, 10], pa.int32())).tolist(), integer_ids(pa.array(["7"]))
+    ([7, 10], None)
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        t = values.type
+        if values.null_count or not (pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())):
+            return None
+        return np.asarray(to_numpy(values), dtype=np.int64)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.ndim == 1 \
+            and (values.dtype.kind == "i" or values.dtype.itemsize <= 4):
+        return values.astype(np.int64, copy=False)
+    return None
+
+
+def encode_integer_ids(values: np.ndarray) -> tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray]:
+    """:func:`encode_with_signatures` of integer ids (see :func:`integer_ids`), and the vocabulary's integers.
+
+    The same codes and vocabulary (each id's decimal text, in order of first appearance) as coding
+    the ids' text, but only the distinct ids are written as text.
+
+    >>> codes, vocab, sig, vals = encode_integer_ids(np.array([10, 7, 10]))
+    >>> codes.tolist(), vocab.to_pylist(), vals.tolist(), sig.tolist() == string_signature(vocab).tolist()
+    ([0, 1, 0], ['10', '7'], [10, 7], True)
+    """
+    got = _codes_by_key(values.view(np.uint64))
+    if got is None:  # (the rounds ran out: never seen) numbered by first appearance through a sort
+        uniq, first_at, inverse = np.unique(values, return_index=True, return_inverse=True)
+        by_first = np.argsort(first_at, kind="stable")
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[by_first] = np.arange(len(uniq), dtype=np.int64)
+        codes, vals = rank[inverse.ravel()], uniq[by_first]
+    else:
+        codes, _first, head = got
+        vals = values[head]
+    vocab = C.cast(ints(vals), pa.string())
+    return codes, vocab, string_signature(vocab), vals
 
 
 def extend_vocab(vocab: pa.Array, other: pa.Array) -> tuple[pa.Array, np.ndarray]:

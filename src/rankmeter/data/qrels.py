@@ -9,7 +9,16 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from .ids import as_string_array, encode, encode_with_signatures, ints, string_signature, to_numpy
+from .ids import (
+    as_string_array,
+    encode,
+    encode_integer_ids,
+    encode_with_signatures,
+    integer_ids,
+    ints,
+    string_signature,
+    to_numpy,
+)
 from .table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 
 if TYPE_CHECKING:
@@ -57,7 +66,9 @@ class Qrels(Grouped):
         >>> q.n_queries, len(q), q.to_dict()
         (2, 3, {'q1': {'d2': 1.0, 'd1': 0.0}, 'q2': {'d1': 2.0}})
         """
-        qarr, iarr = as_string_array(query), as_string_array(item)
+        qarr = as_string_array(query)
+        item_ints = integer_ids(item)  # integer ids: coded as numbers, only the distinct ones written as text
+        iarr = as_string_array(item) if item_ints is None else ints(item_ints)
         grades = _float_column(grade, "grade")
         if not (len(qarr) == len(iarr) == len(grades)):
             raise ValueError(
@@ -69,7 +80,11 @@ class Qrels(Grouped):
         if len(bad):
             raise RowError(int(bad[0]), f"relevance grade is not a finite number ({grades[bad[0]]})")
         qcodes, qvocab = encode(qarr)
-        icodes, ivocab, isig = encode_with_signatures(iarr)
+        if item_ints is None:
+            icodes, ivocab, isig = encode_with_signatures(iarr)
+            ivals = None
+        else:
+            icodes, ivocab, isig, ivals = encode_integer_ids(item_ints)
         keys = qcodes * max(len(ivocab), 1) + icodes
         order = np.argsort(keys, kind="stable")
         sk = keys[order]
@@ -80,7 +95,7 @@ class Qrels(Grouped):
                 raise RowError(
                     int(dups[0]),
                     f"duplicate judgment for query {qarr[int(dups[0])].as_py()!r}, item "
-                    f"{iarr[int(dups[0])].as_py()!r} ({len(dups)} duplicate rows in all; "
+                    f"{str(iarr[int(dups[0])].as_py())!r} ({len(dups)} duplicate rows in all; "
                     "choose a policy with duplicates='max'|'first'|'last')",
                 )
             keep = _dedupe(keys, grades, duplicates)
@@ -96,6 +111,8 @@ class Qrels(Grouped):
             dropped=dropped,
         )
         object.__setattr__(out, "_item_sig", isig)  # (found while coding the ids)
+        if ivals is not None:
+            object.__setattr__(out, "_item_int", ivals)
         return out
 
     @classmethod
@@ -114,6 +131,27 @@ class Qrels(Grouped):
             sig = string_signature(self.item_ids)
             object.__setattr__(self, "_item_sig", sig)
         return sig
+
+    def annotated(self, **fields: Any) -> "Qrels":
+        """These judgments with reader fields changed (``notes``, ``comment_lines``), keeping what was found
+        while coding the ids (their signatures, their integers), which ``dataclasses.replace`` would drop."""
+        from dataclasses import replace
+
+        out = replace(self, **fields)
+        for key in ("_item_sig", "_item_int"):
+            if key in self.__dict__:
+                object.__setattr__(out, key, self.__dict__[key])
+        return out
+
+    def item_integers(self) -> np.ndarray | None:
+        """The judged item ids as int64, when they were given as integers (each id is then the decimal text
+        of its integer), else None: lets an engine match integer run ids without reading the text back.
+
+        >>> Qrels.from_columns(["q"], np.array([7]), [1]).item_integers().tolist()
+        [7]
+        """
+        vals = self.__dict__.get("_item_int")
+        return vals if vals is not None and len(vals) == len(self.item_ids) else None
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {item: grade}}`` (for small data and tests)."""

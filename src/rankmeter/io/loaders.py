@@ -25,7 +25,6 @@ column not literally named as one (``rating``, ``label``, ``gain``) gets a note
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -169,7 +168,8 @@ def _qrels_from_table(table: pa.Table, source: str, query: str | None, item: str
                 raise InputError(problem, source=source)
             g = np.ones(table.num_rows)
         qids = id_column(table.column(cols["query"]), "query", cols["query"], source)
-        iids = id_column(table.column(cols["item"]), "item", cols["item"], source)
+        # integer item ids stay numbers: Qrels codes them as such, writing only the distinct ones as text
+        iids = id_column(table.column(cols["item"]), "item", cols["item"], source, keep_ints=not subtopics)
         if subtopics:
             sids = id_column(table.column(cols["subtopic"]), "subtopic", cols["subtopic"], source)
             q = qrels_from_subtopics(qids, sids, iids, g, **options)
@@ -185,7 +185,7 @@ def _qrels_from_table(table: pa.Table, source: str, query: str | None, item: str
         raise
     except ValueError as exc:
         raise InputError(str(exc), source=source) from None
-    return replace(q, notes=q.notes + tuple(notes)) if notes else q
+    return q.annotated(notes=q.notes + tuple(notes)) if notes else q
 
 
 def _run_from_table(table: pa.Table, source: str, query: str | None, item: str | None, score: str | None,

@@ -334,8 +334,8 @@ def _qrels_from(parsed: TrecText, options: dict[str, Any]) -> Qrels:
     t = parsed.table
     q = locate(parsed, lambda: Qrels.from_columns(t.column("query"), t.column("item"), t.column("grade"), **options))
     if parsed.comment_lines:
-        q = replace(q, comment_lines=parsed.comment_lines,
-                    notes=q.notes + (comment_note(parsed.comment_lines, parsed.source),))
+        q = q.annotated(comment_lines=parsed.comment_lines,
+                        notes=q.notes + (comment_note(parsed.comment_lines, parsed.source),))
     return q  # type: ignore[no-any-return]  # built from untyped pyarrow values
 
 
