@@ -372,12 +372,12 @@ def integer_ids(values: object) -> np.ndarray | None:
     >>> integer_ids(pa.array([7, 10], pa.int32())).tolist(), integer_ids(pa.array(["7"]))
     ([7, 10], None)
     """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if isinstance(values, pa.Array):
-        t = values.type
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        t = values.type  # (looked at before any chunks are joined: a text column is left as it is)
         if values.null_count or not (pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())):
             return None
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
         return np.asarray(to_numpy(values), dtype=np.int64)
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.ndim == 1 \
             and (values.dtype.kind == "i" or values.dtype.itemsize <= 4):
