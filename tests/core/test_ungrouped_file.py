@@ -142,9 +142,13 @@ def test_a_run_in_any_order_equals_the_run_read_whole(tmp_path, run, threads, ch
     assert got.coverage == want.coverage
 
 
-def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("joined", [True, False])
+def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch, joined) -> None:
     # the first ranges are grouped (checked, evaluated), a later one repeats a query: the ranges evaluated
     # already are parsed again, the ones parsed are not, and the result is the one of the run read whole
+    # (the item ids joined into one array, or, as when they hold 2 GB, left in the ranges' arrays)
+    if not joined:
+        monkeypatch.setattr(stream, "_JOINED_IDS_BYTES", 0)
     rng = np.random.default_rng(7)
     lines = [f"q{q} Q0 d{i} 0 {rng.integers(0, 9) / 2} t\n" for q in range(80) for i in range(12)]
     lines.append("q3 Q0 d99 0 0.25 t\n")

@@ -29,6 +29,8 @@ gives (tests/core/test_rank_order.py checks this against that slow reference).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pyarrow as pa
 
@@ -132,40 +134,54 @@ def group_rows(qcodes: np.ndarray) -> np.ndarray:
     return np.argsort(qcodes, kind="stable")
 
 
-def group_blocks(coded: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    """The rows of a column of query ids coded by Arrow's ``dictionary_encode`` (one dictionary for all of
-    its chunks, ids in order of first appearance), put in query order.
+def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """The rows of consecutive parts of a column of query ids, each part coded by Arrow's
+    ``dictionary_encode`` (a dictionary of its own, for all of the part's chunks), put in query order.
 
     Returns the distinct ids in order of first appearance, each one's number of rows, and the
-    rows (positions in the column) query after query, a query's rows in input order: what
-    :func:`group_rows` of the codes gives, the codes packed with the rows chunk by chunk into
-    64-bit keys sorted once (no array of every code as int64 beside the keys).
+    rows (positions in the parts joined) query after query, a query's rows in input order: what
+    :func:`group_rows` of the joined column's codes gives. Only the parts' dictionaries are joined
+    and coded again; the codes are packed with the rows chunk by chunk into 64-bit keys sorted once.
 
     >>> from rankmeter import _compute as C
-    >>> ids, counts, rows = group_blocks(C.dictionary_encode(pa.chunked_array([["b", "a", "b"], ["c", "b"]])))
+    >>> parts = [C.dictionary_encode(pa.chunked_array(p)) for p in ([["b", "a"], ["b"]], [["c", "b"]])]
+    >>> ids, counts, rows = group_blocks(parts)
     >>> ids.to_pylist(), counts.tolist(), rows.tolist()
     (['b', 'a', 'c'], [3, 1, 1], [0, 2, 4, 1, 3])
     """
-    chunks = [c for c in coded.chunks if len(c)]
-    if not chunks:
-        return pa.nulls(0, coded.type.value_type), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    ids = chunks[-1].dictionary  # (the memo only grows: the last chunk's dictionary holds every id)
+    parts = [[c for c in part.chunks if len(c)] for part in coded]
+    parts = [p for p in parts if p]
+    n = sum(len(c) for p in parts for c in p)
+    if not n:
+        return pa.nulls(0, pa.string()), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    vocabs = [p[-1].dictionary for p in parts]  # (a memo only grows: a part's last dictionary holds its ids)
+    if len(parts) == 1:
+        ids, maps = vocabs[0], [None]
+    else:
+        joined = C.dictionary_encode(pa.concat_arrays(vocabs))
+        glob = to_numpy(joined.indices).astype(np.int64)
+        ids = joined.dictionary
+        ends = np.cumsum([len(v) for v in vocabs]).tolist()
+        maps = [glob[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]  # each part's ids' codes
     counts = np.zeros(len(ids), dtype=np.int64)
-    n = len(coded)
     shift = max(n - 1, 1).bit_length()
     packed = max(len(ids) - 1, 1).bit_length() + shift <= 63
     key = np.empty(n, dtype=np.int64)
     at = 0
-    for chunk in chunks:
-        c = to_numpy(chunk.indices)
-        m = len(c)
-        counts += np.bincount(c, minlength=len(ids))
-        part = key[at:at + m]
-        part[:] = c
-        if packed:
-            part <<= shift
-            part |= np.arange(at, at + m, dtype=np.int64)
-        at += m
+    for part, vocab, to in zip(parts, vocabs, maps, strict=True):
+        for chunk in part:
+            c = to_numpy(chunk.indices)
+            m = len(c)
+            if to is None:
+                counts += np.bincount(c, minlength=len(ids))
+                key[at:at + m] = c
+            else:
+                counts[to] += np.bincount(c, minlength=len(vocab))  # (a part's ids are distinct: no index twice)
+                key[at:at + m] = to[c]
+            if packed:
+                key[at:at + m] <<= shift
+                key[at:at + m] |= np.arange(at, at + m, dtype=np.int64)
+            at += m
     if not packed:
         return ids, counts, np.argsort(key, kind="stable")
     key.sort()

@@ -46,7 +46,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .._errors import InputError, ParameterError
 from ..data import Qrels
-from ..data.ids import bools, distinct, ints, string_signature, to_numpy
+from ..data.ids import bools, distinct, ints, string_buffers, string_signature, to_numpy
 from ..data.table import RowError
 from ..evaluation import Accumulator, Engine, check_options, is_int_id_type
 from ..io import as_qrels
@@ -896,7 +896,7 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
         acc = engine.accumulator()
         try:
             if all(_codable(t) for t in tables):
-                _evaluate_coded(engine, tables, pool, chunk_rows, acc)
+                _evaluate_coded(engine, tables, pool, par.threads, chunk_rows, acc)
             else:  # (a rank column)
                 _evaluate_taken(engine, tables, pool, chunk_rows, acc)
         except RowError as exc:  # a row of the file: the error of its range, which names the line
@@ -932,41 +932,79 @@ def _chunk_cuts(counts: np.ndarray, chunk_rows: int) -> list[int]:
 
 
 _ROW = np.dtype([("sig", "<u8"), ("score", "<f8")])  # a row's item signature and score, side by side
+_JOINED_IDS_BYTES = 2**31 - 1  # item ids of a regrouped file joined into one text array below this size
 
 
-def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExecutor, chunk_rows: int,
-                    acc: Any) -> None:
+def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExecutor, threads: int,
+                    chunk_rows: int, acc: Any) -> None:
     """The regrouped rows evaluated as columns (``tables``: the parsed ranges, emptied here): the query ids
     coded and the rows ordered by one sort of numbers, each chunk's item signatures and scores gathered by
     it (held side by side: one memory access a row), the item ids left where they are (in the ranges')."""
     from ..data.order import group_blocks
 
-    # one dictionary for every range (a hash of each row's id; the ranges' own dictionaries would have to be
-    # joined and hashed again)
-    coded = C.dictionary_encode(pa.chunked_array([c for t in tables for c in t.column("query").chunks], pa.string()))
+    # the ranges in as many consecutive parts as threads, each part's query ids coded by a dictionary of its
+    # own on a worker (a hash of each row's id); only the parts' dictionaries are then joined and hashed again
+    firsts = np.cumsum([0] + [t.num_rows for t in tables])
+    cuts = np.searchsorted(firsts, np.linspace(0, firsts[-1], threads + 1)[1:-1]).tolist()
+    parts = [tables[a:b] for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True)]
+
+    def code(part: list[pa.Table]) -> pa.ChunkedArray:
+        return C.dictionary_encode(pa.chunked_array([c for t in part for c in t.column("query").chunks], pa.string()))
+
+    coded = list(pool.map(code, [p for p in parts if p]))
+    del parts
     tables[:] = [t.select(["item", "score"]) for t in tables]
+    C.release_memory()  # (the query ids, let go of)
     queries, counts, rows = group_blocks(coded)
     del coded
-    C.release_memory()  # (the ids and their codes, let go of)
+    if len(rows) < 2**31:
+        rows = rows.astype(np.int32)  # (half the memory)
+    C.release_memory()  # (the codes, let go of)
     firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
-    cols = np.empty(firsts[-1], dtype=_ROW)
+    n = firsts[-1]
+    # the item ids joined into one text array, range by range (each range's let go of once copied), before the
+    # numbers are laid out (only one copy of the ids at a time): the engine takes a chunk's ids from it by row
+    # (from the ranges' arrays, a take costs several); ids of 2 GB and more stay in the ranges' arrays
+    spans = [[string_buffers(c) for c in t.column("item").chunks] for t in tables]
+    sizes = np.cumsum([0] + [sum(int(o[-1] - o[0]) for o, _ in sp) for sp in spans]).tolist()
+    items: pa.Array | pa.ChunkedArray
+    if sizes[-1] < _JOINED_IDS_BYTES:
+        offsets = np.empty(n + 1, dtype=np.int32)
+        data = np.empty(sizes[-1], dtype=np.uint8)
 
-    def fill(k: int) -> pa.ChunkedArray:  # a range's columns into ``cols``, on the workers
-        t = tables[k]
+        def join(k: int) -> None:  # a range's ids into the joined array, on the workers
+            row, at = firsts[k], sizes[k]
+            for o, raw in spans[k]:
+                m, size = len(o) - 1, int(o[-1] - o[0])
+                np.subtract(o[:-1], o[0] - at, out=offsets[row:row + m], casting="unsafe")
+                data[at:at + size] = raw[o[0]:o[-1]]
+                row, at = row + m, at + size
+            spans[k] = []
+            tables[k] = tables[k].select(["score"])
+
+        list(pool.map(join, range(len(tables))))
+        offsets[-1] = sizes[-1]
+        items = pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        C.release_memory()  # (the ranges' ids, let go of)
+    else:
+        items = pa.chunked_array([c for t in tables for c in t.column("item").chunks], pa.string())
+    spans.clear()
+    cols = np.empty(n, dtype=_ROW)
+
+    def fill(k: int) -> None:  # a range's item signatures and scores into ``cols``, on the workers
         a, b = firsts[k], firsts[k + 1]
-        cols["sig"][a:b] = string_signature(t.column("item"))
-        cols["score"][a:b] = to_numpy(t.column("score"))
-        return t.column("item")
+        cols["sig"][a:b] = string_signature(items.slice(a, b - a))
+        cols["score"][a:b] = to_numpy(tables[k].column("score"))
+        tables[k] = None  # (its memory let go of)
 
-    items = pa.chunked_array([chunk for col in pool.map(fill, range(len(tables))) for chunk in col.chunks],
-                             pa.string())  # (not joined: the engine takes a chunk's ids from it by row)
+    list(pool.map(fill, range(len(tables))))
     tables.clear()
     C.release_memory()  # (the ranges' scores, let go of)
-    offsets = np.concatenate(([0], np.cumsum(counts)))
+    ends = np.concatenate(([0], np.cumsum(counts)))
     cuts = _chunk_cuts(counts, chunk_rows)
 
     def task(qa: int, qb: int) -> Any:
-        r = rows[int(offsets[qa]):int(offsets[qb])]
+        r = rows[int(ends[qa]):int(ends[qb])]
         got = cols[r]
         return engine.evaluate_columns(queries.slice(qa, qb - qa), counts[qa:qb], np.ascontiguousarray(got["score"]),
                                        items, r, np.ascontiguousarray(got["sig"]))
