@@ -206,3 +206,19 @@ def test_sums_equal_the_per_query_sum(a: list[list[str]], b: list[list[str]]) ->
         for g in views[r].groups:
             want = sum(len(lists[i]) for i in range(n) if f"g{i % 2}" == g)
             assert views[r].sums[g]["num_ret"] == want
+
+
+def test_run_experiment_shows_sums(tmp_path: Path) -> None:
+    """30 users with 10 recommended items each: num_ret@10 sums to 300; a mean of 1 prints as 1.0000."""
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text("[data]\ngenerate = { users = 30, items = 40, seed = 0 }\n")
+    text = cli("run-experiment", str(cfg), "-m", "hit_rate@10,num_ret@10,ndcg@10", "-r", "popular", "-r", "random",
+               "--out", str(tmp_path / "out"), "--no-progress")
+    assert _cells(text, "num_ret@10 (sum)")[1:] == ["300", "300"]
+    hit = _cells(text, "hit_rate@10")[1:]
+    assert all(re.fullmatch(r"\d\.\d{4}( [▲▼])?", c) for c in hit), hit  # never "1" beside "0.9000"
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "num_ret@10 (sum)" in html and "300 <span" in html and "num_ret@10 (mean)" in html
+    text = cli("run-experiment", str(cfg), "-m", "hit_rate@10,num_ret@10", "-r", "popular", "-r", "random",
+               "--split", "kfold", "--folds", "3", "--out", str(tmp_path / "kf"), "--no-progress")
+    assert "num_ret@10 (sum per split)" in text

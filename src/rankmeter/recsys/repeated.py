@@ -376,7 +376,10 @@ class RepeatedResult(ExperimentResult):
     def cell(self, model: str, metric: str, digits: int = 4) -> str:
         from .result import format_value
 
-        vals = [float(f.results[model].mean.get(metric, math.nan)) for f in self.folds]
+        if metric in self.folds[0].counts:  # a count: each split's sum over its users (the table says "sum")
+            vals = [float(f.results[model].sums[metric]) for f in self.folds]
+        else:
+            vals = [float(f.results[model].mean.get(metric, math.nan)) for f in self.folds]
         r = across_row(vals, self.design.rho)
         return f"{format_value(r['mean'], digits)} ± {format_value(r['sd'], digits)}"
 
@@ -385,7 +388,8 @@ class RepeatedResult(ExperimentResult):
 
         names = list(self.folds[0].results)
         return Grid(columns=["metric"] + [n + (" (baseline)" if n in self.baselines else "") for n in names],
-                    rows=[[m] + [self.cell(n, m, digits) + self.marker(m, n) for n in names] for m in self.metrics],
+                    rows=[[f"{m} (sum per split)" if m in self.folds[0].counts else m]
+                          + [self.cell(n, m, digits) + self.marker(m, n) for n in names] for m in self.metrics],
                     title=f"rankmeter experiment: top-{self.k}, {self.mode}, {len(self.folds)} splits",
                     caption=self.caption())
 

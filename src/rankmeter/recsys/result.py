@@ -163,9 +163,14 @@ class ExperimentResult:
         from ..report.terminal import Grid
 
         means = {n: r.mean for n, r in self.results.items()}
+        counts = self.counts
+
+        def shown(n: str, m: str) -> str:  # a count: its sum over the users (an int, as trec_eval), else the mean
+            return str(self.results[n].sums[m]) if m in counts else format_value(means[n].get(m, float("nan")), digits)
+
         return Grid(
             columns=["metric"] + [n + (" (baseline)" if n in self.baselines else "") for n in self.results],
-            rows=[[m] + [format_value(means[n].get(m, float("nan")), digits) + self.marker(m, n) for n in self.results]
+            rows=[[f"{m} (sum)" if m in counts else m] + [shown(n, m) + self.marker(m, n) for n in self.results]
                   for m in self.metrics],
             title=f"rankmeter experiment: top-{self.k}, {self.mode}",
             caption=self.caption(),
@@ -191,6 +196,13 @@ class ExperimentResult:
     def table(self, digits: int = 4) -> "Table":
         """A rich table of :meth:`grid` (data-derived text shown as written)."""
         return self.grid(digits).to_rich()
+
+    @property
+    def counts(self) -> tuple[str, ...]:
+        """The count metrics (``num_ret@10``...: the registry's ``count=True``), which the tables show by their sum
+        over the users (``Result.sums``); ``results[name].mean`` keeps the mean."""
+        first = next(iter(self.results.values()), None)
+        return tuple(getattr(first, "counts", ())) if first is not None else ()
 
     @property
     def baselines(self) -> tuple[str, ...]:
@@ -338,14 +350,20 @@ class ExperimentResult:
 
 
 def format_value(v: Any, digits: int) -> str:
+    """A table cell: an int as an integer, a float always with ``digits`` decimals (``1.0000`` beside ``0.9000``,
+    never ``1``), nan as ``nan``.
+
+    >>> format_value(3, 4), format_value(1.0, 4), format_value(0.25, 2)
+    ('3', '1.0000', '0.25')
+    """
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return str(int(v))
     try:
         f = float(v)
     except (TypeError, ValueError):
         return str(v)
     if math.isnan(f):
         return "nan"
-    if f.is_integer() and abs(f) >= 1:
-        return f"{int(f)}"
     return f"{f:.{digits}f}"
 
 

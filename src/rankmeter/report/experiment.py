@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import fmt, fmt_signed, no_value_text, show_n
+from ._common import aggregate_cells, fmt, fmt_signed, no_value_text, show_n, tested_metric_label
 from ._common import test_label as _test_label
 from .html import _CSS, _bars, _colors, _d, _e, _img, _mpl, plain_figure_text
 
@@ -78,14 +78,15 @@ def fmt_pvalue(p: float | None) -> str:
 
 
 def _value(v: Any, digits: int = 4) -> str:
+    """A cell: an int as an integer, a float always with ``digits`` decimals (never ``1`` beside ``0.9000``)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return str(int(v))
     try:
         f = float(v)
     except (TypeError, ValueError):
         return str(v)
     if math.isnan(f):
         return "n/a"
-    if f.is_integer() and abs(f) >= 1:
-        return f"{int(f)}"
     return fmt(f, digits)
 
 
@@ -197,19 +198,25 @@ def _means_row(res: ExperimentResult, m: str, names: Sequence[str], first: Any, 
                digits: int) -> str:
     per_user = m in first.values
     arrow = "" if hib is None else (" &uarr;" if hib else " &darr;")
+    count = m in getattr(first, "counts", ())  # a count: its sum over the users, and the sum's interval
     cells = []
     for n in names:
-        v = res.results[n].mean.get(m, float("nan"))
+        v = res.results[n].sums[m] if count else res.results[n].mean.get(m, float("nan"))
         text = _e(_value(v, digits))
         if cmp is not None and m in cmp.metrics:
-            lo, hi = cmp.intervals[n][m]
-            text += f' <span class="ci">[{fmt(lo, digits)}, {fmt(hi, digits)}]</span>'
+            if count and m in cmp.counts:
+                _, lo_text, hi_text = aggregate_cells(cmp, n, m, digits)
+            else:
+                lo, hi = cmp.intervals[n][m]
+                lo_text, hi_text = fmt(lo, digits), fmt(hi, digits)
+            text += f' <span class="ci">[{lo_text}, {hi_text}]</span>'
         mk = res.marker(m, n).strip()
         if mk:
             text += f' <span class="{"up" if mk == "▲" else "down"}">{mk}</span>'
         cells.append(f'<td class="num">{text}</td>')
     level = "per user" if per_user else "corpus"
-    return f'<tr><td class="l">{_d(m)}{arrow}</td><td class="l nw">{level}</td>{"".join(cells)}</tr>'
+    return (f'<tr><td class="l">{_d(f"{m} (sum)" if count else m)}{arrow}</td><td class="l nw">{level}</td>'
+            f'{"".join(cells)}</tr>')
 
 
 def _directions(metrics: Sequence[str]) -> dict[str, bool]:
@@ -248,7 +255,7 @@ def _tests(res: ExperimentResult, digits: int) -> str:
             ' class="num sig down"' if t.significant else ' class="num"'
         n_cell = f'<td class="num">{t.n}</td>' if with_n else ""
         rows.append(
-            f'<tr><td class="l">{_d(t.metric)}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
+            f'<tr><td class="l">{_d(tested_metric_label(cmp, t.metric))}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
             f'<td class="l nw">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)} '
             f'<span class="ci">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</span></td>'
             f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
