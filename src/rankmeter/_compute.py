@@ -28,7 +28,7 @@ from pyarrow._compute import (
 
 __all__ = [
     "all_true", "cast", "dictionary_encode", "equal", "index_in", "is_finite", "not_equal", "sort_indices",
-    "take", "unique", "release_memory",
+    "take", "unique", "release_memory", "map_large_arrays",
 ]
 
 Column: TypeAlias = pa.Array | pa.ChunkedArray
@@ -106,5 +106,22 @@ def release_memory() -> None:
     pa.default_memory_pool().release_unused()
     try:
         ctypes.CDLL(None).malloc_trim(0)  # (the process's own symbols: glibc's malloc_trim where it has one)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def map_large_arrays(threshold: int = 1 << 20) -> None:
+    """From now on, give every allocation over ``threshold`` bytes a mapping of its own, handed back to the
+    system when it is freed (glibc's ``M_MMAP_THRESHOLD``; a no-op where glibc is absent).
+
+    For judgments of millions of queries only: each chunk's per-query outputs (ids, values) then
+    live as long as the evaluation, between the chunks' freed temporaries, and the heap keeps the
+    holes (2M one-item queries: about 200 MB of resident memory above what is in use). Not set for
+    ordinary inputs (100k queries of 100 rows), where reusing the heap's pages saves page faults.
+    """
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).mallopt(-3, int(threshold))  # M_MMAP_THRESHOLD (fixed from now on)
     except (OSError, AttributeError):  # not glibc
         pass

@@ -578,11 +578,19 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
         else:
             cols[name] = np.array(values[text], dtype=np.float64)
     # queries whose every measure goes through the walk: empty rankings, judgments all negative
-    codes = engine.codes(qarr)
+    # (looked up a block at a time: the lookup's temporaries for 2M ids at once came to about 130 MB)
+    block = 1 << 18
+    codes = (np.concatenate([engine.codes(qarr.slice(i, block)) for i in range(0, n, block)]) if n > block
+             else engine.codes(qarr))
+    # each judged query's highest grade (one reduceat, no row-by-row index; -inf for a query without a row)
+    starts, lens = qrels.offsets[:-1], np.diff(qrels.offsets)
     top = np.full(qrels.n_queries, -np.inf)
     if len(qrels.grades):
-        np.maximum.at(top, qrels.row_queries(), qrels.grades)
+        has = lens > 0
+        top[has] = np.maximum.reduceat(qrels.grades, starts[has])
+    del starts, lens
     odd = (values["num_ret"] == 0) | (top[codes] < 0)
+    del top
     if printed:  # a value the last printed digit of which could depend on the order of a sum: the walk's
         for name in summed:
             odd |= near_rounding(cols[name])

@@ -329,23 +329,66 @@ def test_utf16_and_bom_configs_are_named(tmp_path: Path) -> None:
     run(["run-experiment", str(tmp_path / "u16.toml")]).check_refused("u16.toml", "UTF-16")
 
 
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 32 item 5: 2M one-item queries still take ~550-610 MB in evaluate "
-                   "(was ~740) and ~740-790 MB in trec_eval (was ~1.55 GB); the bound is ~490 MB for 61 MB of input")
-def test_two_million_one_item_queries_stay_within_the_memory_bound(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def two_million(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, int]:
+    """2M queries of one judgment and one ranked item each (61 MB of text; the bound is about 490 MB)."""
+    d = tmp_path_factory.mktemp("two_million")
     n = 2_000_000
-    qrels, run_file = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels, run_file = d / "q.txt", d / "r.txt"
     qrels.write_bytes(b"".join(b"%d 0 d 1\n" % i for i in range(n)))
     run_file.write_bytes(b"".join(b"%d Q0 d 1 1 r\n" % i for i in range(n)))
-    size = qrels.stat().st_size + run_file.stat().st_size
-    for args in (["evaluate", str(qrels), str(run_file), "-m", "map", "--format", "csv"],
-                 ["evaluate", str(qrels), str(run_file), "-m", "map", "--format", "csv", "--chunk-rows", "100000"],
-                 ["trec_eval", str(qrels), str(run_file), "-m", "map"]):
+    return qrels, run_file, qrels.stat().st_size + run_file.stat().st_size
+
+
+def _python_api(qrels: Path, run_file: Path) -> tuple[int, int, str]:
+    """``rankmeter.evaluate`` on the two files in a fresh interpreter: exit status, peak memory, stderr (the
+    launcher of :mod:`tests.hostile._run` reports the interpreter's own peak)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from ._run import _LAUNCHER
+
+    code = (f"import rankmeter; r = rankmeter.evaluate({str(qrels)!r}, {str(run_file)!r}, 'map'); "
+            "assert r.coverage.evaluated == 2_000_000, r.coverage")
+    with tempfile.TemporaryDirectory() as d:
+        report = str(Path(d) / "usage")
+        p = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, report, "120", sys.executable, "-c", code],
+                           capture_output=True, text=True, env=env(), timeout=150)
+        peak_kb = int(float(Path(report).read_text().split()[1]))
+    return p.returncode, peak_kb * 1024, p.stderr
+
+
+# 2M one-item queries, route by route (issue 32 item 5). Peaks measured here (2 cores, loaded): evaluate
+# 442-454 MB (was 550-610); evaluate --chunk-rows 463-499 MB, at the bound (494 MB); trec_eval 513-534 MB
+# (was 740-790); the Python API 628-645 MB (the library keeps the allocators' defaults, which the CLI tunes)
+TWO_MILLION_ROUTES = {
+    "evaluate": ["evaluate", "{q}", "{r}", "-m", "map", "--format", "csv"],
+    "chunks": ["evaluate", "{q}", "{r}", "-m", "map", "--format", "csv", "--chunk-rows", "100000"],
+    "trec_eval": ["trec_eval", "{q}", "{r}", "-m", "map"],
+    "python": [],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("route", [
+    "evaluate",
+    pytest.param("chunks", marks=pytest.mark.xfail(strict=False, reason="issue 32 item 5: 463-499 MB, at the bound")),
+    pytest.param("trec_eval", marks=pytest.mark.xfail(strict=True, reason="issue 32 item 5: 513-534 MB")),
+    pytest.param("python", marks=pytest.mark.xfail(strict=True, reason="issue 32 item 5: 628-645 MB")),
+])
+def test_two_million_one_item_queries_stay_within_the_memory_bound(two_million: tuple[Path, Path, int],
+                                                                   route: str) -> None:
+    qrels, run_file, size = two_million
+    if route == "python":
+        code, peak, stderr = _python_api(qrels, run_file)
+    else:
+        args = [a.format(q=qrels, r=run_file) for a in TWO_MILLION_ROUTES[route]]
         out = run(args, seconds=120)
         out.check_clean()
-        assert out.returncode == 0, out.stderr
-        assert out.peak < memory_bound(size), f"{args[0]}: {out.peak / MB:.0f} MB for {size / MB:.0f} MB of input"
-
+        code, peak, stderr = out.returncode, out.peak, out.stderr
+    assert code == 0, stderr[-500:]
+    assert peak < memory_bound(size), f"{route}: {peak / MB:.0f} MB for {size / MB:.0f} MB of input"
 
 
 def test_text_that_merely_starts_like_a_magic_number_is_read(tmp_path: Path) -> None:

@@ -160,6 +160,8 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
             from .. import _compute as C
 
             C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
+            if q.n_queries >= 1 << 20:
+                C.map_large_arrays()  # (millions of queries: per-query outputs between freed temporaries)
         context = None
         if propensity_file is not None:  # read by the unbiased family's metrics with propensity=given
             from ..metrics.unbiased.propensities import read_propensities

@@ -17,7 +17,7 @@ from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..provenance import Provenance, describe_input
 from ..result import Result
-from .stream import grouped_file, open_file, query_starts, regrouped_text
+from .stream import _repeated_query, grouped_file, open_file, query_starts, regrouped_text
 
 __all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "open_ahead", "run_pieces",
            "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]
@@ -234,7 +234,6 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
     import pyarrow as pa
 
     from .. import _compute as C
-    from ..data.ids import ints
 
     n = table.num_rows
     rows = FILE_CHUNK_ROWS if chunk_rows is None else chunk_rows
@@ -242,18 +241,33 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
         return engine.evaluate_table(table)
     q = table.column("query")
     q = q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q
-    starts = query_starts(q)
-    if len(C.unique(C.take(q, ints(starts)))) != len(starts):  # a query in two places: one call
+    # a query in two places: one call (checked by sorted 64-bit signatures, not a hash table of every id,
+    # which took about 230 MB for 2M one-item queries)
+    if _repeated_query(q) is not None:
         return engine.evaluate_table(table)
-    bounds = np.append(starts, n)
+    bounds = np.append(query_starts(q), n)
+    del q  # (2M one-item queries: every temporary held through the evaluation counts)
     cuts = bounds[whole_query_cuts(bounds, rows)].tolist()
+    del bounds
     pieces = [(a, table.slice(a, b - a)) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
-    outs = in_order(lambda p: engine.evaluate_table(p[1], first_row=p[0]), pieces, resolve_threads(threads))
+
+    def piece(p: tuple[int, Any]) -> ChunkOut:
+        out = engine.evaluate_table(p[1], first_row=p[0])
+        out.heads, out.other_queries = None, []  # (not part of the joined output: let go of at once)
+        if engine.qrels.n_queries >= 1 << 20:  # millions of judged queries: the piece's freed temporaries given
+            C.release_memory()  # back, so the outputs do not pile up between their holes (a few ms a piece)
+        return out
+
+    outs = in_order(piece, pieces, resolve_threads(threads))
     ids = [o.queries if isinstance(o.queries, pa.Array) else pa.array(list(o.queries), pa.string()) for o in outs]
+    queries = pa.concat_arrays([C.cast(i, pa.string()) for i in ids])
+    del ids
+    # each column joined, then its pieces let go of (not every piece held until every column is joined)
+    values = {k: np.concatenate([o.values.pop(k) for o in outs]) for k in list(outs[0].values)}
+    seen_codes = np.concatenate([o.seen_codes for o in outs])
     return ChunkOut(
-        queries=pa.concat_arrays([C.cast(i, pa.string()) for i in ids]),
-        values={k: np.concatenate([o.values[k] for o in outs]) for k in outs[0].values},
+        queries=queries, values=values,
         states={}, run_rows=sum(o.run_rows for o in outs), run_rows_used=sum(o.run_rows_used for o in outs),
-        seen_codes=np.concatenate([o.seen_codes for o in outs]),
+        seen_codes=seen_codes,
         without_judgments=sum(o.without_judgments for o in outs), path="+".join(sorted({o.path for o in outs})),
         dropped=sum(o.dropped for o in outs))

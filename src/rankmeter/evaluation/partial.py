@@ -146,6 +146,8 @@ class Accumulator:
         self.nojudg_examples = smallest(self.nojudg_examples + out.without_judgments_examples)
         self.extra_seen.update(out.extra_seen)
         self.dropped += out.dropped
+        if len(self.seen) >= 1 << 20:  # millions of judged queries: the chunk's freed temporaries given back,
+            C.release_memory()  # so the next chunks' outputs do not pile up between their holes (a few ms)
 
     def _merge(self, states: Mapping[str, Any]) -> None:
         for m in self.engine.corpus_metrics:
@@ -160,6 +162,7 @@ class Accumulator:
                 self.states[m.text] = states[m.text]
 
     def result(self) -> Result:
+        """The :class:`Result` of the chunks added; called once (their parts are let go of as it is built)."""
         e = self.engine
         in_run = self.seen
         policy = e.policy
@@ -179,8 +182,13 @@ class Accumulator:
         # query ids stay Arrow arrays where the chunks gave them so (pa.array of a list imports pandas)
         parts = [p if isinstance(p, pa.Array) else pa.array(list(p), type=pa.string()) for p in self.queries if len(p)]
         qarr = pa.concat_arrays(parts) if parts else pa.nulls(0, pa.string())
+        del parts
+        self.queries = []  # (the chunks' ids, joined: let go of)
         perm = to_numpy(C.sort_indices(qarr)) if len(qarr) else np.zeros(0, dtype=np.int64)
-        values = {k: (np.concatenate(v)[perm] if v else np.zeros(0)) for k, v in self.values.items()}
+        values = {}
+        for k, v in self.values.items():  # each metric's chunks let go of once joined
+            values[k] = np.concatenate(v)[perm] if v else np.zeros(0)
+            v.clear()
         # (Python strings only when the ids are read: 2M queries take ~130 MB as a list)
         queries = QueryIds(C.take(qarr, ints(perm)) if len(qarr) else pa.nulls(0, pa.string()))
         corpus = finalize(e.metrics, self.states, e.context)
