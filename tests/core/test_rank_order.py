@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.data.order import group_blocks, group_rows, rank_order, segment_order
+from rankmeter.data.order import code_ids, group_blocks, group_rows, rank_order, segment_order
 
 
 def lexsort_rank_order(qcodes: np.ndarray, value: np.ndarray,
@@ -217,3 +217,21 @@ def test_group_blocks_equals_a_stable_sort_of_the_joined_ids(blocks: list[list[s
     flat = pa.array([x for b in blocks for x in b], type=pa.string())
     if len(flat):  # the same as coding the joined ids and group_rows
         assert rows.tolist() == group_rows(pc.dictionary_encode(flat).indices.to_numpy().astype(np.int64)).tolist()
+
+
+WORDS = ["q", "q1", "q10", "12345678", "123456789", "é", "éé", "\x00", "a\x00", "", "Q1"]  # 8 bytes and more, zeros
+
+
+@settings(max_examples=100)
+@given(st.lists(st.lists(st.sampled_from(WORDS), max_size=12), min_size=1, max_size=5), st.booleans())
+def test_code_ids_equals_arrow_dictionary_encode(chunks: list[list[str]], short: bool) -> None:
+    if short:  # ids of 1 to 8 bytes without a zero byte: coded as numbers
+        chunks = [[x for x in c if 0 < len(x.encode()) <= 8 and "\x00" not in x] for c in chunks]
+    arrays = [pa.array(c, type=pa.string()) for c in chunks]
+    got = code_ids(arrays)
+    want = pc.dictionary_encode(pa.chunked_array(arrays, type=pa.string()))
+    assert [c.indices.to_pylist() for c in got.chunks] == [c.indices.to_pylist() for c in want.chunks]
+    full = [c for c in got.chunks if len(c)]
+    if full:
+        assert full[-1].dictionary.to_pylist() == [c for c in want.chunks if len(c)][-1].dictionary.to_pylist()
+    assert got.to_pylist() == [x for c in chunks for x in c]

@@ -940,7 +940,7 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     """The regrouped rows evaluated as columns (``tables``: the parsed ranges, emptied here): the query ids
     coded and the rows ordered by one sort of numbers, each chunk's item signatures and scores gathered by
     it (held side by side: one memory access a row), the item ids left where they are (in the ranges')."""
-    from ..data.order import group_blocks
+    from ..data.order import code_ids, group_blocks
 
     # the ranges in as many consecutive parts as threads, each part's query ids coded by a dictionary of its
     # own on a worker (a hash of each row's id); only the parts' dictionaries are then joined and hashed again
@@ -949,7 +949,7 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     parts = [tables[a:b] for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True)]
 
     def code(part: list[pa.Table]) -> pa.ChunkedArray:
-        return C.dictionary_encode(pa.chunked_array([c for t in part for c in t.column("query").chunks], pa.string()))
+        return code_ids([c for t in part for c in t.column("query").chunks])
 
     coded = list(pool.map(code, [p for p in parts if p]))
     del parts
