@@ -61,7 +61,7 @@ from .._errors import InputError, ParameterError
 from ..data import RowError
 from .columns import id_column, number_column, rank_column
 from .loaders import detect_format, run_columns
-from .source import Input, MappedSpan, open_input
+from .source import Input, MappedSpan, open_input, open_timely
 from .tables import CsvText, csv_header, parse_csv, read_arrow
 from .trec import TrecText, comment_note, parse_trec
 
@@ -213,7 +213,8 @@ class RunBlocks:
             return
         line = 1
         rest = b""
-        with self.input.open() as fh:
+        # a stream: read as its text arrives (a pause hands over what came, so a fault in it is reported at once)
+        with self.input.open() if self.input.restartable else open_timely(self.input) as fh:
             while True:
                 data = fh.read(size)
                 eof = not data

@@ -41,9 +41,10 @@ import io
 import os
 import stat
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, cast
 
 if TYPE_CHECKING:
     import mmap
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 from .._errors import InputError
 
 __all__ = ["Input", "open_input", "HEAD_BYTES", "base_name", "MappedSpan", "max_line_bytes", "check_lines",
-           "refusal", "LineChecker", "MAX_LINE_ENV", "CODECS", "is_stream"]
+           "refusal", "LineChecker", "MAX_LINE_ENV", "CODECS", "is_stream", "Timely", "open_timely"]
 
 HEAD_BYTES = 1 << 16
 _STDIN_READ = False  # whether "-" was opened before in this process
@@ -144,7 +145,7 @@ class _Replay(io.RawIOBase):
             b[:n] = self.prefix[:n]
             self.prefix = self.prefix[n:]
             return n
-        data = self.rest.read(len(b))
+        data = getattr(self.rest, "read1", self.rest.read)(len(b))  # (what is there: a stream is not waited on)
         if not data:
             return 0
         b[: len(data)] = data
@@ -474,7 +475,7 @@ class _Reader(io.RawIOBase):
 
     def readinto(self, b: Any) -> int:
         try:
-            data = self.inner.read(len(b))
+            data = getattr(self.inner, "read1", self.inner.read)(len(b))  # (what is there: see _Replay)
         except _READ_ERRORS as exc:
             if isinstance(exc, InputError):
                 raise
@@ -587,13 +588,104 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def _read_head(stream: BinaryIO, n: int) -> bytes:
+class Timely:
+    """A stream read as its text arrives: :meth:`read` returns up to ``size`` bytes, early when the stream
+    pauses for ``pause`` seconds with text in hand, so that a reader parses what came (and reports a fault in
+    it) while a slow or stalled producer sends nothing more.
+
+    A thread reads the stream in pieces (at most ``queued`` of them wait: bounded memory); its errors (a line
+    over the limit, a corrupt compressed stream) are raised by :meth:`read` after the text before them.
+    :meth:`close` never waits for a read that blocks: the thread, a daemon, ends with the stream or the
+    process.
+
+    >>> t = Timely(io.BufferedReader(io.BytesIO(b"a\\nb\\n")))
+    >>> t.read(3), t.read(3), t.read(3)
+    (b'a\\nb', b'\\n', b'')
+    >>> t.close()
+    """
+
+    def __init__(self, stream: BinaryIO, pause: float = 0.2, piece: int = 1 << 20, queued: int = 16) -> None:
+        import queue
+        import threading
+
+        self.stream = stream
+        self.pause = pause
+        self.pieces: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=queued)
+        self.left = b""  # the rest of a piece longer than a read asked for
+        self.eof = False
+        self.paused = False  # the last read returned early: the stream paused with text in hand
+        self.thread = threading.Thread(target=self._pump, args=(piece,), name="rankmeter-stream-reader",
+                                       daemon=True)
+        self.thread.start()
+
+    def _pump(self, piece: int) -> None:
+        read = getattr(self.stream, "read1", self.stream.read)
+        try:
+            while True:
+                data = read(piece)
+                self.pieces.put(data)
+                if not data:
+                    return
+        except BaseException as exc:  # noqa: BLE001  (handed to the reader, raised where the text stops)
+            self.pieces.put(exc)
+
+    def read(self, size: int) -> bytes:
+        import queue
+
+        out = bytearray(self.left[:size])
+        self.left = self.left[size:]
+        self.paused = False
+        while len(out) < size and not self.eof:
+            try:
+                got = self.pieces.get(timeout=self.pause if out else None)
+            except queue.Empty:  # a pause with text in hand: give what came
+                self.paused = True
+                break
+            if isinstance(got, BaseException):
+                self.eof = True
+                raise got
+            if not got:
+                self.eof = True
+                break
+            need = size - len(out)
+            out += got[:need]
+            self.left = got[need:]
+        return bytes(out)
+
+    read1 = read  # (at least a byte unless at the end, as read1 promises; never more than came)
+
+    def had_pause(self) -> bool:
+        """Whether the last read returned early, the stream pausing with text in hand."""
+        return self.paused
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.thread.is_alive():
+            self.stream.close()
+
+
+@contextmanager
+def open_timely(inp: Input) -> Iterator[Timely]:
+    """``inp``'s content (:meth:`Input.open`, lines checked) read as its text arrives (:class:`Timely`)."""
+    reader = Timely(inp.open())
+    try:
+        yield reader
+    finally:
+        reader.close()
+
+
+def _read_head(stream: BinaryIO, n: int, paused: Callable[[], bool] | None = None) -> bytes:
+    """The first ``n`` bytes (fewer at the end, or when ``paused()`` says the stream paused: what came)."""
     out = b""
     while len(out) < n:
         part = stream.read(n - len(out))
         if not part:
             break
         out += part
+        if paused is not None and paused():
+            break
     return out
 
 
@@ -665,17 +757,21 @@ def _refuse(head: bytes, name: str, codec: str | None) -> None:
 
 
 def _from_stream(stream: BinaryIO, name: str) -> Input:
+    # read as its text arrives: a pause hands over what came (the first bytes of a stream that stalls, too),
+    # so that a fault in it is reported at once rather than when 64 KiB or the end arrive
+    timely = Timely(stream)
+    paused = timely.had_pause
     try:
-        magic = _read_head(stream, 512)
+        magic = _read_head(cast(BinaryIO, timely), 512, paused)
     except (OSError, EOFError) as exc:
         raise InputError(f"cannot read the input ({_why(exc)})", source=name) from None
     codec = _refuse_or_codec(magic, name)
-    raw = cast(BinaryIO, io.BufferedReader(cast(Any, _Replay(magic, stream)), buffer_size=1 << 20))
+    raw = cast(BinaryIO, io.BufferedReader(cast(Any, _Replay(magic, cast(BinaryIO, timely))), buffer_size=1 << 20))
     if codec is not None:
         raw = _decoder(codec, raw)
     # _Reader has the BinaryIO methods used (the ignore below)
     reader: BinaryIO = _Reader(raw, name, codec, None)  # type: ignore[assignment]
-    head = _read_head(reader, HEAD_BYTES)
+    head = _read_head(reader, HEAD_BYTES, paused)
     if not head:
         raise InputError("the input is empty" if name == "<stdin>" else "the file is empty", source=name)
     _refuse(head, name, codec)

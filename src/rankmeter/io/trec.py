@@ -44,7 +44,7 @@ import pyarrow.csv as pacsv
 from .._errors import InputError
 from ..data import Qrels, RowError, Run
 from .columns import number_column, rank_column
-from .source import Input, MappedSpan, open_input
+from .source import Input, MappedSpan, open_input, open_timely
 
 __all__ = [
     "read_trec_qrels", "read_trec_run", "read_trec_table", "parse_trec", "TrecText", "parse_trec_run_bytes",
@@ -602,7 +602,7 @@ def read_run_stream_checked(inp: Input, *, comments: bool = True, block_bytes: i
     walk = False  # a block was refused by the parser: ``refused`` reads the rest
     carry: pa.Table | None = None  # the rows of the last query of the blocks before (it may go on)
     carry_lines = np.zeros(0, dtype=np.int64)
-    with inp.open() as fh:
+    with open_timely(inp) as fh:  # (a pause hands over what came: a fault in it is reported at once)
         while True:
             data = fh.read(block_bytes)
             parts.append(data)
