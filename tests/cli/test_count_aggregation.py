@@ -222,3 +222,20 @@ def test_run_experiment_shows_sums(tmp_path: Path) -> None:
     text = cli("run-experiment", str(cfg), "-m", "hit_rate@10,num_ret@10", "-r", "popular", "-r", "random",
                "--split", "kfold", "--folds", "3", "--out", str(tmp_path / "kf"), "--no-progress")
     assert "num_ret@10 (sum per split)" in text
+
+
+def test_pool_bias_and_judges_label_counts_and_print_integers(files: dict[str, Path], tmp_path: Path) -> None:
+    """pool-bias and judges show changes of a count's mean, labelled (mean); ranks and counts print as integers."""
+    text = cli("pool-bias", str(files["qrels"]), str(files["run"]), str(files["other"]), "-m", "map,num_rel_ret",
+               "--depth", "2")
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in text.splitlines() if "num_rel_ret (mean)" in line]
+    row = next(r for r in rows if r[0] == "run")
+    assert len(row) == 9 and all(re.fullmatch(r"\d+", c) for c in row[5:]), row  # ranks and unique items
+    assert re.fullmatch(r"-?\d\.\d{4}", row[2]), row  # the mean beside them
+    second = tmp_path / "second.txt"
+    second.write_text("1 0 a 1\n1 0 b 1\n2 0 c 0\n2 0 d 1\n")
+    text = cli("judges", str(files["qrels"]), str(second), str(files["run"]), str(files["other"]), "-m",
+               "map,num_rel_ret")
+    assert "num_rel_ret (mean)" in text
+    confusion = text.split("Confusion")[1].split("Binary")[0]
+    assert re.search(r"│ 1 +│ +\d+ │ +\d+ │", confusion), confusion  # counts of pairs: integers, not 1.0000

@@ -54,11 +54,24 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], depth: 
     res = pool_bias(q, loaded, parsed, depth=depth)
     for line in notes + metric_notes:
         note(line)
+    from typing import Any
+
+    from ._output import is_count
+
     cols = ["full", "reduced", "change", "rank_full", "rank_reduced", "unique", "unique_relevant"]
-    rows = [([str(r["run"]), str(r["metric"])], [float(r[c]) for c in cols]) for r in res.by_run.to_dict("records")]
+    whole = {"rank_full", "rank_reduced", "unique", "unique_relevant", "max_rank_drop"}  # ranks and counts: integers
+
+    def cell(c: str, v: Any) -> float:
+        f = float(v)
+        return int(f) if c in whole and f.is_integer() else f
+
+    def label(m: Any) -> str:  # a count's change is a change of its mean over the queries, as compare's tests
+        return f"{m} (mean)" if is_count(str(m)) else str(m)
+
+    rows = [([str(r["run"]), label(r["metric"])], [cell(c, r[c]) for c in cols]) for r in res.by_run.to_dict("records")]
     scols = list(res.summary.columns)
-    srows = [([str(m)], [float(v) for v in row]) for m, row in zip(res.summary.index, res.summary.to_numpy(),
-                                                                     strict=True)]
+    srows = [([label(m)], [cell(c, v) for c, v in zip(scols, row, strict=True)])
+             for m, row in zip(res.summary.index, res.summary.to_numpy(), strict=True)]
     if fmt == "json":
         write_json({"depth": depth, "by_run": res.by_run.to_dict("records"),
                     "summary": res.summary.reset_index().to_dict("records")})

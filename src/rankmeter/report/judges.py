@@ -7,7 +7,7 @@ LaTeX, HTML, and a long CSV (``section, key, column, value``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .tables import Table
 
@@ -15,6 +15,16 @@ if TYPE_CHECKING:
     from ..judges import Agreement, JudgeComparison
 
 __all__ = ["judge_tables", "long_rows"]
+
+
+def _frame_rows(frame: Any) -> list[tuple[list[str], list[float]]]:
+    """A DataFrame's rows keyed by its index, an integer column's cells as ints (a count prints as ``3``, never
+    ``3.0000``), every other cell as a float."""
+    import numpy as np
+
+    whole = [np.issubdtype(t, np.integer) for t in frame.dtypes]
+    return [([str(k)], [int(v) if w else float(v) for v, w in zip(row, whole, strict=True)])
+            for k, row in zip(frame.index, frame.itertuples(index=False, name=None), strict=True)]
 
 
 def judge_tables(ag: "Agreement", jc: "JudgeComparison | None" = None, *, top: int = 10) -> list[Table]:
@@ -26,24 +36,27 @@ def judge_tables(ag: "Agreement", jc: "JudgeComparison | None" = None, *, top: i
     if len(names) == 2 and ag.pairs.get("both", 0) > 0:
         conf = ag.confusion
         out.append(Table(f"Confusion ({names[0]} in rows, {names[1]} in columns)", [f"{names[0]} grade"],
-                         [([str(i)], [float(x) for x in row]) for i, row in zip(conf.index, conf.to_numpy(),
-                                                                                  strict=True)],
+                         [([str(i)], [int(x) for x in row]) for i, row in zip(conf.index, conf.to_numpy(),
+                                                                                strict=True)],
                          [str(c) for c in conf.columns]))
         binary = ag.binary()
         out.append(Table("Binary relevance (relevant: grade >= threshold)", ["threshold"],
-                         [([str(t)], [float(v) for v in row]) for t, row in zip(binary.index, binary.to_numpy(),
-                                                                                 strict=True)],
+                         _frame_rows(binary),
                          list(binary.columns)))
         pq = ag.per_query().head(top)
         out.append(Table(f"Queries that disagree most (first {len(pq)})", ["query"],
-                         [([str(q)], [float(v) for v in row]) for q, row in zip(pq.index, pq.to_numpy(), strict=True)],
+                         _frame_rows(pq),
                          list(pq.columns)))
     if jc is not None:
         a, b = jc.judges
-        out.append(Table("Runs under both judges", ["metric", "run"], jc.means_rows(),
+        from ..metrics.registry import is_count
+
+        # a count's change is a change of its mean over the queries (labelled so), as in compare's tests
+        out.append(Table("Runs under both judges", ["metric", "run"],
+                         [([f"{k[0]} (mean)" if is_count(k[0]) else k[0], *k[1:]], v) for k, v in jc.means_rows()],
                          [f"under {a}", f"under {b}", "change"]))
         out.append(Table("Ordering of the runs", ["metric"],
-                         [([m], [jc.tau[m], jc.tau_ap[m], float(max(abs(i - j) for _, i, j in jc.swaps[m]))])
+                         [([m], [jc.tau[m], jc.tau_ap[m], int(max(abs(i - j) for _, i, j in jc.swaps[m]))])
                           for m in jc.metrics], ["kendall tau", "tau_ap", "largest rank move"],
                          caption=f"tau_ap takes the order under {a} as the reference"))
         out.append(Table("Significance decisions that flip", ["metric", "a", "b", f"better under {a}",
