@@ -236,3 +236,9 @@ def test_run_experiment_tests_a_spelling_once(tmp_path: Path, protocol: str) -> 
             twin = rows[("hit_rate@10", *pair)]
             assert {k: v for k, v in t.items() if k != "metric"} == {k: v for k, v in twin.items() if k != "metric"}
     assert {m for m, *_ in rows} == {"hit_rate@10", "success@10", "ndcg@10"}
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "html"])
+def test_evaluate_papers_print_each_spelling(files: dict[str, Path], fmt: str) -> None:
+    text = run_cli("evaluate", str(files["qrels"]), str(files["run"]), "-m", "P@1", "-m", "p@1", "--format", fmt).stdout
+    assert "P@1" in text and "p@1" in text
