@@ -144,16 +144,19 @@ def code_ids(ids: Sequence[pa.Array]) -> pa.ChunkedArray:
     >>> [c.indices.to_pylist() for c in coded.chunks], coded.chunks[-1].dictionary.to_pylist()
     ([[0, 1], [1, 0, 2]], ['q10', 'q1', 'é'])
     """
+    ids = list(ids)
+    out = np.empty(sum(len(a) for a in ids), dtype=np.uint64)  # (one array: few, large pages)
     words: list[pa.Array] = []
+    at = 0
     for a in ids:
-        w = _id_words(a)
-        if w is None:
-            return cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(list(ids), pa.string())))
-        words.append(pa.Array.from_buffers(pa.uint64(), len(w), [None, pa.py_buffer(w)]))
+        if not _id_words(a, out[at:at + len(a)]):
+            return cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(ids, pa.string())))
+        words.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, pa.py_buffer(out[at:at + len(a)])]))
+        at += len(a)
     coded = C.dictionary_encode(pa.chunked_array(words, pa.uint64()))
     chunks = [c for c in coded.chunks if len(c)]
     if not chunks:
-        return cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(list(ids), pa.string())))
+        return cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(ids, pa.string())))
     vocab = np.ascontiguousarray(to_numpy(chunks[-1].dictionary), dtype="<u8")  # (a memo only grows)
     raw = vocab.view(np.uint8).reshape(-1, 8)
     lengths = 8 - np.argmax(raw[:, ::-1] != 0, axis=1)  # (no id is empty: its last byte is not zero)
@@ -167,23 +170,32 @@ def code_ids(ids: Sequence[pa.Array]) -> pa.ChunkedArray:
 _WORD_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
-def _id_words(ids: pa.Array) -> np.ndarray | None:
-    """Each id's bytes as a little-endian 8-byte number, zero-padded; None unless every id of the text array
-    ``ids`` has 1 to 8 bytes, none of them zero (then no two ids give one number), and none is null."""
+def _id_words(ids: pa.Array, out: np.ndarray) -> bool:
+    """Each id's bytes as a little-endian 8-byte number, zero-padded, into ``out``; False unless every id of
+    the text array ``ids`` has 1 to 8 bytes, none of them zero (then no two ids give one number), and none
+    is null."""
     if not pa.types.is_string(ids.type) or ids.null_count:
-        return None
+        return False
     if not len(ids):
-        return np.zeros(0, dtype=np.uint64)
+        return True
     o, raw = string_buffers(ids)
     o = o.astype(np.int64)
     lengths = np.diff(o)
     if int(lengths.min()) < 1 or int(lengths.max()) > 8 or not bool(raw[o[0]:o[-1]].all()):
-        return None
-    lo = int(o[0])
-    tail = np.zeros(int(o[-1]) - lo + 8, dtype=np.uint8)  # (a word read from the last id runs 7 bytes past it)
-    tail[:-8] = raw[lo:int(o[-1])]
-    words = np.ndarray((len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
-    return cast(np.ndarray, words[o[:-1] - lo] & _WORD_MASKS[lengths])
+        return False
+    # ids read in place; only those in the buffer's last 8 bytes (a word from their start would run past its
+    # end) from a padded copy of that tail
+    safe = int(np.searchsorted(o[:-1], len(raw) - 8, side="right")) if len(raw) >= 8 else 0
+    if safe:
+        words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))  # a word at every byte
+        np.bitwise_and(words[o[:safe]], _WORD_MASKS[lengths[:safe]], out=out[:safe])
+    if safe < len(ids):
+        lo = int(o[safe])
+        tail = np.zeros(len(raw) - lo + 8, dtype=np.uint8)
+        tail[:len(raw) - lo] = raw[lo:]
+        words = np.ndarray((len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
+        np.bitwise_and(words[o[safe:-1] - lo], _WORD_MASKS[lengths[safe:]], out=out[safe:])
+    return True
 
 
 def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray, np.ndarray]:
