@@ -211,6 +211,30 @@ def test_a_judgment_repeated_blocks_later_is_found_as_it_arrives(files: Path, co
                       "duplicate judgment for query 'q1', item 'a'")
 
 
+# ------------------------------------------------------------------ a fault, then a stall
+
+
+#: a fault in the first lines, then a producer that stays silent (and keeps the stream open)
+_STALL = {
+    "run": "b'q1 Q0 a 1 1 t\\nq1 Q0 b 2 1 t\\nq1 x\\n'",
+    "repeat": "b'q1 Q0 a 1 1 t\\nq1 Q0 a 2 1 t\\n'",
+    "qrels": "b'q1 0 a 1\\nq1 0 a 1\\n'",
+    "interactions": "b'user,item\\n1,2\\n\\x00\\x01\\n'",
+}
+
+
+@pytest.mark.parametrize("name, kind", [("evaluate", "run"), ("compare", "run"), ("trec_eval", "run"),
+                                        ("trec_eval", "repeat"), ("fuse", "repeat"), ("evaluate-qrels", "qrels"),
+                                        ("trec_eval-qrels", "qrels"), ("split", "interactions")])
+def test_a_fault_before_a_stall_is_reported_at_once(files: Path, name: str, kind: str) -> None:
+    """What came is parsed when the stream pauses: the command does not wait for a full block or the end."""
+    args = {**_run_commands(files), **_qrels_commands(files), "split": _split(files)}[name]
+    gen = _COUNT + f"import time\nb = {_STALL[kind]}\n" + _WRITE_AT_TOP + "time.sleep(120)\n"
+    out, _ = fed(args, gen, seconds=30)
+    out.check_refused("<stdin>:")
+    assert out.wall < 20, f"{name}: {out.wall:.1f} s"
+
+
 # ------------------------------------------------------------------ what a stream cannot do
 
 
