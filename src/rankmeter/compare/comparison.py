@@ -355,7 +355,8 @@ class Comparison:
         return comparison_figure(self, kind, metric, k_max=k_max)
 
     def to_csv(self, path: str | Path | None = None) -> str:
-        """Long-format CSV: one ``mean`` row per run and metric, one ``diff`` row per test.
+        """Long-format CSV: one ``mean`` row per run and metric (and a ``sum`` row for a count metric: its sum over
+        the queries and the sum's interval), one ``diff`` row per test.
 
         Columns: ``kind, metric, run, against, test, value, low, high, statistic,
         p_value, p_adjusted, correction, significant, effect_size, n``. For a
