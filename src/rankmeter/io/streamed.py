@@ -1,21 +1,26 @@
-"""Judgments on a stream (``-``, a pipe, a FIFO), parsed and checked as they arrive.
+"""Inputs on a stream (``-``, a pipe, a FIFO), parsed and checked as they arrive.
 
-:func:`read_trec_qrels_stream` reads TREC judgments from a stream in blocks of whole lines
-(the block cutting of :mod:`rankmeter.io.blocks`), each parsed by the one TREC parser
-(:func:`rankmeter.io.trec.parse_trec`) as it comes:
+Every reader here cuts a stream into blocks of whole lines (the block cutting of
+:mod:`rankmeter.io.blocks`, which hands over what came when the stream pauses) and
+parses each with the one TREC parser (:func:`rankmeter.io.trec.parse_trec`) as it comes,
+so the first malformed line (binary noise included) ends the reading with its error,
+naming the line, whatever follows:
 
-- the first malformed line (binary noise included) ends the reading with its error, naming
-  the line, within the block that holds it;
-- with ``duplicates="error"`` (the default), the first (query, item) judged twice ends the
-  reading with the duplicate's error at the line of its second judgment, whether the
-  first was in the same block or long before: an endless stream of one repeated line
-  stops within its first block instead of filling the memory;
-- memory is the judgments themselves (they are all needed: every query's relevant items)
-  as Arrow columns, 8 bytes a judgment for the duplicate check, and one block of text;
-  never the text of the stream.
+- :func:`read_trec_qrels_stream`: judgments. With ``duplicates="error"`` (the default),
+  the first (query, item) judged twice ends the reading at the line of its second
+  judgment, whether the first was in the same block or long before: an endless stream
+  of one repeated line stops within its first block. Memory: the judgments themselves
+  (all are needed) as Arrow columns, 8 bytes a judgment for the check, one block of text.
+- :func:`read_trec_run_stream`: a run, for the commands that need all of it (``fuse``,
+  ``overlap``, ``pool``...): an item twice within a query's rows so far ends it. Memory:
+  the rows as Arrow columns and their line numbers, never the text.
+- :func:`read_stream_checked`: the text itself, for a reader that parses only at the end
+  (``split``'s interactions, ``trec_eval``'s judgments), kept in an unlinked temporary
+  file (:class:`Spool`) as it arrives: memory holds a block. Zero bytes, and what the
+  caller's checks refuse (:class:`RepeatedPairs`: judgments given twice), end it at once.
 
-The judgments are then the :class:`~rankmeter.data.Qrels` the file reader gives for the
-same text.
+What they give equals what the whole-text readers give for the same text, wherever the
+blocks are cut (``tests/io/test_streamed.py``).
 
 >>> import io
 >>> from .source import Input
