@@ -3,7 +3,9 @@
 :func:`open_input` is the one way every reader opens what it reads:
 
 - ``-`` is standard input; ``/dev/stdin``, ``<(zcat run.gz)`` and named pipes are
-  read as streams (their size on disk says nothing: emptiness is decided by reading);
+  read as streams (their size on disk says nothing: emptiness is decided by reading),
+  as their text arrives: a read hands over what came when the stream pauses for 0.2 s
+  (:class:`Timely`), so a reader reports a fault in it without waiting for more;
 - the kind of content is decided by its first bytes, whatever the name:
   gzip (``1f 8b``), bz2 (``BZh``), xz (``fd 37 7a 58 5a 00``) and zstd
   (``28 b5 2f fd``) are decompressed on the fly (``run.txt.gz``, ``r.csv.bz2``, a
