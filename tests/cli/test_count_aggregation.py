@@ -239,3 +239,13 @@ def test_pool_bias_and_judges_label_counts_and_print_integers(files: dict[str, P
     assert "num_rel_ret (mean)" in text
     confusion = text.split("Confusion")[1].split("Binary")[0]
     assert re.search(r"│ 1 +│ +\d+ │ +\d+ │", confusion), confusion  # counts of pairs: integers, not 1.0000
+
+
+def test_run_experiment_groups_show_sums(tmp_path: Path) -> None:
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text("[data]\ngenerate = { users = 30, items = 40, seed = 0 }\n")
+    text = cli("run-experiment", str(cfg), "-m", "hit_rate@10,num_rel_ret@10", "-r", "popular", "-r", "random",
+               "--group-by", "activity", "--out", str(tmp_path / "out"), "--no-progress", "--verbose")
+    per_group = text.split("Per group")[1]
+    assert "num_rel_ret@10 (sum)" in per_group and "num_rel_ret@10 (mean)" in per_group.split("Gap between")[1]
+    assert "group: num_rel_ret@10 (sum)" in (tmp_path / "out" / "report.html").read_text()

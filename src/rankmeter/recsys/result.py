@@ -185,9 +185,15 @@ class ExperimentResult:
         first = next(iter(self.groups.values()))
         order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
         cols = [(n, g) for n in self.groups for g in order]
+        counts = set(getattr(first, "counts", ()))  # a count: its sum per group, labelled
+
+        def shown(n: str, g: str, m: str) -> str:
+            return str(self.groups[n].sums[g][m]) if m in counts else format_value(self.groups[n].means.loc[g, m],
+                                                                                     digits)
+
         return Grid(
             columns=["metric"] + [f"{n}: {g} ({first.sizes[g]})" for n, g in cols],
-            rows=[[m] + [format_value(self.groups[n].means.loc[g, m], digits) for n, g in cols]
+            rows=[[f"{m} (sum)" if m in counts else m] + [shown(n, g, m) for n, g in cols]
                   for m in first.means.columns],
             title=f"per user group: {self.group_info.get('description', '')}",
             caption="mean per group of users (group size in brackets); users without a value are left out",

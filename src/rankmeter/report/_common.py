@@ -51,7 +51,7 @@ def mean_label(cmp: "Comparison", metric: str) -> str:
     return f"{metric} (sum)" if is_count(cmp, metric) else metric
 
 
-def tested_metric_label(cmp: "Comparison", metric: str) -> str:
+def diff_metric_label(cmp: "Comparison", metric: str) -> str:
     """A metric's name in a tests table: ``num_ret (mean)`` for a count, whose difference is of the per-query
     means (as every test's), not of the sums the means table shows."""
     return f"{metric} (mean)" if is_count(cmp, metric) else metric

@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import aggregate_cells, fmt, fmt_signed, no_value_text, show_n, tested_metric_label
+from ._common import aggregate_cells, diff_metric_label, fmt, fmt_signed, no_value_text, show_n
 from ._common import test_label as _test_label
 from .html import _CSS, _bars, _colors, _d, _e, _img, _mpl, plain_figure_text
 
@@ -255,7 +255,7 @@ def _tests(res: ExperimentResult, digits: int) -> str:
             ' class="num sig down"' if t.significant else ' class="num"'
         n_cell = f'<td class="num">{t.n}</td>' if with_n else ""
         rows.append(
-            f'<tr><td class="l">{_d(tested_metric_label(cmp, t.metric))}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
+            f'<tr><td class="l">{_d(diff_metric_label(cmp, t.metric))}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
             f'<td class="l nw">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)} '
             f'<span class="ci">[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</span></td>'
             f'<td class="num">{fmt(t.effect_size, 2)}</td><td class="num">{fmt(t.statistic, 3)}</td>'
@@ -580,11 +580,12 @@ def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Seq
     """One metric's means per group (rows) and recommender (columns), markers, users without a value, the gap."""
     head = "".join(f'<th class="num">{_d(n)}{" (baseline)" if n == base else ""}</th>' for n in names)
     rows = []
+    count = m in getattr(res.groups[names[0]], "counts", ())  # a count: its sum per group, labelled (gap: means)
     for g in order:
         cells = []
         for n in names:
             gv = res.groups[n]
-            text = _e(_value(gv.means.loc[g, m], digits))
+            text = _e(_value(gv.sums[g][m] if count else gv.means.loc[g, m], digits))
             left = gv.left_out.get(m, {}).get(g, 0)
             if left:
                 text += f' <span class="ci">({left} without a value)</span>'
@@ -592,7 +593,7 @@ def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Seq
         rows.append(f'<tr><td class="l">{_e(g)}</td>{"".join(cells)}</tr>')
     gaps = "".join(f'<td class="num">{_e(_value(res.groups[n].gap.loc[m, "max_minus_min"], digits))}</td>'
                    for n in names)
-    rows.append(f'<tr><td class="l">gap (max &minus; min)</td>{gaps}</tr>')
+    rows.append(f'<tr><td class="l">gap {"of the means " if count else ""}(max &minus; min)</td>{gaps}</tr>')
     between = res.group_info.get("between") or {}
     if between:
         cells = []
@@ -608,7 +609,8 @@ def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Seq
             cells.append(f'<td{cls}>{_e(fmt_pvalue(p))}<br><span class="ci">{_e(row["group"])} vs '
                          f'{_e(row["other"])}</span></td>')
         rows.append(f'<tr><td class="l">groups differ? (smallest adjusted p, Welch)</td>{"".join(cells)}</tr>')
-    return (f'<table class="fit"><thead><tr><th class="l">group</th>{head}</tr></thead>'
+    corner = f"group: {_d(m)} (sum)" if count else "group"
+    return (f'<table class="fit"><thead><tr><th class="l">{corner}</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 

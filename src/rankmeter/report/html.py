@@ -35,6 +35,7 @@ from ._common import (
     aggregate_cells,
     counts_text,
     describe,
+    diff_metric_label,
     family_text,
     fmt,
     fmt_p,
@@ -46,7 +47,6 @@ from ._common import (
     no_value_text,
     show_n,
     test_label,
-    tested_metric_label,
 )
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def _tests_table(cmp: "Comparison", digits: int) -> str:
         cls = ' class="sig up"' if t.significant and t.better == t.b else \
             ' class="sig down"' if t.significant else ""
         rows.append(
-            f'<tr><td class="l">{_d(tested_metric_label(cmp, t.metric))}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
+            f'<tr><td class="l">{_d(diff_metric_label(cmp, t.metric))}</td><td class="l">{_d(t.b)} vs {_d(t.a)}</td>'
             f'<td class="l">{_e(_SHORT.get(t.test, t.test))}</td><td{cls}>{fmt_signed(t.diff, digits)}</td>'
             f'<td>[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]</td>'
             f'<td>{fmt(t.effect_size, 2)}</td><td>{fmt(t.statistic, 3)}</td><td>{fmt_p(t.p_value)}</td>'

@@ -11,6 +11,7 @@ from ._common import (
     aggregate_cells,
     counts_text,
     describe,
+    diff_metric_label,
     fmt,
     fmt_p,
     fmt_signed,
@@ -20,7 +21,6 @@ from ._common import (
     missing_text,
     no_value_text,
     show_n,
-    tested_metric_label,
 )
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def to_markdown(cmp: "Comparison", digits: int = 4) -> str:
     for t in cmp.tests:
         sig = "*" if t.significant else ""
         lines.append(
-            f"| {_cell(tested_metric_label(cmp, t.metric))} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | "
+            f"| {_cell(diff_metric_label(cmp, t.metric))} | {_cell(t.b)} vs {_cell(t.a)} | {t.test} | "
             f"{fmt_signed(t.diff, digits)} | "
             f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}] | {fmt(t.effect_size, 2)} | "
             f"{fmt(t.statistic, 3)} | {fmt_p(t.p_value)} | {fmt_p(t.p_adjusted)} | "

@@ -27,6 +27,7 @@ from ._common import (
     aggregate_cells,
     counts_text,
     describe,
+    diff_metric_label,
     fmt,
     fmt_p,
     fmt_signed,
@@ -36,7 +37,6 @@ from ._common import (
     missing_text,
     no_value_text,
     show_n,
-    tested_metric_label,
 )
 from .escape import NEEDS_ESCAPE, char_escape, encodable, escape
 
@@ -239,7 +239,7 @@ def tests_grid(cmp: "Comparison", digits: int = 4, compact: bool = False) -> Gri
         vs = cell(t.b)
         vs.append(" vs ")
         vs.append_text(cell(t.a))
-        rows.append([cell(tested_metric_label(cmp, t.metric)), vs, t.test, fmt_signed(t.diff, digits),
+        rows.append([cell(diff_metric_label(cmp, t.metric)), vs, t.test, fmt_signed(t.diff, digits),
                      f"[{fmt(t.diff_interval[0], digits)}, {fmt(t.diff_interval[1], digits)}]",
                      *extra, fmt_p(t.p_value), fmt_p(t.p_adjusted), *([str(t.n)] if with_n else []), sig])
     return Grid(["metric", "b vs a", "test", *numbers, ""], rows, title="Paired tests (diff = mean(b) - mean(a))",
