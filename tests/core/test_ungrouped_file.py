@@ -199,3 +199,19 @@ def test_a_malformed_line_late_in_a_shuffled_file_names_its_line(tmp_path, monke
     with pytest.raises(InputError) as info:
         rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10"], threads=2)
     assert info.value.line == 651 and message in str(info.value), str(info.value)
+
+
+def test_a_long_line_in_a_shuffled_file_names_its_line(tmp_path, monkeypatch) -> None:
+    # the line-length limit holds on the route of a file in any order (checked over the file before any range)
+    rng = np.random.default_rng(10)
+    lines = [f"q{q} Q0 d{i} 0 {rng.random():.3f} t\n" for q in range(40) for i in range(20)]
+    rng.shuffle(lines)
+    lines.insert(700, "q3 Q0 d" + "9" * 300 + " 0 0.5 t\n")  # line 701
+    _write(tmp_path / "run.txt", lines)
+    _write(tmp_path / "qrels.txt", [f"q{q} 0 d1 1\n" for q in range(40)])
+    monkeypatch.setenv("RANKMETER_MAX_LINE_BYTES", "200")
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 40)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    with pytest.raises(InputError) as info:
+        rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10"], threads=2)
+    assert info.value.line == 701 and "longer than 200 bytes" in str(info.value), str(info.value)
