@@ -469,9 +469,17 @@ def near_rounding(x: Any, digits: int = 4) -> Any:
     """
     import numpy as np
 
-    y = np.abs(np.asarray(x, dtype=np.float64)) * 10.0 ** digits
+    # |y - floor(y) - 0.5| < 1e-7 + 1e-11 y, in two temporaries (2M queries: 16 MB each, not five of them)
+    y = np.abs(np.asarray(x, dtype=np.float64))
+    y *= 10.0 ** digits
     with np.errstate(invalid="ignore"):
-        return np.abs(y - np.floor(y) - 0.5) < 1e-7 + 1e-11 * y
+        d = np.floor(y)
+        np.subtract(y, d, out=d)
+        d -= 0.5
+        np.abs(d, out=d)
+        y *= 1e-11
+        y += 1e-7
+        return d < y
 
 
 @dataclass
@@ -580,17 +588,22 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     # queries whose every measure goes through the walk: empty rankings, judgments all negative
     # (looked up a block at a time: the lookup's temporaries for 2M ids at once came to about 130 MB)
     block = 1 << 18
-    codes = (np.concatenate([engine.codes(qarr.slice(i, block)) for i in range(0, n, block)]) if n > block
-             else engine.codes(qarr))
-    # each judged query's highest grade (one reduceat, no row-by-row index; -inf for a query without a row)
-    starts, lens = qrels.offsets[:-1], np.diff(qrels.offsets)
-    top = np.full(qrels.n_queries, -np.inf)
-    if len(qrels.grades):
-        has = lens > 0
-        top[has] = np.maximum.reduceat(qrels.grades, starts[has])
-    del starts, lens
-    odd = (values["num_ret"] == 0) | (top[codes] < 0)
-    del top
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(0, n, block):
+        codes[i:i + block] = engine.codes(qarr.slice(i, block))
+    # the judged queries whose every grade is negative (highest grade < 0): by one reduceat over the rows
+    # where every query has one (as from Qrels.from_columns), else row by row
+    offs = qrels.offsets
+    if len(qrels.grades) and bool((offs[1:] > offs[:-1]).all()):
+        negative = np.maximum.reduceat(qrels.grades, offs[:-1]) < 0
+    else:
+        top = np.full(qrels.n_queries, -np.inf)
+        if len(qrels.grades):
+            np.maximum.at(top, qrels.row_queries(), qrels.grades)
+        negative = top < 0
+        del top
+    odd = (values["num_ret"] == 0) | negative[codes]
+    del negative
     if printed:  # a value the last printed digit of which could depend on the order of a sum: the walk's
         for name in summed:
             odd |= near_rounding(cols[name])

@@ -220,7 +220,6 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     from .._errors import InputError, ParameterError, RankmeterError
     from ..data import Qrels
     from ..data.ids import as_string_array, ints, positions_or_minus1, to_numpy
-    from ..io.trec import parse_trec, read_trec_text
     from ..metrics.trec.engine import FLOAT_SCORES, MIN_GEO_MEAN, stored_scores
     from ..metrics.trec.vector import SUMMED
     from ..pytrec_eval import near_rounding, trec_columns
@@ -231,35 +230,31 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     try:
         if opts.level < 1:  # grade 0 relevant: trec_eval's 0/0 cases (nan) the kernels do not reproduce
             raise ParameterError("-l 0 goes through trec_eval's walk")
-        texts: dict[str, tuple[Any, bytes | None]] = {}
-        for path, kind in ((qrels_path, "qrels"), (run_path, "run")):
-            raw = raws[kind]
-            if raw is not None:  # stdin, or a compressed file decompressed once: parsed and searched in memory
-                texts[kind] = (parse_trec(raw, kind, "<stdin>" if path == "-" else path, comments=comments), raw)
-            else:
-                texts[kind] = (read_trec_text(path, kind, comments=comments), None)
-        del raws
-        qtext, qraw = texts["qrels"]
+        # the judgments first, their text let go of before the run is read (2M judgments: the two texts'
+        # columns and the judgments' coding at once came to about 50 MB more)
+        qtext, qraw = _trec_text(qrels_path, "qrels", raws.pop("qrels"), comments)
         qt = qtext.table
         grades = np.asarray(to_numpy(qt.column("grade")), dtype=np.float64)
         fractional = len(grades) and not bool(np.all(grades == np.trunc(grades)))
         if _grades_not_plain(qrels_path, qraw, comments) or fractional:
             raise InputError("a grade trec_eval's atol reads otherwise")
         q = Qrels.from_columns(qt.column("query"), qt.column("item"), grades)
-        if bug_compatible and len(grades):
+        qrels_comments = qtext.comment_lines
+        del qtext, qt, grades  # (the judgments' text columns: Qrels holds its own copy)
+        if bug_compatible and len(q.grades):
             top = np.full(q.n_queries, -np.inf)
             np.maximum.at(top, q.row_queries(), q.grades)
             if bool((top < 0).any()):  # trec_eval fails on such a query if it is evaluated first: the walk decides
                 raise InputError("a query judged only with negative grades")
+            del top
         if _qrels_lines_refused(qrels_path, qraw):  # the walk names the line
             raise InputError("a blank or indented '#' line in the judgments")
-        rtext, rraw = texts["run"]
-        del texts, qraw  # (a compressed run's bytes are kept only to find the run id)
-        qrels_comments = qtext.comment_lines
-        del qtext, qt, grades  # (the judgments' text columns: Qrels holds its own copy)
+        del qraw
         C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
         if q.n_queries >= 1 << 20:
             C.map_large_arrays()  # (millions of queries: per-query outputs between freed temporaries)
+        rtext, rraw = _trec_text(run_path, "run", raws.pop("run"), comments)  # (a compressed run's bytes: kept
+        # only to find the run id)
         if not any(m.kind == "runid" for m in selected):
             rraw = None
         table = rtext.table.select(["query", "item", "score"])
@@ -372,6 +367,16 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                                                      comment_lines=rtext.comment_lines),
                            complete=complete, compat=opts.compat)
     return lines, notes + ([float_note] if float_note else [])
+
+
+def _trec_text(path: str, kind: str, raw: bytes | None, comments: bool) -> tuple[Any, bytes | None]:
+    """A TREC file parsed (its ``raw`` bytes where they were read already: stdin, a compressed file decompressed
+    once, parsed and searched in memory), and those bytes."""
+    from ..io.trec import parse_trec, read_trec_text
+
+    if raw is not None:
+        return parse_trec(raw, kind, "<stdin>" if path == "-" else path, comments=comments), raw
+    return read_trec_text(path, kind, comments=comments), None
 
 
 def _byte_order(ids: Any) -> Any:

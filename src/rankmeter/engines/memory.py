@@ -237,6 +237,8 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
 
     n = table.num_rows
     rows = FILE_CHUNK_ROWS if chunk_rows is None else chunk_rows
+    if chunk_rows is None and engine.qrels.n_queries >= 1 << 20:
+        rows //= 4  # millions of judged queries: a piece's temporaries grow with its queries (as many as rows)
     if n <= rows or engine.corpus_metrics:
         return engine.evaluate_table(table)
     q = table.column("query")
