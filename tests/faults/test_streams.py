@@ -223,7 +223,8 @@ _STALL = {
 }
 
 
-@pytest.mark.parametrize("name, kind", [("evaluate", "run"), ("compare", "run"), ("trec_eval", "run"),
+@pytest.mark.parametrize("name, kind", [("evaluate", "run"), ("compare", "run"), ("evaluate", "repeat"),
+                                        ("compare", "repeat"), ("trec_eval", "run"),
                                         ("trec_eval", "repeat"), ("fuse", "repeat"), ("evaluate-qrels", "qrels"),
                                         ("trec_eval-qrels", "qrels"), ("split", "interactions")])
 def test_a_fault_before_a_stall_is_reported_at_once(files: Path, name: str, kind: str) -> None:

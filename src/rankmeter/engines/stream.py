@@ -224,7 +224,9 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
     to it (the last query of a Spark partition may continue in the next partition).
     ``check_long(table, first_row)`` is called on a query still growing past ``chunk_rows``
     rows (then past twice as many, ...): an endless query of repeated rows ends with the
-    duplicate's error instead of filling the memory (:func:`_first_repeat`).
+    duplicate's error instead of filling the memory (:func:`_first_repeat`); and on the rows
+    pending when a stream pauses (a block marked ``paused``), so that a repeat followed by
+    a silent producer is reported at once.
     Memory: the pending block, and 8 bytes per query already emitted (:class:`_Finished`).
     """
     finished = _Finished()
@@ -258,11 +260,16 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
         finished.add(sig)
         return table.slice(0, cut), table.slice(cut)
 
-    for t, first in blocks:
+    for item in blocks:
+        t, first = item
         if not pending:
             pending_first = first
         pending.append(t)
         pending_rows += t.num_rows
+        if check_long is not None and getattr(item, "paused", False):
+            # the stream paused (io.blocks.Block.paused): its rows so far are checked for a repeated item now,
+            # not when more text arrives, which may be never
+            check_long(pa.concat_tables(pending) if len(pending) > 1 else pending[0], pending_first)
         if pending_rows >= chunk_rows:
             table = pa.concat_tables(pending) if len(pending) > 1 else pending[0]
             chunk, rest = emit(table, final=False)
@@ -953,19 +960,14 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     # own on a worker (a hash of each row's id); only the parts' dictionaries are then joined and hashed again
     firsts = np.cumsum([0] + [t.num_rows for t in tables])
     cuts = np.searchsorted(firsts, np.linspace(0, firsts[-1], threads + 1)[1:-1]).tolist()
-    parts = [tables[a:b] for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True)]
-
-    def code(part: list[pa.Table]) -> pa.ChunkedArray:
-        return code_ids([c for t in part for c in t.column("query").chunks])
-
-    coded = list(pool.map(code, [p for p in parts if p]))
+    parts = [[c for t in tables[a:b] for c in t.column("query").chunks]
+             for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True) if b > a]
+    tables[:] = [t.select(["item", "score"]) for t in tables]  # (the query ids now only in ``parts``)
+    coded = list(pool.map(code_ids, parts))  # (each part's ids let go of as they are read)
     del parts
-    tables[:] = [t.select(["item", "score"]) for t in tables]
     C.release_memory()  # (the query ids, let go of)
     queries, counts, rows = group_blocks(coded)
     del coded
-    if len(rows) < 2**31:
-        rows = rows.astype(np.int32)  # (half the memory)
     C.release_memory()  # (the codes, let go of)
     firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
     n = firsts[-1]

@@ -77,6 +77,7 @@ class Block:
     table: pa.Table
     first_row: int
     text: TrecText | CsvText | None = None  # the parsed text (None for Parquet)
+    paused: bool = False  # a stream paused after this block's text: what came is all there is for now
 
     @property
     def lines(self) -> np.ndarray | None:
@@ -141,6 +142,7 @@ class RunBlocks:
         self._recent: deque[tuple[int, int, Any]] = deque(maxlen=_KEEP_BLOCKS)
         self._used = False
         self._map: Any = None  # the file's memory map (map_span), unmapped when collected
+        self.paused = False  # the stream paused after the last text read
         given = dict(given)
         if fmt == "trec":
             self.cols = {"query": "query", "item": "item", "score": "score"}
@@ -217,6 +219,7 @@ class RunBlocks:
         with self.input.open() if self.input.restartable else open_timely(self.input) as fh:
             while True:
                 data = fh.read(size)
+                self.paused = bool(getattr(fh, "paused", False))  # (read by _text_blocks with the block)
                 eof = not data
                 data = rest + data
                 if not data:
@@ -353,7 +356,7 @@ class RunBlocks:
                         standardize(table, self.cols, self.order, self.source)
                 except RowError as exc:
                     raise parsed.error(exc) if isinstance(parsed, TrecText) else _csv_error(parsed, exc) from None
-                yield Block(std, first, parsed)
+                yield Block(std, first, parsed, paused=self.paused)
                 first += n
         if first == 0:
             if self.format == "trec":
