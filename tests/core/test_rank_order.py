@@ -228,8 +228,10 @@ def test_code_ids_equals_arrow_dictionary_encode(chunks: list[list[str]], short:
     if short:  # ids of 1 to 8 bytes without a zero byte: coded as numbers
         chunks = [[x for x in c if 0 < len(x.encode()) <= 8 and "\x00" not in x] for c in chunks]
     arrays = [pa.array(c, type=pa.string()) for c in chunks]
-    got = code_ids(arrays)
     want = pc.dictionary_encode(pa.chunked_array(arrays, type=pa.string()))
+    given = list(arrays)
+    got = code_ids(given)
+    assert given == []  # (emptied as read)
     assert [c.indices.to_pylist() for c in got.chunks] == [c.indices.to_pylist() for c in want.chunks]
     full = [c for c in got.chunks if len(c)]
     if full:

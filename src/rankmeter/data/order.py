@@ -134,29 +134,34 @@ def group_rows(qcodes: np.ndarray) -> np.ndarray:
     return np.argsort(qcodes, kind="stable")
 
 
-def code_ids(ids: Sequence[pa.Array]) -> pa.ChunkedArray:
+def code_ids(ids: list[pa.Array]) -> pa.ChunkedArray:
     """Arrow's ``dictionary_encode`` of text chunks (one dictionary for all, ids in order of first
     appearance), at about half its cost where every id is at most 8 bytes long and none holds a
     zero byte: each id is then read as the 8-byte number of its bytes, zero-padded (one id, one
     number: exact, no signature), and the numbers are coded, then the dictionary made text again.
+    The list is emptied, each chunk let go of once read (the numbers take the text's place).
 
     >>> coded = code_ids([pa.array(["q10", "q1"]), pa.array(["q1", "q10", "é"])])
     >>> [c.indices.to_pylist() for c in coded.chunks], coded.chunks[-1].dictionary.to_pylist()
     ([[0, 1], [1, 0, 2]], ['q10', 'q1', 'é'])
     """
-    ids = list(ids)
+    if not all(_short_ids(a) for a in ids) or not any(len(a) for a in ids):
+        coded = C.dictionary_encode(pa.chunked_array(ids, pa.string()))
+        ids.clear()
+        return cast(pa.ChunkedArray, coded)
     out = np.empty(sum(len(a) for a in ids), dtype=np.uint64)  # (one array: few, large pages)
     words: list[pa.Array] = []
     at = 0
-    for a in ids:
-        if not _id_words(a, out[at:at + len(a)]):
-            return cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(ids, pa.string())))
+    for k, a in enumerate(ids):
+        _id_words(a, out[at:at + len(a)])
         words.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, pa.py_buffer(out[at:at + len(a)])]))
         at += len(a)
+        ids[k] = None
+    ids.clear()
+    del a
     coded = C.dictionary_encode(pa.chunked_array(words, pa.uint64()))
+    del words, out
     chunks = [c for c in coded.chunks if len(c)]
-    if not chunks:
-        return cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(ids, pa.string())))
     vocab = np.ascontiguousarray(to_numpy(chunks[-1].dictionary), dtype="<u8")  # (a memo only grows)
     raw = vocab.view(np.uint8).reshape(-1, 8)
     lengths = 8 - np.argmax(raw[:, ::-1] != 0, axis=1)  # (no id is empty: its last byte is not zero)
@@ -167,22 +172,29 @@ def code_ids(ids: Sequence[pa.Array]) -> pa.ChunkedArray:
                             pa.dictionary(pa.int32(), pa.string()))
 
 
-_WORD_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-
-
-def _id_words(ids: pa.Array, out: np.ndarray) -> bool:
-    """Each id's bytes as a little-endian 8-byte number, zero-padded, into ``out``; False unless every id of
-    the text array ``ids`` has 1 to 8 bytes, none of them zero (then no two ids give one number), and none
-    is null."""
+def _short_ids(ids: pa.Array) -> bool:
+    """Whether every id of a text array has 1 to 8 bytes, none of them zero, and none is null: then no two
+    ids give one 8-byte number (:func:`_id_words`)."""
     if not pa.types.is_string(ids.type) or ids.null_count:
         return False
     if not len(ids):
         return True
     o, raw = string_buffers(ids)
+    lengths = np.diff(o)
+    return int(lengths.min()) >= 1 and int(lengths.max()) <= 8 and bool(raw[int(o[0]):int(o[-1])].all())
+
+
+_WORD_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _id_words(ids: pa.Array, out: np.ndarray) -> None:
+    """Each id's bytes as a little-endian 8-byte number, zero-padded, into ``out`` (ids of
+    :func:`_short_ids`)."""
+    if not len(ids):
+        return
+    o, raw = string_buffers(ids)
     o = o.astype(np.int64)
     lengths = np.diff(o)
-    if int(lengths.min()) < 1 or int(lengths.max()) > 8 or not bool(raw[o[0]:o[-1]].all()):
-        return False
     # ids read in place; only those in the buffer's last 8 bytes (a word from their start would run past its
     # end) from a padded copy of that tail
     safe = int(np.searchsorted(o[:-1], len(raw) - 8, side="right")) if len(raw) >= 8 else 0
@@ -195,7 +207,6 @@ def _id_words(ids: pa.Array, out: np.ndarray) -> bool:
         tail[:len(raw) - lo] = raw[lo:]
         words = np.ndarray((len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
         np.bitwise_and(words[o[safe:-1] - lo], _WORD_MASKS[lengths[safe:]], out=out[safe:])
-    return True
 
 
 def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray, np.ndarray]:

@@ -960,19 +960,14 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     # own on a worker (a hash of each row's id); only the parts' dictionaries are then joined and hashed again
     firsts = np.cumsum([0] + [t.num_rows for t in tables])
     cuts = np.searchsorted(firsts, np.linspace(0, firsts[-1], threads + 1)[1:-1]).tolist()
-    parts = [tables[a:b] for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True)]
-
-    def code(part: list[pa.Table]) -> pa.ChunkedArray:
-        return code_ids([c for t in part for c in t.column("query").chunks])
-
-    coded = list(pool.map(code, [p for p in parts if p]))
+    parts = [[c for t in tables[a:b] for c in t.column("query").chunks]
+             for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True) if b > a]
+    tables[:] = [t.select(["item", "score"]) for t in tables]  # (the query ids now only in ``parts``)
+    coded = list(pool.map(code_ids, parts))  # (each part's ids let go of as they are read)
     del parts
-    tables[:] = [t.select(["item", "score"]) for t in tables]
     C.release_memory()  # (the query ids, let go of)
     queries, counts, rows = group_blocks(coded)
     del coded
-    if len(rows) < 2**31:
-        rows = rows.astype(np.int32)  # (half the memory)
     C.release_memory()  # (the codes, let go of)
     firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
     n = firsts[-1]
