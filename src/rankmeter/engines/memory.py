@@ -110,6 +110,10 @@ def evaluate(
     blocks = open_ahead(run, order=order, threads=n_threads, ahead=not isinstance(qrels, Qrels))
     try:
         q = as_qrels(qrels, duplicates=duplicates)
+        if len(q) >= 1 << 20 and not isinstance(qrels, Qrels):
+            from .. import _compute as C
+
+            C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
         engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
                         duplicates=duplicates, depth=depth, judged_only=judged_only, ties=ties,
                         unjudged=unjudged, unjudged_grade=unjudged_grade)
