@@ -223,17 +223,23 @@ WORDS = ["q", "q1", "q10", "12345678", "123456789", "é", "éé", "\x00", "a\x00
 
 
 @settings(max_examples=100)
-@given(st.lists(st.lists(st.sampled_from(WORDS), max_size=12), min_size=1, max_size=5), st.booleans())
-def test_code_ids_equals_arrow_dictionary_encode(chunks: list[list[str]], short: bool) -> None:
+@given(st.lists(st.lists(st.sampled_from(WORDS), max_size=12), min_size=1, max_size=5), st.booleans(),
+       st.integers(1, 30))
+def test_code_ids_equals_arrow_dictionary_encode(chunks: list[list[str]], short: bool, batch: int) -> None:
     if short:  # ids of 1 to 8 bytes without a zero byte: coded as numbers
         chunks = [[x for x in c if 0 < len(x.encode()) <= 8 and "\x00" not in x] for c in chunks]
     arrays = [pa.array(c, type=pa.string()) for c in chunks]
-    want = pc.dictionary_encode(pa.chunked_array(arrays, type=pa.string()))
     given = list(arrays)
-    got = code_ids(given)
+    got = code_ids(given, batch_rows=batch)
     assert given == []  # (emptied as read)
-    assert [c.indices.to_pylist() for c in got.chunks] == [c.indices.to_pylist() for c in want.chunks]
-    full = [c for c in got.chunks if len(c)]
-    if full:
-        assert full[-1].dictionary.to_pylist() == [c for c in want.chunks if len(c)][-1].dictionary.to_pylist()
-    assert got.to_pylist() == [x for c in chunks for x in c]
+    for part in got:  # each batch coded as Arrow codes it (codes and dictionary in order of first appearance)
+        values = part.to_pylist()
+        want = pc.dictionary_encode(pa.array(values, type=pa.string()))
+        assert [i for c in part.chunks for i in c.indices.to_pylist()] == want.indices.to_pylist()
+        full = [c for c in part.chunks if len(c)]
+        if full:
+            assert full[-1].dictionary.to_pylist() == want.dictionary.to_pylist()
+    assert [x for part in got for x in part.to_pylist()] == [x for c in chunks for x in c]
+    if any(chunks):  # and group_blocks joins the batches' dictionaries
+        ids, counts, rows = group_blocks(got)
+        assert (ids.to_pylist(), counts.tolist(), rows.tolist()) == slow_group_blocks(chunks)

@@ -134,35 +134,45 @@ def group_rows(qcodes: np.ndarray) -> np.ndarray:
     return np.argsort(qcodes, kind="stable")
 
 
-def code_ids(ids: list[pa.Array]) -> pa.ChunkedArray:
-    """Arrow's ``dictionary_encode`` of text chunks (one dictionary for all, ids in order of first
-    appearance), at about half its cost where every id is at most 8 bytes long and none holds a
+def code_ids(ids: list[pa.Array], batch_rows: int = 1 << 24) -> list[pa.ChunkedArray]:
+    """Arrow's ``dictionary_encode`` of text chunks, in batches of whole chunks of about ``batch_rows``
+    ids (each batch a dictionary of its own, ids in order of first appearance: :func:`group_blocks`
+    joins them), at about half its cost where every id is at most 8 bytes long and none holds a
     zero byte: each id is then read as the 8-byte number of its bytes, zero-padded (one id, one
     number: exact, no signature), and the numbers are coded, then the dictionary made text again.
-    The list is emptied, each chunk let go of once read (the numbers take the text's place).
+    The list is emptied, each chunk let go of once read (a batch's numbers take its text's place).
 
     >>> coded = code_ids([pa.array(["q10", "q1"]), pa.array(["q1", "q10", "é"])])
-    >>> [c.indices.to_pylist() for c in coded.chunks], coded.chunks[-1].dictionary.to_pylist()
+    >>> [c.indices.to_pylist() for c in coded[0].chunks], coded[0].chunks[-1].dictionary.to_pylist()
     ([[0, 1], [1, 0, 2]], ['q10', 'q1', 'é'])
     """
-    if not all(_short_ids(a) for a in ids) or not any(len(a) for a in ids):
-        coded = C.dictionary_encode(pa.chunked_array(ids, pa.string()))
-        ids.clear()
-        return cast(pa.ChunkedArray, coded)
-    out = np.empty(sum(len(a) for a in ids), dtype=np.uint64)  # (one array: few, large pages)
-    words: list[pa.Array] = []
+    short = all(_short_ids(a) for a in ids)
+    out: list[pa.ChunkedArray] = []
+    while ids:
+        batch: list[pa.Array] = []
+        rows = 0
+        while ids and (not batch or rows + len(ids[0]) <= batch_rows):
+            batch.append(ids.pop(0))
+            rows += len(batch[-1])
+        out.append(_code_words(batch) if short and rows else
+                   cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(batch, pa.string()))))
+    return out
+
+
+def _code_words(ids: list[pa.Array]) -> pa.ChunkedArray:
+    """:func:`code_ids` of one batch of ids of :func:`_short_ids`, through their 8-byte numbers."""
+    words = np.empty(sum(len(a) for a in ids), dtype=np.uint64)
+    chunks: list[pa.Array] = []
     at = 0
-    for k, a in enumerate(ids):
-        _id_words(a, out[at:at + len(a)])
-        words.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, pa.py_buffer(out[at:at + len(a)])]))
+    for a in ids:
+        _id_words(a, words[at:at + len(a)])
+        chunks.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, pa.py_buffer(words[at:at + len(a)])]))
         at += len(a)
-        ids[k] = None
     ids.clear()
-    del a
-    coded = C.dictionary_encode(pa.chunked_array(words, pa.uint64()))
-    del words, out
-    chunks = [c for c in coded.chunks if len(c)]
-    vocab = np.ascontiguousarray(to_numpy(chunks[-1].dictionary), dtype="<u8")  # (a memo only grows)
+    coded = C.dictionary_encode(pa.chunked_array(chunks, pa.uint64()))
+    del chunks, words
+    full = [c for c in coded.chunks if len(c)]
+    vocab = np.ascontiguousarray(to_numpy(full[-1].dictionary), dtype="<u8")  # (a memo only grows)
     raw = vocab.view(np.uint8).reshape(-1, 8)
     lengths = 8 - np.argmax(raw[:, ::-1] != 0, axis=1)  # (no id is empty: its last byte is not zero)
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int32)

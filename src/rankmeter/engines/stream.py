@@ -963,7 +963,7 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     parts = [[c for t in tables[a:b] for c in t.column("query").chunks]
              for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True) if b > a]
     tables[:] = [t.select(["item", "score"]) for t in tables]  # (the query ids now only in ``parts``)
-    coded = list(pool.map(code_ids, parts))  # (each part's ids let go of as they are read)
+    coded = [c for part in pool.map(code_ids, parts) for c in part]  # (the ids let go of as they are read)
     del parts
     C.release_memory()  # (the query ids, let go of)
     queries, counts, rows = group_blocks(coded)
