@@ -62,6 +62,12 @@ class Outcome:
         if self.limit == WALL_SECONDS:
             self.check_time()
 
+    def check_bounds(self, input_bytes: int) -> None:
+        """Within the issue's bounds: ended in time (5 CPU seconds) and within 3x ``input_bytes`` + 300 MB."""
+        assert not self.killed, f"still running after {self.wall:.1f} s"
+        assert self.cpu < CPU_SECONDS, f"{self.cpu:.1f} CPU seconds"
+        assert self.peak < memory_bound(input_bytes), f"{self.peak / MB:.0f} MB for {input_bytes / MB:.1f} MB of input"
+
     def check_refused(self, *words: str) -> None:
         """Exit 2 with one line naming what is wrong, within the time bound."""
         self.check_clean()

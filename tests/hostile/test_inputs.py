@@ -78,6 +78,7 @@ def test_compressed_runs_give_the_plain_run_s_output_in_every_route(files: Path,
         got.check_clean()
         assert got.returncode == 0, (name, got.stderr)
         assert got.stdout == want.stdout, (name, path)
+        got.check_bounds(path.stat().st_size)
     # standard input, and the Python readers (in-process, block reader)
     got = run(["evaluate", str(files / "qrels.txt"), "-", "-m", "map", "--format", "csv"], stdin=COMPRESS[codec](RUN))
     assert got.returncode == 0 and b"map," in got.stdout, got.stderr
@@ -113,6 +114,7 @@ def test_feather_and_arrow_ipc_are_table_formats(files: Path) -> None:
         assert read_run(files / path).to_lists() == read_run(files / "run.txt").to_lists()
         got = run(r["evaluate" if path == "run.feather" else "chunks"])
         assert got.returncode == 0 and got.stdout == want, (path, got.stderr)
+        got.check_bounds((files / path).stat().st_size)
     got = run(routes(files, str(files / "run.arrows"), str(files / "qrels.feather"))["evaluate"])
     assert got.returncode == 0 and got.stdout == want, got.stderr
     got = run(routes(files, str(files / "run.feather"))["trec_eval"])
