@@ -161,16 +161,16 @@ def code_ids(ids: list[pa.Array], batch_rows: int = 1 << 24) -> list[pa.ChunkedA
 
 def _code_words(ids: list[pa.Array]) -> pa.ChunkedArray:
     """:func:`code_ids` of one batch of ids of :func:`_short_ids`, through their 8-byte numbers."""
-    words = np.empty(sum(len(a) for a in ids), dtype=np.uint64)
     chunks: list[pa.Array] = []
-    at = 0
-    for a in ids:
-        _id_words(a, words[at:at + len(a)])
-        chunks.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, pa.py_buffer(words[at:at + len(a)])]))
-        at += len(a)
-    ids.clear()
+    while ids:
+        a = ids.pop(0)
+        # (from Arrow's pool, which has the memory of the text let go of just before)
+        buf = pa.allocate_buffer(8 * len(a))
+        _id_words(a, np.frombuffer(buf, dtype=np.uint64))
+        chunks.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, buf]))
+        del a, buf
     coded = C.dictionary_encode(pa.chunked_array(chunks, pa.uint64()))
-    del chunks, words
+    del chunks
     full = [c for c in coded.chunks if len(c)]
     vocab = np.ascontiguousarray(to_numpy(full[-1].dictionary), dtype="<u8")  # (a memo only grows)
     raw = vocab.view(np.uint8).reshape(-1, 8)
