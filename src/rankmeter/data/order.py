@@ -258,15 +258,16 @@ def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray
         for chunk in part:
             c = to_numpy(chunk.indices)
             m = len(c)
+            part_key = key[at:at + m]
             if to is None:
                 counts += np.bincount(c, minlength=len(ids))
-                key[at:at + m] = c
+                part_key[:] = c
             else:
                 counts[to] += np.bincount(c, minlength=len(vocab))  # (a part's ids are distinct: no index twice)
-                key[at:at + m] = to[c]
+                np.take(to, c, out=part_key)
             if packed:
-                key[at:at + m] <<= shift
-                key[at:at + m] |= np.arange(at, at + m, dtype=np.int64)
+                np.left_shift(part_key, shift, out=part_key)
+                np.bitwise_or(part_key, np.arange(at, at + m, dtype=np.int64), out=part_key)
             at += m
     if not packed:
         return ids, counts, np.argsort(key, kind="stable")
