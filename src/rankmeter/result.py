@@ -6,7 +6,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -260,10 +260,22 @@ class Result:
                                 index=index)
                 for m, (lo, hi) in self.unjudged_values.items()}
 
+    def _cached(self, name: str, make: Any) -> Any:
+        """``make()``, computed once per result (a result is a value: its metrics never change). Asked once
+        per metric, an aggregate over every metric made thousands of metrics quadratic (issue 32)."""
+        got = self.__dict__.get(name)
+        if got is None:
+            got = make()
+            object.__setattr__(self, name, got)
+        return got
+
     @property
     def mean(self) -> dict[str, float]:
         """Metric -> aggregate: the mean over queries (or the summary the metric's registry entry
         declares, e.g. a geometric mean for gm_map), or the corpus-level value."""
+        return dict(self._cached("_mean", self._means))  # (a copy: the caller may change it)
+
+    def _means(self) -> dict[str, float]:
         how = {m.text: getattr(getattr(m, "spec", None), "aggregate", "mean") for m in self.metrics}
         out = {m: (_pooled(v, self.weights[m]) if m in self.weights else _aggregate(v, how.get(m, "mean")))
                for m, v in self.values.items()}
@@ -287,7 +299,10 @@ class Result:
         >>> r.sums, r.mean
         ({'num_ret': 3, 'num_rel_ret': 2}, {'num_ret': 1.5, 'num_rel_ret': 1.0})
         """
-        counts = self.counts
+        return dict(self._cached("_sums", self._sums))
+
+    def _sums(self) -> dict[str, float]:
+        counts = set(self.counts)
         out: dict[str, float] = {}
         for m, v in self.values.items():
             total = float(np.sum(np.asarray(v, dtype=np.float64)))
@@ -297,6 +312,9 @@ class Result:
     @property
     def counts(self) -> tuple[str, ...]:
         """The metrics that are counts (registry ``count=True``): summed where the CLI aggregates them."""
+        return cast("tuple[str, ...]", self._cached("_counts", self._counts))
+
+    def _counts(self) -> tuple[str, ...]:
         if self.metrics:
             return tuple(m.text for m in self.metrics if getattr(getattr(m, "spec", None), "count", False)
                          and m.text in self.values)

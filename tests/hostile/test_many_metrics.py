@@ -37,6 +37,8 @@ def files(tmp_path: Path) -> Path:
     (tmp_path / "qrels.txt").write_bytes(QRELS)
     (tmp_path / "run.txt").write_bytes(RUN)
     (tmp_path / "other.txt").write_bytes(OTHER)
+    (tmp_path / "inter.csv").write_text("user,item,rating,timestamp\n" + "".join(
+        f"u{u},i{(u * 7 + j) % 23},{1 + (u + j) % 5},{u * 100 + j}\n" for u in range(40) for j in range(10)))
     return tmp_path
 
 
@@ -50,14 +52,18 @@ def _command(d: Path, command: str) -> list[str]:
         # two runs, each metric evaluated twice, with its interval and its test (few resamples: the bootstrap's
         # own cost is resamples x metrics, linear by construction)
         "compare": ["compare", q, r, str(d / "other.txt"), "--format", "csv", "--resamples", "100"],
+        # a recommender trained and evaluated, its HTML report, results.json and means.csv written
+        "run-experiment": ["run-experiment", "-i", str(d / "inter.csv"), "--out", str(d / "out"), "-k", "5",
+                           "-r", "popular", "--no-progress"],
     }[command]
 
 
 # options per command, and its CPU seconds allowed: compare does about 3x evaluate's work per metric (two runs,
-# an interval each and a test per pair), so it gets fewer; a rich terminal table costs ~0.2 ms a row, so
+# an interval each and a test per pair), so it gets fewer, and run-experiment (a model trained, an HTML report
+# with a row per metric) fewer still; a rich terminal table costs ~0.2 ms a row, so
 # 20,000 rows of it take about 5 s here (linear: the ratio is asserted as for every other command)
 SIZES = {"evaluate": (10_000, 20_000), "evaluate-table": (10_000, 20_000), "chunks": (10_000, 20_000),
-         "trec_eval": (10_000, 20_000), "compare": (5_000, 10_000)}
+         "trec_eval": (10_000, 20_000), "compare": (5_000, 10_000), "run-experiment": (2_500, 5_000)}
 CPU_ALLOWED = {"evaluate-table": 2 * CPU_SECONDS}
 
 
@@ -73,7 +79,9 @@ def test_thousands_of_metric_options_take_linear_time(files: Path, command: str)
         assert not out.killed, f"{command}: still running after {out.wall:.0f} s with {n} -m options"
         assert out.peak < memory_bound(0), f"{command}: {out.peak >> 20} MB"
         cpu[n] = out.cpu
-        if command != "trec_eval":
+        if command == "run-experiment":
+            assert (files / "out" / "means.csv").read_text().count("ndcg@") >= n  # every metric, none dropped
+        elif command != "trec_eval":
             assert out.stdout.count(b"ndcg@") >= n, out.stdout[-300:]  # every metric is shown, none dropped
     limit = CPU_ALLOWED.get(command, CPU_SECONDS)
     assert cpu[large] < limit, f"{command}: {cpu[large]:.1f} CPU seconds for {large} -m options"
