@@ -252,7 +252,7 @@ def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray
     counts = np.zeros(len(ids), dtype=np.int64)
     shift = max(n - 1, 1).bit_length()
     packed = max(len(ids) - 1, 1).bit_length() + shift <= 63
-    key = np.empty(n, dtype=np.int64)
+    key: np.ndarray = C.pool_empty(n, np.int64)  # (sorted in place: becomes the rows)
     at = 0
     for part, vocab, to in zip(parts, vocabs, maps, strict=True):
         for chunk in part:

@@ -978,8 +978,8 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     sizes = np.cumsum([0] + [sum(int(o[-1] - o[0]) for o, _ in sp) for sp in spans]).tolist()
     items: pa.Array | pa.ChunkedArray
     if sizes[-1] < _JOINED_IDS_BYTES:
-        offsets = np.empty(n + 1, dtype=np.int32)
-        data = np.empty(sizes[-1], dtype=np.uint8)
+        offsets = C.pool_empty(n + 1, np.int32)  # (the large arrays: C.pool_empty's pages)
+        data = C.pool_empty(sizes[-1], np.uint8)
 
         def join(k: int) -> None:  # a range's ids into the joined array, on the workers
             row, at = firsts[k], sizes[k]
@@ -998,7 +998,7 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     else:
         items = pa.chunked_array([c for t in tables for c in t.column("item").chunks], pa.string())
     spans.clear()
-    cols = np.empty(n, dtype=_ROW)
+    cols = C.pool_empty(n, _ROW)
 
     def fill(k: int) -> None:  # a range's item signatures and scores into ``cols``, on the workers
         a, b = firsts[k], firsts[k + 1]
