@@ -149,10 +149,11 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
 
         hash_ahead(qrels, *(p for _, p in named))
     ahead = None  # the first run file, read ahead while the judgments load
-    if chunk_rows is None and named and not _judgments_as_large(qrels, named[0][1]):
-        from ..engines.memory import open_ahead
+    if chunk_rows is None and named:
+        from ..engines.memory import judgments_as_large, open_ahead
 
-        ahead = open_ahead(named[0][1], order=order, columns=columns)
+        if not judgments_as_large(qrels, named[0][1]):  # (then the run is opened once the judgments are in)
+            ahead = open_ahead(named[0][1], order=order, columns=columns)
     try:
         q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
                        subtopics=subtopics, subtopic=subtopic_column)
@@ -251,24 +252,6 @@ def _check_propensity_sources(parsed: list[Any]) -> None:
                 f"input for: give them per (user, item) with --propensity FILE and propensity=given (e.g. "
                 f"'snips_recall(propensity=given)@10'), or use `rankmeter run-experiment`, which reads the "
                 f"training data")
-
-
-def _judgments_as_large(qrels: str, run: str) -> bool:
-    """Whether the judgments file is at least half the size of the run file (and over 16 MB). The run is then
-    not read ahead while the judgments load: both in memory at once raise the peak (2M one-item queries: by
-    about 40 MB, against a bound of 3x the input + 300 MB) for an overlap of a fraction of a second. A 10M-line
-    run beside 1M judgments keeps its read-ahead.
-
-    >>> _judgments_as_large("-", "-")
-    False
-    """
-    import os
-
-    try:
-        q, r = os.path.getsize(qrels), os.path.getsize(run)
-    except (OSError, ValueError, TypeError):  # '-', a name that is not a file: nothing to compare
-        return False
-    return q >= 16 << 20 and 2 * q >= r
 
 
 def _names(result: Any) -> list[str]:

@@ -19,8 +19,8 @@ from ..provenance import Provenance, describe_input
 from ..result import Result
 from .stream import _repeated_query, grouped_file, open_file, query_starts, regrouped_text
 
-__all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "open_ahead", "run_pieces",
-           "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]
+__all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "judgments_as_large", "open_ahead",
+           "run_pieces", "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]
 
 # rows per chunk of a run file (about 12 MB of TREC text, 40 MB of work each): smaller chunks keep less memory
 # in flight (10M lines: 540 MB at 250k, 690 MB at 500k) at no cost in time. Never set by the thread count
@@ -106,8 +106,10 @@ def evaluate(
     check_options(order=order, duplicates=duplicates, depth=depth, judged_only=judged_only, context=context,
                   ties=ties)
     n_threads = resolve_threads(threads)
-    # read ahead while the judgments load (judgments already loaded: nothing to overlap)
-    blocks = open_ahead(run, order=order, threads=n_threads, ahead=not isinstance(qrels, Qrels))
+    # read ahead while the judgments load (judgments already loaded: nothing to overlap; judgments as large as
+    # the run: the run opened once they are in, not both in memory at once)
+    late = judgments_as_large(qrels, run)
+    blocks = None if late else open_ahead(run, order=order, threads=n_threads, ahead=not isinstance(qrels, Qrels))
     try:
         q = as_qrels(qrels, duplicates=duplicates)
         if len(q) >= 1 << 20 and not isinstance(qrels, Qrels):
@@ -121,6 +123,8 @@ def evaluate(
         if blocks is not None:
             blocks.close()
         raise
+    if late:
+        blocks = open_ahead(run, order=order, threads=n_threads, ahead=False)
     if blocks is not None:
         res = evaluate_file(engine, run, threads=n_threads, blocks=blocks)
     else:
@@ -132,6 +136,24 @@ def evaluate(
                  "judged_only": judged_only, "order": order, "duplicates": duplicates, "ties": ties,
                  "convention": convention, "unjudged": unjudged, "unjudged_grade": unjudged_grade})
     return dataclasses.replace(res, provenance=record)
+
+
+def judgments_as_large(qrels: Any, run: Any) -> bool:
+    """Whether a judgments file is at least half the size of a run file (and over 16 MB): the run is then not
+    read ahead while the judgments load, since both in memory at once raise the peak (2M one-item queries: by
+    about 40 MB, against a bound of 3x the input + 300 MB) for an overlap of a fraction of a second. A 10M-line
+    run beside 1M judgments keeps its read-ahead.
+
+    >>> judgments_as_large("-", "-"), judgments_as_large({"q": ["d"]}, "run.txt")
+    (False, False)
+    """
+    if not isinstance(qrels, (str, os.PathLike)) or not isinstance(run, (str, os.PathLike)):
+        return False
+    try:
+        q, r = os.path.getsize(qrels), os.path.getsize(run)
+    except (OSError, ValueError):  # '-', a name that is not a file: nothing to compare
+        return False
+    return q >= 16 << 20 and 2 * q >= r
 
 
 def open_ahead(run: Any, *, order: str = "score", columns: Mapping[str, str | None] | None = None,
