@@ -17,12 +17,13 @@ import json, os, sys
 sys.argv = {argv!r}
 import rankmeter, threadpoolctl
 blas = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["internal_api"] == "openblas"]
-print(json.dumps({{"env": os.environ.get("OPENBLAS_NUM_THREADS"), "threads": blas}}))
+print(json.dumps({{"env": os.environ.get("OPENBLAS_NUM_THREADS"), "threads": blas,
+                  "huge": os.environ.get("NUMPY_MADVISE_HUGEPAGE")}}))
 """
 
 
 def probe(argv: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
-    environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    environ = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "NUMPY_MADVISE_HUGEPAGE")}
     environ.update(env or {})
     out = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], capture_output=True, text=True,
                          env=environ, check=True)
@@ -33,10 +34,11 @@ def probe(argv: list[str], env: dict[str, str] | None = None) -> dict[str, objec
 def test_the_executable_s_evaluating_commands_load_one_blas_thread(command: str) -> None:
     got = probe(["/venv/bin/rankmeter", command, "q.txt", "r.txt"])
     threads = got["threads"]
-    assert got["env"] == "1" and isinstance(threads, list) and set(threads) <= {1}
+    assert got["env"] == "1" and isinstance(threads, list) and set(threads) <= {1} and got["huge"] == "0"
 
 
 def test_other_commands_and_library_use_keep_blas_threads_and_the_user_s_value_wins() -> None:
     assert probe(["/venv/bin/rankmeter", "run-experiment", "c.toml"])["env"] is None
+    assert probe(["/venv/bin/rankmeter", "run-experiment", "c.toml"])["huge"] is None
     assert probe(["script.py", "evaluate"])["env"] is None  # a program that imports rankmeter
     assert probe(["/venv/bin/rankmeter", "evaluate"], {"OPENBLAS_NUM_THREADS": "2"})["env"] == "2"
