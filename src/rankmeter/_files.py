@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 import threading
 from contextlib import contextmanager
@@ -128,7 +127,7 @@ def atomic_path(path: str | os.PathLike[str], what: str = "") -> Iterator[Path]:
         return
     final = real if target.exists() else target
     remove_stale(final.parent, final.name)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    tmp = final.with_name(f".{final.name}.{os.getpid()}-{os.urandom(4).hex()}{TEMP_SUFFIX}")
     with _LOCK:
         _WRITING.add(str(tmp))
     try:
