@@ -488,16 +488,22 @@ def read_saved(path: Any, method: str) -> dict[str, Any]:
     text = str(path)
     source = text[:200]
     if not text.lstrip().startswith("{"):
+        # the project's reader: a compressed copy is read; UTF-16, binary data, /dev/zero are refused by name
+        from .io.source import read_text_file
+
         try:
-            with open(text, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as exc:
-            raise InputError(f"{method}: cannot read the saved result: {exc.strerror or exc}", source=source) from None
+            text = read_text_file(text)
+        except InputError as exc:
+            raise InputError(f"{method}: cannot read the saved result: {exc.message}", source=source,
+                             line=exc.line) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{method}: expected the JSON that rankmeter saved; found text that is not JSON "
                          f"({exc.msg})", source=source, line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(f"{method}: expected the JSON that rankmeter saved; found arrays or objects nested too "
+                         "deeply to read", source=source) from None
     if not isinstance(data, dict):
         raise InputError(f"{method}: expected a JSON object; found {type(data).__name__}", source=source)
     return data

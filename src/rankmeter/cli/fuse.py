@@ -169,12 +169,15 @@ def _weights(text: str) -> Any:
 
 def _read_params(path: str) -> dict[str, Any]:
     from .._errors import InputError
+    from ..io.source import read_text_file
 
+    text = read_text_file(path)  # compressed copies read; UTF-16, binary data and /dev/zero refused by name
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError) as exc:
+        data = json.loads(text)
+    except ValueError as exc:
         raise InputError(f"cannot read the parameters: {exc}", source=path) from None
+    except RecursionError:
+        raise InputError("cannot read the parameters: arrays or objects nested too deeply", source=path) from None
     if isinstance(data, dict) and isinstance(data.get("params"), dict):
         data = data["params"]
     if not isinstance(data, dict):

@@ -741,6 +741,27 @@ def open_input(path: str | os.PathLike[str]) -> Input:
     return Input(name, head, codec is not None, True, p, st.st_size, codec=codec)
 
 
+def read_text_file(path: str | os.PathLike[str]) -> str:
+    """The whole UTF-8 text of a small input (a JSON or TOML file of parameters, a saved result), read as the
+    runs are: a gzip/bz2/xz/zstd copy is decompressed; an archive, UTF-16/UTF-32 text, binary data, an endless
+    stream of zero bytes (``/dev/zero``) and text that is not UTF-8 are InputErrors naming the file.
+
+    >>> import tempfile, gzip
+    >>> with tempfile.NamedTemporaryFile(suffix=".data") as f:
+    ...     _ = f.write(gzip.compress(b'{"a": 1}')); f.flush()
+    ...     read_text_file(f.name)
+    '{"a": 1}'
+    """
+    inp = open_input(path)
+    data = inp.read_all(text=True)
+    try:
+        return data[3:].decode("utf-8") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"expected UTF-8 text; found the byte 0x{data[exc.start]:02x}, which is not UTF-8",
+                         source=inp.name, line=line) from None
+
+
 def _refuse_or_codec(magic: bytes, name: str) -> str | None:
     """The codec of compressed data; an InputError for an archive or other refused content."""
     codec = _codec_of(magic)

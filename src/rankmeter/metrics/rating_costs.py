@@ -119,9 +119,9 @@ class CostMatrix:
 
     @classmethod
     def _from_file(cls, path: Path) -> "CostMatrix":
-        if not path.exists():
-            raise InputError("no such file", source=str(path))
-        text = path.read_text(encoding="utf-8")
+        from ..io.source import read_text_file
+
+        text = read_text_file(path)  # compressed copies read; UTF-16, binary data and /dev/zero refused by name
         if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
             try:
                 data = json.loads(text, object_pairs_hook=_no_repeated_key)
@@ -130,6 +130,9 @@ class CostMatrix:
                                  "once)", source=str(path)) from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"not valid JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
+            except RecursionError:
+                raise InputError("not a cost matrix: arrays or objects nested too deeply", source=str(path)) \
+                    from None
             try:
                 return cls.from_any(data)
             except ParameterError as exc:
