@@ -30,8 +30,6 @@ from rankmeter.cli._app import group
 
 from ._run import MB, WALL_SECONDS, Outcome, memory_bound, run
 
-pytestmark = pytest.mark.slow
-
 HUGE = "9" * 5000  # beyond Python's 4300-digit limit of int(text)
 
 # ids: the plain ones, and two hostile sets holding every C0 control character, DEL and a backslash: the
@@ -182,6 +180,7 @@ def _invoke(d: Path, case: Case, hostile: bytes | str | None, ids: dict[str, str
     return got, size
 
 
+@pytest.mark.slow  # 134 cases, ~80 CPU-s in all (tests/slow_tests.txt)
 @pytest.mark.parametrize(("command", "kind"), PARAMS, ids=[f"{c}-{k}" for c, k in PARAMS])
 def test_hostile_input(tmp_path: Path, command: str, kind: str, request: pytest.FixtureRequest) -> None:
     case = CASES[command]
