@@ -100,6 +100,8 @@ CASES: dict[str, Case] = {
     "split": Case(["split", "FILE", "--method", "temporal", "--out", "OUT"], INTERACTIONS, ["--seed", HUGE]),
     "run-experiment": Case(["run-experiment", "-i", "FILE", "-r", "popular", "-r", "random", "-m", "ndcg@3", "-k",
                             "3", "--out", "OUT", "--no-progress"], INTERACTIONS, ["-k", HUGE]),
+    "run-experiment CONFIG": Case(["run-experiment", "FILE", "--out", "OUT", "--no-progress"], CONFIG % 0,
+                                  ["-k", HUGE]),
     "demo": Case(["demo", "-i", "FILE", "-k", "3", "--out", "OUT", "--no-progress"], INTERACTIONS, ["-k", HUGE],
                  seconds=DEMO),
     "fuse --params": Case(["fuse", "RUN", "RUN2", "-m", "wsum", "--params", "FILE"], '{"weights": [0.3, 0.7]}',

@@ -252,16 +252,13 @@ def read_config(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file" if not p.exists() else "not a file", source=str(path))
-    from ..io.source import refusal
+    from ..io.source import read_text_file
 
-    raw = p.read_bytes()
-    why = refusal(raw[:1 << 16])  # UTF-16/32, an archive, binary data: named
-    if why is not None:
-        raise InputError(f"{why} (a TOML configuration is expected)", source=str(path))
-    try:
-        text = raw.decode("utf-8-sig")  # (a UTF-8 byte order mark, as some editors write, is dropped)
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text (a TOML configuration is expected)", source=str(path)) from None
+    try:  # a gzip/bz2/xz/zstd copy is read; UTF-16/32, an archive, binary data, text not UTF-8: named
+        text = read_text_file(p)  # (a UTF-8 byte order mark, as some editors write, is dropped)
+    except InputError as exc:
+        raise InputError(f"{exc.message} (a TOML configuration is expected)", source=str(path),
+                         line=exc.line) from None
     try:
         cfg = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
