@@ -77,6 +77,8 @@ class Case:
     files: bool = True  # whether the command takes a file at all
     json: bool = False  # the file is JSON: also fed objects nested 100000 deep
     seconds: float | None = None  # a command whose valid run takes longer than the bound (demo: see DEMO)
+    name: str = "input"  # the hostile file's name (a .json run: compare first tries it as a saved result)
+    nested: tuple[str, ...] = ("nested too deeply",)  # what the refusal of deeply nested JSON says
 
 
 CASES: dict[str, Case] = {
@@ -85,6 +87,9 @@ CASES: dict[str, Case] = {
     "evaluate-ratings": Case(["evaluate-ratings", "FILE", "--format", "csv", "-q"], RATINGS, ["--scale", f"1:{HUGE}"]),
     "compare": Case(["compare", "QRELS", "FILE", "RUN2", "-m", "map", "--format", "csv", "--no-progress"], RUN,
                     ["--resamples", HUGE], {"QRELS": QRELS, "RUN2": RUN2}),
+    "compare run.json": Case(["compare", "QRELS", "FILE", "RUN2", "-m", "map", "--format", "csv", "--no-progress"],
+                             RUN, None, {"QRELS": QRELS, "RUN2": RUN2}, json=True, name="run.json",
+                             nested=("score is not a number",)),  # not a saved result: read as a run
     "explain-diff": Case(["explain-diff", "QRELS", "FILE", "-a", "ndcg@10", "-b", "ndcg@1", "-q", "--format", "csv"],
                          RUN, ["-b", f"ndcg@{HUGE}"], {"QRELS": QRELS}),
     "fuse": Case(["fuse", "FILE", "RUN2", "-m", "rrf"], RUN, ["--depth", HUGE], {"RUN2": RUN2}),
@@ -154,14 +159,14 @@ def _lineless(size: int = 3 * MB) -> bytes:
 
 def _invoke(d: Path, case: Case, hostile: bytes | str | None, ids: dict[str, str], extra: list[str],
             aux: dict[str, str], seconds: float | None = None) -> tuple[Outcome, int]:
-    """Write the case's files under ``d`` (the hostile one as ``d/in/input``, or ``/dev/zero``) and run it;
+    """Write the case's files under ``d`` (the hostile one as ``d/in/NAME``, or ``/dev/zero``) and run it;
     returns the outcome and the hostile input's size."""
     (d / "in").mkdir(parents=True, exist_ok=True)
     where: dict[str, str] = {}
     size = 0
     if isinstance(hostile, bytes):
-        (d / "in" / "input").write_bytes(hostile)
-        where["FILE"] = str(d / "in" / "input")
+        (d / "in" / case.name).write_bytes(hostile)
+        where["FILE"] = str(d / "in" / case.name)
         size = len(hostile)
     elif hostile is not None:
         where["FILE"] = hostile
@@ -225,7 +230,7 @@ def test_hostile_input(tmp_path: Path, command: str, kind: str, request: pytest.
         assert len(got.stderr) < 3000, got.stderr[:300]  # a 5000-digit value is not echoed whole
     elif kind == "nested":
         got, size = _invoke(tmp_path, case, b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, ids, [], aux)
-        got.check_refused("nested too deeply")
+        got.check_refused(*case.nested)
     else:  # ids with control characters and backslashes
         got, size = _invoke(tmp_path, case, valid, ids, [], aux, case.seconds)
         got.check_clean()

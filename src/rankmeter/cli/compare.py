@@ -262,7 +262,7 @@ def saved_result(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # not a saved result (nested too deeply: neither): read as a run
         return None
     info = data.get("rankmeter") if isinstance(data, dict) else None
     if not isinstance(info, dict) or info.get("format") != RESULT_FORMAT:
