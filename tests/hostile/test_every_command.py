@@ -188,7 +188,7 @@ def _invoke(d: Path, case: Case, hostile: bytes | str | None, ids: dict[str, str
     return got, size
 
 
-@pytest.mark.slow  # 134 cases, ~80 CPU-s in all (tests/slow_tests.txt)
+@pytest.mark.slow  # 149 cases, ~98 CPU-s in all (tests/slow_tests.txt)
 @pytest.mark.parametrize(("command", "kind"), PARAMS, ids=[f"{c}-{k}" for c, k in PARAMS])
 def test_hostile_input(tmp_path: Path, command: str, kind: str, request: pytest.FixtureRequest) -> None:
     case = CASES[command]
