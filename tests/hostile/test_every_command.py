@@ -61,8 +61,9 @@ CONFIG = "[data]\ngenerate = { users = 20, items = 30, seed = %d }\n[evaluation]
 
 #: demo runs the whole experiment and draws its report's 35 figures: ~4 CPU-s on a valid 40-row file (matplotlib's
 #: layout and savefig, not the input; 5-6 s of wall time alone on the shared 2-core machine, ~24 s with four at once),
-#: so its cases that read a valid input are held to this bound instead of 5 s (not the issue's bound: reported)
-DEMO = 30.0
+#: so its cases that read a valid input are held to this bound instead of 5 s (not the issue's bound: reported);
+#: generous, because a fresh machine's first matplotlib use also builds its font cache (one case took 60 s once)
+DEMO = 120.0
 
 
 @dataclass
