@@ -42,7 +42,7 @@ lint: $(VENV)/.test-installed
 
 # the expected duration first, before the lint and the install
 test-duration:
-	@echo "make test: lint, then the whole suite: about 7 to 10 minutes on 2 idle cores, longer on a busy machine" \
+	@echo "make test: lint, then the whole suite: about 13 minutes on 2 idle cores, longer on a busy machine" \
 		"(make test-fast skips the tests marked slow: under a minute)"
 
 test: test-duration lint $(VENV)/.test-installed
