@@ -10,7 +10,7 @@ import click
 
 from ..metrics.conventions import TOOLS as _TOOLS
 from ._groups import group_by_option
-from ._options import COLUMN_OPTIONS, column_options, subtopics_option
+from ._options import COLUMN_OPTIONS, Command, column_options, subtopics_option
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
 
@@ -44,6 +44,7 @@ class _Bar:
 
 
 @click.command(
+    cls=Command,
     name="compare",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=(

@@ -8,7 +8,7 @@ import click
 
 from ..metrics.conventions import TOOLS as _TOOLS
 from ._groups import group_by_option
-from ._options import COLUMN_OPTIONS, column_options, subtopics_option
+from ._options import COLUMN_OPTIONS, Command, column_options, subtopics_option
 
 # library keywords -> this command's options, for messages (see _options.cli_spelling)
 PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "metrics": "-m/--metric"}
@@ -23,6 +23,7 @@ def _metric_help() -> str:
 
 
 @click.command(
+    cls=Command,
     name="evaluate",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=(

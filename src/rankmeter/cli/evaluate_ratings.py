@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import click
 
+from ._options import Command
+
 # library keywords -> this command's options, for messages (see _options.cli_spelling)
 PARAMETER_OPTIONS = {"user": "--user-column", "item": "--item-column", "rating": "--rating-column",
                      "prediction": "--prediction-column", "metrics": "-m/--metric"}
 
 
-@click.command(name="evaluate-ratings", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=Command, name="evaluate-ratings", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("truth", type=click.Path(dir_okay=True))
 @click.argument("predictions", type=click.Path(dir_okay=True), required=False)
 @click.option("-m", "--metric", "metrics", multiple=True,

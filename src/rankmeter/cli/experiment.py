@@ -9,6 +9,7 @@ import click
 
 from .._errors import ParameterError
 from ..metrics.conventions import TOOLS as _TOOLS
+from ._options import Command
 
 
 def _parse_recommender(text: str) -> tuple[str, Any]:
@@ -154,6 +155,7 @@ def _group_by(value: str | None) -> str | None:
 
 
 @click.command(
+    cls=Command,
     name="run-experiment",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=(

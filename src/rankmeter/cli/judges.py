@@ -7,12 +7,13 @@ import sys
 
 import click
 
-from ._options import COLUMN_OPTIONS, column_options
+from ._options import COLUMN_OPTIONS, Command, column_options
 
 PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "metrics": "-m/--metric"}
 
 
 @click.command(
+    cls=Command,
     name="judges",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=(

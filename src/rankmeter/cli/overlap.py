@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
-from ._options import COLUMN_OPTIONS, column_options
+from ._options import COLUMN_OPTIONS, Command, column_options
 
 PARAMETER_OPTIONS = {**COLUMN_OPTIONS, "measures": "-m/--measure"}
 
 
 @click.command(
+    cls=Command,
     name="overlap",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=(

@@ -14,10 +14,12 @@ from typing import Any
 
 import click
 
+from ._options import Command
+
 _HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.command(name="trec_eval", context_settings=_HELP)
+@click.command(cls=Command, name="trec_eval", context_settings=_HELP)
 @click.argument("qrels", type=str, required=False)  # required unless -v: checked in the command
 @click.argument("run", type=str, required=False)
 @click.option("-q", "--query_eval_wanted", "query_flag", is_flag=True,
