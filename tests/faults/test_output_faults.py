@@ -1,6 +1,7 @@
 """Output faults (issue 32.2), each in at least three commands: a full disk, a closed pipe, an ASCII-only terminal.
 
-None may end with exit 1, a traceback or ``internal error`` (checked by ``run``), nor take over 5 CPU seconds.
+None may end with exit 1, a traceback or ``internal error``, nor take over 5 s of wall time or of CPU time, nor
+more than the memory bound (all checked by ``run`` and ``launch``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +18,8 @@ import pytest
 
 from rankmeter.report.escape import unescape
 
-from ._cli import clean, env, run, write_trec
+from ..hostile._run import WALL_BOUND
+from ._cli import clean, env, launch, run, write_trec
 
 pytestmark = pytest.mark.skipif(not Path("/dev/full").exists() or sys.platform != "linux",
                                 reason="needs Linux's /dev/full")
@@ -94,8 +97,7 @@ def test_stdout_closed_from_the_start_is_one_message_and_exit_2(files: dict[str,
 @pytest.mark.parametrize("name", ["evaluate", "trec_eval", "metrics"])
 def test_stderr_that_cannot_be_written_is_exit_2_and_stdout_whole(files: dict[str, Path], name: str) -> None:
     with open("/dev/full", "wb") as full:
-        p = subprocess.run([sys.executable, "-m", "rankmeter", *_commands(files)[name]], stdout=subprocess.PIPE,
-                           stderr=full, env=env(), timeout=120)
+        p = run(*_commands(files)[name], stderr=full)
     assert p.returncode in (0, 2)  # 2 when it had something to say on stderr
     assert p.stdout  # the output itself is written whole
     if name == "evaluate":
@@ -108,12 +110,11 @@ def test_stderr_that_cannot_be_written_is_exit_2_and_stdout_whole(files: dict[st
 @pytest.mark.parametrize("name", ["evaluate", "evaluate-trec", "trec_eval", "compare", "metrics"])
 def test_closed_pipe_ends_quietly_by_sigpipe(files: dict[str, Path], name: str) -> None:
     """Like ``cat ... | head -c1`` once the reader is gone: no message, and death by SIGPIPE (the shell's 141)."""
-    p = subprocess.Popen([sys.executable, "-m", "rankmeter", *_commands(files)[name]], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=env())
-    assert p.stdout is not None and p.stderr is not None
-    p.stdout.close()  # the reader leaves before anything is written
-    err = p.stderr.read().decode()
-    assert p.wait(timeout=120) == -signal.SIGPIPE, err
+    with launch(*_commands(files)[name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()) as p:
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.close()  # the reader leaves before anything is written
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=120) == -signal.SIGPIPE, err
     clean(err)
     assert "error" not in err and "Broken pipe" not in err, err
 
@@ -123,9 +124,11 @@ def test_closed_pipe_in_a_shell_is_status_141(tmp_path: Path) -> None:
     q, r = tmp_path / "q.txt", tmp_path / "r.txt"
     q.write_text("".join(f"q{i} 0 d1 1\n" for i in range(6000)))
     r.write_text("".join(f"q{i} Q0 d1 1 1 r\n" for i in range(6000)))  # 6000 lines of output, ~200 KB
+    start = time.monotonic()
     out = subprocess.run(["bash", "-c", f"'{sys.executable}' -m rankmeter evaluate '{q}' '{r}' -m P@1 --per-query "
                                         "--format trec 2>err.txt | head -c1 >/dev/null; echo ${PIPESTATUS[0]}"],
                          capture_output=True, text=True, timeout=120, env=env(), cwd=tmp_path)
+    assert time.monotonic() - start < WALL_BOUND  # (the pipeline's wall time, the shell included)
     assert out.stdout.strip() == "141"
     err = (tmp_path / "err.txt").read_text()
     clean(err)
@@ -215,8 +218,7 @@ def test_an_output_file_that_cannot_grow_is_one_message_and_leaves_complete_file
             "compare-html": ["compare", str(q), f"a={r}", f"b={r}", "-m", "P@1", "--resamples", "50", "--html",
                              str(out / "report.html"), "--k-max", "3"]}[name]
     out.mkdir()
-    p = subprocess.run([sys.executable, "-m", "rankmeter", *args], capture_output=True, env=env(), timeout=300,
-                       preexec_fn=_limited(3000))
+    p = run(*args, preexec=_limited(3000))  # (the launcher's own report is a few bytes: under the limit)
     err = p.stderr.decode()
     clean(err)
     assert p.returncode == 2, err

@@ -146,6 +146,8 @@ if code < 0:  # die of the same signal (SIGKILL's handler cannot be set, and nee
     os.kill(os.getpid(), -code)
 sys.exit(code)
 """
+#: (the fault tests launch their commands through it too)
+LAUNCHER = _LAUNCHER
 
 
 def run_fed(args: list[str], generator: str, *, seconds: float) -> Outcome:
