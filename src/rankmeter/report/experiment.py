@@ -28,6 +28,7 @@ import numpy as np
 from .._errors import MissingExtraError
 from ._common import aggregate_cells, diff_metric_label, fmt, fmt_signed, no_value_text, show_n
 from ._common import test_label as _test_label
+from ._layout import clear, few_ticks, fit, new_figure
 from .html import _CSS, _bars, _colors, _d, _e, _img, _mpl, plain_figure_text
 
 # The result is typed as Any: report/ renders what recsys/ computes and does not import it
@@ -402,19 +403,23 @@ def _curves(res: ExperimentResult, k_max: int, Figure: Any, Canvas: Any) -> str:
     ks = np.arange(1, k_max + 1)
     n_users = next(iter(res.results.values())).n_queries
     out = []
+    fig = new_figure(Figure, Canvas, (5.4, 3.4))  # one figure, redrawn for each metric (report._layout)
+    ax = fig.add_subplot()
+    ax.set_xlabel("k")
+    ax.grid(alpha=0.3)
+    few_ticks(ax.xaxis, 8, integer=True)
+    few_ticks(ax.yaxis)
     for label, per in data.items():
-        fig = Figure(figsize=(5.4, 3.4), layout="constrained")
-        ax = fig.add_subplot()
+        clear(ax)
         for i, n in enumerate(names):
             if n in per:
                 ax.plot(ks, per[n], color=colors[i], lw=2.4 if n == res.baseline else 1.8,
                         ls="--" if n == res.baseline else "-", marker="o", ms=3, label=n)
-        ax.set_xlabel("k")
         ax.set_ylabel(label)
         ax.set_xlim(1, max(k_max, 2))
-        ax.grid(alpha=0.3)
         ax.legend(fontsize=8, frameon=False, ncols=2 if len(names) > 6 else 1)
-        ax.set_title(f"{label}, k = 1..{k_max} (mean over {n_users} users)", fontsize=10)
+        ax.set_title(f"{label}, k = 1..{k_max} (mean over {n_users} users)", fontsize=10, y=1.0)
+        fit(fig)
         base = f"; dashed: the baseline {_e(res.baseline)}" if res.baseline else ""
         out.append(f"<figure>{_img(fig, f'{label} curves', Canvas)}<figcaption>{_e(label)} for k = 1..{k_max}"
                    f"{_e(capped)}, from each recommender's top-{res.k} lists{base}.</figcaption></figure>")
@@ -436,18 +441,35 @@ def improvement_order(diff: np.ndarray, higher_is_better: bool) -> np.ndarray:
     return np.argsort(-gain, kind="stable")
 
 
-def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -> str:
+def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any, pool: dict[str, Any]) -> str:
+    """The per-user differences against the baseline on ``metric``: an axes per other recommender. The figure
+    is kept in ``pool`` and redrawn for the next metric (the same recommenders, the same grid)."""
     cmp = res.comparison
     others = [r for r in cmp.runs if r != cmp.baseline]
     base = cmp.scores[cmp.baseline][metric]
     hib = cmp.higher_is_better.get(metric, True)
     ncols = min(3, len(others))
-    nrows = (len(others) + ncols - 1) // ncols
-    fig = Figure(figsize=(3.6 * ncols + 0.6, 2.6 * nrows + 0.5), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
+    if "differences" not in pool:
+        nrows = (len(others) + ncols - 1) // ncols
+        fig = new_figure(Figure, Canvas, (3.6 * ncols + 0.6, 2.6 * nrows + 0.5))
+        grid = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
+        zeros = []
+        for i in range(nrows * ncols):
+            ax = grid[i // ncols][i % ncols]
+            if i >= len(others):
+                ax.set_visible(False)
+                continue
+            zeros.append(ax.axhline(0, color="#333", lw=0.6))
+            ax.set_xlabel("users, from most improved to most worsened", fontsize=8)
+            ax.tick_params(labelsize=7)
+            few_ticks(ax.xaxis, integer=True)
+            few_ticks(ax.yaxis)
+        pool["differences"] = fig, [grid[i // ncols][i % ncols] for i in range(len(others))], zeros
+    fig, axes, zeros = pool["differences"]
     good, bad = "#2e8b57", "#d0453a"
     for i, r in enumerate(others):
-        ax = axes[i // ncols][i % ncols]
+        ax = axes[i]
+        clear(ax, keep=[zeros[i]])
         diff = cmp.scores[r][metric] - base
         diff = diff[~np.isnan(diff)]  # a user without a value in either recommender is not paired
         d = diff[improvement_order(diff, hib)]
@@ -456,17 +478,14 @@ def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -
         _, g = _bars(gain)
         ax.fill_between(x, y, 0, where=g > 0, step="post", color=good, lw=0)
         ax.fill_between(x, y, 0, where=g < 0, step="post", color=bad, lw=0)
-        ax.axhline(0, color="#333", lw=0.6)
+        ax.update_datalim([(0.0, 0.0)], updatex=False)  # the zero line in view, even when every user ties
         better, worse = int((gain > 0).sum()), int((gain < 0).sum())
         ax.set_title(f"{r}: better for {better}, worse for {worse},\ntied for {len(d) - better - worse} users",
-                     fontsize=9)
+                     fontsize=9, y=1.0)
         ax.set_xlim(0, max(len(d), 1))
-        ax.set_xlabel("users, from most improved to most worsened", fontsize=8)
         if i % ncols == 0:
             ax.set_ylabel(f"{metric} − {cmp.baseline}" + ("" if hib else "\n(lower is better)"), fontsize=8)
-        ax.tick_params(labelsize=7)
-    for j in range(len(others), nrows * ncols):
-        axes[j // ncols][j % ncols].set_visible(False)
+    fit(fig)
     direction = "higher" if hib else "lower"
     return (f"<figure class=\"wide\">{_img(fig, f'per-user differences on {metric}', Canvas)}<figcaption>One bar "
             f"per test user: the recommender's {_e(metric)} minus the baseline's, sorted from the largest "
@@ -474,7 +493,9 @@ def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -
             "worse.</figcaption></figure>")
 
 
-def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) -> str:
+def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any, pool: dict[str, Any]) -> str:
+    """The per-user distribution of ``metric`` in every recommender; the figure is kept in ``pool`` and redrawn
+    for the next metric."""
     cmp = res.comparison
     names = list(cmp.runs)
     vals = [v[~np.isnan(v)] for v in (cmp.scores[r][metric] for r in names)]  # nan: no value, not drawn
@@ -485,8 +506,16 @@ def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) 
     edges = np.histogram_bin_edges(allv, bins=min(30, max(5, int(np.sqrt(len(vals[0])) + 1))),
                                    range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
     colors = _colors(len(names))
-    fig = Figure(figsize=(max(4.4, 0.9 * len(names) + 2), 3.4), layout="constrained")
-    ax = fig.add_subplot()
+    if "distribution" not in pool:
+        fig = new_figure(Figure, Canvas, (max(4.4, 0.9 * len(names) + 2), 3.4))
+        ax = fig.add_subplot()
+        ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 4 else 0,
+                      ha="right" if len(names) > 4 else "center", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        few_ticks(ax.yaxis)
+        pool["distribution"] = fig, ax
+    fig, ax = pool["distribution"]
+    clear(ax)
     for i, v in enumerate(vals):
         counts, _ = np.histogram(v, bins=edges)
         w = 0.42 * counts / max(counts.max(), 1)
@@ -495,11 +524,9 @@ def _distribution(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any) 
             ax.plot([i], [float(np.mean(v))], marker="D", color="white", mec="black", ms=6, zorder=3)
             med = float(np.median(v))
             ax.plot([i - 0.2, i + 0.2], [med, med], color="black", lw=1.2, zorder=3)
-    ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 4 else 0,
-                  ha="right" if len(names) > 4 else "center", fontsize=8)
     ax.set_ylabel(metric)
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_title(f"Per-user {metric} ({cmp.n_queries} users)", fontsize=10)
+    ax.set_title(f"Per-user {metric} ({cmp.n_queries} users)", fontsize=10, y=1.0)
+    fit(fig)
     return (f"<figure>{_img(fig, f'distribution of {metric}', Canvas)}<figcaption>Histogram of the per-user "
             f"{_e(metric)} of each recommender, mirrored; diamond: mean, bar: median.</figcaption></figure>")
 
@@ -530,24 +557,29 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
     alpha = res.comparison.settings.alpha if res.comparison is not None else 0.05
     colors = _colors(len(names))
     parts.append('<div class="figs groups">')
+    width = 0.8 / max(len(names), 1)
+    x = np.arange(len(order))
+    if Figure is not None:  # one figure, redrawn for each metric (report._layout)
+        fig = new_figure(Figure, Canvas, (5.6, 3.2))
+        ax = fig.add_subplot()
+        ax.set_xticks(x, [f"{g}\n({first.sizes[g]} users)" for g in order], fontsize=8)
+        zero = ax.axhline(0, color="#333", lw=0.6)
+        ax.grid(axis="y", alpha=0.3)
+        few_ticks(ax.yaxis)
     for m in first.means.columns:
         if Figure is None:  # no matplotlib: the tables only
             parts.append(f"<figure><figcaption>{_e(m)}: mean over the users of each group."
                          f"{_group_table(res, m, names, order, base, alpha, digits)}</figcaption></figure>")
             continue
-        fig = Figure(figsize=(5.6, 3.2), layout="constrained")
-        ax = fig.add_subplot()
-        width = 0.8 / max(len(names), 1)
-        x = np.arange(len(order))
+        clear(ax, keep=[zero])
         for i, n in enumerate(names):
             vals = [float(res.groups[n].means.loc[g, m]) for g in order]
             ax.bar(x + (i - (len(names) - 1) / 2) * width, vals, width, label=str(n), color=colors[i])
-        ax.set_xticks(x, [f"{g}\n({first.sizes[g]} users)" for g in order], fontsize=8)
         ax.set_ylabel(m)
-        ax.axhline(0, color="#333", lw=0.6)
-        ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"{m}: mean per user group", fontsize=10)
-        fig.legend(fontsize=7, frameon=False, loc="outside right upper")  # beside the bars, never over them
+        ax.set_title(f"{m}: mean per user group", fontsize=10, y=1.0)
+        # beside the bars, never over them
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.5)
+        fit(fig)
         table = _group_table(res, m, names, order, base, alpha, digits)
         parts.append(f"<figure>{_img(fig, f'{m} per user group', Canvas)}<figcaption>{_e(m)}: mean over the "
                      f"users of each group.{table}</figcaption></figure>")
@@ -671,14 +703,15 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
     else:
         parts.append(_curves(res, k_max, Figure, Canvas))
         cmp = res.comparison
+        pool: dict[str, Any] = {}  # the figures redrawn from metric to metric
         if cmp is not None and len(cmp.runs) > 1:
             parts.append(f"<h2>Per-user differences against {_e(cmp.baseline)}</h2>")
             for m in cmp.metrics:
-                parts.append(f"<h3>{_e(m)}</h3>" + _differences(res, m, Figure, Canvas))
+                parts.append(f"<h3>{_e(m)}</h3>" + _differences(res, m, Figure, Canvas, pool))
         parts.append(_groups(res, digits, Figure, Canvas))
         if cmp is not None:
             parts.append('<h2>Distributions of per-user scores</h2><div class="figs">')
-            parts += [_distribution(res, m, Figure, Canvas) for m in cmp.metrics]
+            parts += [_distribution(res, m, Figure, Canvas, pool) for m in cmp.metrics]
             parts.append("</div>")
     from .html import provenance_html
 

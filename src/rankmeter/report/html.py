@@ -48,6 +48,7 @@ from ._common import (
     show_n,
     test_label,
 )
+from ._layout import DPI
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -99,9 +100,10 @@ def _mpl() -> tuple[Any, Any]:
 
 
 def _img(fig: Any, alt: str, canvas_cls: Any) -> str:
-    canvas_cls(fig)
+    if not isinstance(fig.canvas, canvas_cls):  # a figure drawn again keeps its canvas (and its renderer)
+        canvas_cls(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
 
