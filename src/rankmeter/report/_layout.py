@@ -70,114 +70,141 @@ def _in_view(axis: Any, loc: float) -> bool:
     return bool(lo - tol <= loc <= hi + tol)
 
 
-def _overhang(ax: Any, renderer: Any) -> tuple[list[float], bool, float]:
-    """How far the text of ``ax`` reaches beyond its box (left, right, bottom, top, in pixels), whether a
-    centred text (title, x label) is wider than the box (its reach then depends on the box's width), and how
-    far the title was lifted above the y axis' offset text (pixels)."""
+class _Cell:
+    """What the text of one axes needs around its box, in pixels: ``left``... ``top``, the reach of the text
+    fixed to a side (tick labels, the y label, a legend beside it); ``half_w``, half the width of the widest
+    text centred on the box (title, x label); ``half_h``, half the height of the y label; ``min_w``, the
+    width under which its (horizontal) x tick labels would overlap; ``lift``, the title's lift above the y
+    axis' offset text."""
+
+    def __init__(self) -> None:
+        self.left = self.right = self.bottom = self.top = 0.0
+        self.half_w = self.half_h = self.min_w = self.lift = 0.0
+        self.titled = False
+
+    def reach(self, box: Any, bb: Any) -> None:
+        self.left, self.right = max(self.left, box.x0 - bb.x0), max(self.right, bb.x1 - box.x1)
+        self.bottom, self.top = max(self.bottom, box.y0 - bb.y0), max(self.top, bb.y1 - box.y1)
+
+
+def _measure(ax: Any, renderer: Any) -> _Cell:
+    """The :class:`_Cell` of ``ax``: its ticks are placed and their labels set (as drawing will) and measured
+    with ``renderer``, and so are its axis labels, title and legend."""
     box = ax.bbox
-    left = right = bottom = top = 0.0
-
-    def reach(bb: Any) -> None:
-        nonlocal left, right, bottom, top
-        left, right = max(left, box.x0 - bb.x0), max(right, bb.x1 - box.x1)
-        bottom, top = max(bottom, box.y0 - bb.y0), max(top, bb.y1 - box.y1)
-
+    cell = _Cell()
+    points = ax.figure.dpi / 72.0
+    pad = PAD * points
     offsets = {}
     for axis in (ax.xaxis, ax.yaxis):
         axis.get_majorticklabels()  # places the ticks and sets their labels, as drawing will
-        shown = False
+        shown = []
         for tick in axis.get_major_ticks():
             if tick.label1.get_visible() and tick.label1.get_text() and _in_view(axis, tick.get_loc()):
-                reach(tick.label1.get_window_extent(renderer))
-                shown = True
+                bb = tick.label1.get_window_extent(renderer)
+                cell.reach(box, bb)
+                shown.append((tick, bb))
         offsets[axis.axis_name] = axis.get_major_formatter().get_offset() if shown else ""
-    points = ax.figure.dpi / 72.0
-    ticks_bottom, ticks_left = bottom, left  # the axis labels go beyond the tick labels
+        if axis is ax.xaxis and len(shown) > 1 and all(t.label1.get_rotation() == 0 for t, _ in shown):
+            shown.sort(key=lambda tb: tb[1].x0)  # neighbours apart by half their widths, whatever the width
+            for (_, a), (_, b) in zip(shown, shown[1:], strict=False):
+                share = (b.x0 + b.x1 - a.x0 - a.x1) / 2 / max(box.width, 1.0)  # their distance, per axes width
+                if share > 0:
+                    cell.min_w = max(cell.min_w, ((a.width + b.width) / 2 + pad) / share)
+    ticks_bottom, ticks_left = cell.bottom, cell.left  # the axis labels go beyond the tick labels
     xlabel, ylabel = ax.xaxis.label, ax.yaxis.label
-    spills = False
     if xlabel.get_visible() and xlabel.get_text():
         bb = xlabel.get_window_extent(renderer)
-        bottom = max(bottom, ticks_bottom + ax.xaxis.labelpad * points + bb.height)
-        spill = max(0.0, (bb.width - box.width) / 2)
-        left, right, spills = max(left, spill), max(right, spill), spill > 0
+        cell.bottom = max(cell.bottom, ticks_bottom + ax.xaxis.labelpad * points + bb.height)
+        cell.half_w = max(cell.half_w, bb.width / 2)
     if offsets["x"]:  # below the x tick labels, at the right
         ax.xaxis.offsetText.set_text(offsets["x"])
-        bottom += ax.xaxis.offsetText.get_window_extent(renderer).height + PAD * points
+        cell.bottom += ax.xaxis.offsetText.get_window_extent(renderer).height + pad
     if ylabel.get_visible() and ylabel.get_text():
         bb = ylabel.get_window_extent(renderer)
-        left = max(left, ticks_left + ax.yaxis.labelpad * points + bb.width)
-        spill = max(0.0, (bb.height - box.height) / 2)
-        bottom, top = max(bottom, spill), max(top, spill)
-    lift = 0.0
+        cell.left = max(cell.left, ticks_left + ax.yaxis.labelpad * points + bb.width)
+        cell.half_h = bb.height / 2
     if offsets["y"]:  # above the axes at the left: the title goes above it
         ax.yaxis.offsetText.set_text(offsets["y"])
-        lift = ax.yaxis.offsetText.get_window_extent(renderer).height + PAD * points
-        top = max(top, lift)
+        cell.lift = ax.yaxis.offsetText.get_window_extent(renderer).height + pad
+        cell.top = max(cell.top, cell.lift)
     if ax.title.get_text():
-        ax.title.set_y(1.0 + lift / max(box.height, 1.0))
+        cell.titled = True
+        ax.title.set_y(1.0 + cell.lift / max(box.height, 1.0))
         bb = ax.title.get_window_extent(renderer)
-        reach(bb)
-        spills = spills or bb.width > box.width
+        cell.top = max(cell.top, bb.y1 - box.y1)
+        cell.half_w = max(cell.half_w, bb.width / 2)
     legend = ax.get_legend()
     if legend is not None and legend.get_visible():
-        reach(legend.get_window_extent(renderer))
-    return [left, right, bottom, top], spills, lift
+        cell.reach(box, legend.get_window_extent(renderer))
+    return cell
+
+
+def _solve(size: float, n: int, low: list[float], high: list[float], half: list[float], least: float,
+           pad: float) -> tuple[float, float, float, float]:
+    """One direction of the grid: ``n`` boxes in a row, box ``i`` needing ``low[i]`` before it and ``high[i]``
+    after it, and a text ``2 * half[i]`` wide centred on it. Returns the figure's size (``size``, or more
+    where the boxes would be smaller than ``least``), the margin before the first box, the gap between two
+    boxes and the box size: the largest box for which everything fits, ``pad`` apart."""
+
+    def layout(box: float) -> tuple[float, float, float]:
+        first = max(low[0], half[0] - box / 2) + pad
+        last = max(high[-1], half[-1] - box / 2) + pad
+        gap = max((max(high[i] + low[i + 1], half[i] + half[i + 1] - box) + pad for i in range(n - 1)),
+                  default=0.0)
+        return first, last, gap
+
+    def total(box: float) -> float:
+        first, last, gap = layout(box)
+        return first + last + n * box + (n - 1) * gap
+
+    lo, hi = least, max(size, least)
+    if total(lo) >= size:  # too little room: the figure grows to the smallest box
+        size, hi = total(lo), lo
+    for _ in range(50):  # total() grows with the box: the largest box that fits
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if total(mid) <= size else (lo, mid)
+    first, _, gap = layout(lo)
+    return size, first, gap, lo
 
 
 def fit(fig: Any) -> None:
     """Set the subplot margins and gaps of ``fig`` so that the text of its visible axes (one grid, one axes per
     cell) fits, :data:`PAD` points apart; grow the figure where the axes would be smaller than
-    :data:`MIN_AXES`. The titles must have been set with ``y=1.0`` (matplotlib then does not move them while
-    drawing, which would measure every axis again)."""
+    :data:`MIN_AXES` or than their x tick labels need. The titles must have been set with ``y=1.0``
+    (matplotlib then does not move them while drawing, which would measure every axis again)."""
     width, height = getattr(fig, "nominal_size", fig.get_size_inches())
     if tuple(fig.get_size_inches()) != (width, height):
         fig.set_size_inches(width, height)
-    for _ in range(2):  # a second time only when a centred text wider than its axes moved with the axes' width
-        if not _fit_once(fig, width, height):
-            break
-
-
-def _fit_once(fig: Any, width: float, height: float) -> bool:
     axes = [ax for ax in fig.axes if ax.get_visible()]
     if not axes:
-        return False
+        return
     renderer = fig.canvas.get_renderer()
     nrows, ncols = axes[0].get_subplotspec().get_gridspec().get_geometry()
-    cells: dict[tuple[int, int], list[float]] = {}
-    lifts: dict[tuple[int, int], float] = {}
-    spills = False
-    for ax in axes:
-        spec = ax.get_subplotspec()
-        at = (spec.rowspan.start, spec.colspan.start)
-        cells[at], spill, lifts[at] = _overhang(ax, renderer)
-        spills = spills or spill
-    lifted = []  # the titles of a row at one height: all lifted where one axes has an offset text
-    for ax in axes:
-        spec = ax.get_subplotspec()
-        at = (spec.rowspan.start, spec.colspan.start)
-        lift = max(v for k, v in lifts.items() if k[0] == at[0])
-        lifted.append(lift)
-        if ax.title.get_text() and lift > lifts[at]:
-            cells[at][3] += lift - lifts[at]
-    pad = PAD * fig.dpi / 72.0
+    at = [(ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start) for ax in axes]
+    cells = {where: _measure(ax, renderer) for ax, where in zip(axes, at, strict=True)}
+    lift = {r: max(c.lift for (row, _), c in cells.items() if row == r) for r in range(nrows)}
+    for (r, _), c in cells.items():  # the titles of a row at one height: above any offset text of the row
+        if c.titled and lift[r] > c.lift:
+            c.top += lift[r] - c.lift
 
-    def most(index: int, row: int | None = None, col: int | None = None) -> float:
-        return max((v[index] for (r, c), v in cells.items() if row in (None, r) and col in (None, c)), default=0.0)
+    def most(attr: str, row: int | None = None, col: int | None = None) -> float:
+        return max((getattr(c, attr) for (r, k), c in cells.items() if row in (None, r) and col in (None, k)),
+                   default=0.0)
 
-    left, right = most(0, col=0) + pad, most(1, col=ncols - 1) + pad
-    bottom, top = most(2, row=nrows - 1) + pad, most(3, row=0) + pad
-    wgap = max((most(1, col=c) + most(0, col=c + 1) + pad for c in range(ncols - 1)), default=0.0)
-    hgap = max((most(2, row=r) + most(3, row=r + 1) + pad for r in range(nrows - 1)), default=0.0)
-    least = MIN_AXES * fig.dpi
-    w_px = max(width * fig.dpi, left + right + (ncols - 1) * wgap + ncols * least)
-    h_px = max(height * fig.dpi, bottom + top + (nrows - 1) * hgap + nrows * least)
-    if (w_px, h_px) != (width * fig.dpi, height * fig.dpi):
-        fig.set_size_inches(w_px / fig.dpi, h_px / fig.dpi)
-    aw = (w_px - left - right - (ncols - 1) * wgap) / ncols
-    ah = (h_px - bottom - top - (nrows - 1) * hgap) / nrows
-    before = [ax.bbox.width for ax in axes]
-    fig.subplots_adjust(left=left / w_px, right=1 - right / w_px, bottom=bottom / h_px, top=1 - top / h_px,
+    dpi = fig.dpi
+    pad = PAD * dpi / 72.0
+    least_w = max(MIN_AXES * dpi, most("min_w"))
+    w_px, left, wgap, aw = _solve(width * dpi, ncols, [most("left", col=c) for c in range(ncols)],
+                                  [most("right", col=c) for c in range(ncols)],
+                                  [most("half_w", col=c) for c in range(ncols)], least_w, pad)
+    # rows from the top: the title reaches up (before), the x labels down (after)
+    h_px, top, hgap, ah = _solve(height * dpi, nrows, [most("top", row=r) for r in range(nrows)],
+                                 [most("bottom", row=r) for r in range(nrows)],
+                                 [most("half_h", row=r) for r in range(nrows)], MIN_AXES * dpi, pad)
+    if (w_px, h_px) != (width * dpi, height * dpi):
+        fig.set_size_inches(w_px / dpi, h_px / dpi)
+    fig.subplots_adjust(left=left / w_px, right=(left + ncols * aw + (ncols - 1) * wgap) / w_px,
+                        top=1 - top / h_px, bottom=1 - (top + nrows * ah + (nrows - 1) * hgap) / h_px,
                         wspace=wgap / aw, hspace=hgap / ah)
-    for ax, lift in zip(axes, lifted, strict=True):  # the same lift in pixels at the axes' new height
-        ax.title.set_y(1.0 + lift / max(ax.bbox.height, 1.0))
-    return spills and any(abs(ax.bbox.width - w) > 0.5 for ax, w in zip(axes, before, strict=True))
+    for ax, (r, _) in zip(axes, at, strict=True):  # the same lift in pixels at the axes' new height
+        ax.title.set_y(1.0 + lift[r] / max(ax.bbox.height, 1.0))

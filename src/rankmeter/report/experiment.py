@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -152,11 +153,16 @@ def _means(res: ExperimentResult, digits: int) -> str:
     hib_of = _directions(res.metrics)
     kinds = metric_kinds(res.metrics)
     shown = [k for k in KINDS if k in kinds.values()]
+    # each recommender's means and sums once, and the compared metrics as a set: asked per metric, thousands of
+    # metrics made the table quadratic (issue 32)
+    means = {n: res.results[n].mean for n in names}
+    sums = {n: res.results[n].sums for n in names} if getattr(first, "counts", ()) else {}
+    compared = frozenset(cmp.metrics) if cmp is not None else frozenset()
     for kind in shown:
         if len(shown) > 1:
             body.append(f'<tr class="kind"><th class="l" colspan="{len(names) + 2}">{_e(kind)}</th></tr>')
         for m in [x for x in res.metrics if kinds.get(x) == kind]:
-            body.append(_means_row(res, m, names, first, hib_of.get(m), cmp, digits))
+            body.append(_means_row(res, m, names, first, hib_of.get(m), cmp, digits, means, sums, compared))
     caption = [_e(res.caption()) + "."]
     if cmp is not None:
         pct = f"{cmp.settings.confidence * 100:g}%"
@@ -196,15 +202,16 @@ def metric_kinds(metrics: Sequence[str]) -> dict[str, str]:
 
 
 def _means_row(res: ExperimentResult, m: str, names: Sequence[str], first: Any, hib: bool | None, cmp: Any,
-               digits: int) -> str:
+               digits: int, means: Mapping[str, Mapping[str, float]], sums: Mapping[str, Mapping[str, float]],
+               compared: frozenset[str]) -> str:
     per_user = m in first.values
     arrow = "" if hib is None else (" &uarr;" if hib else " &darr;")
     count = m in getattr(first, "counts", ())  # a count: its sum over the users, and the sum's interval
     cells = []
     for n in names:
-        v = res.results[n].sums[m] if count else res.results[n].mean.get(m, float("nan"))
+        v = sums[n][m] if count else means[n].get(m, float("nan"))
         text = _e(_value(v, digits))
-        if cmp is not None and m in cmp.metrics:
+        if cmp is not None and m in compared:
             if count and m in cmp.counts:
                 _, lo_text, hi_text = aggregate_cells(cmp, n, m, digits)
             else:
@@ -480,8 +487,8 @@ def _differences(res: ExperimentResult, metric: str, Figure: Any, Canvas: Any, p
         ax.fill_between(x, y, 0, where=g < 0, step="post", color=bad, lw=0)
         ax.update_datalim([(0.0, 0.0)], updatex=False)  # the zero line in view, even when every user ties
         better, worse = int((gain > 0).sum()), int((gain < 0).sum())
-        ax.set_title(f"{r}: better for {better}, worse for {worse},\ntied for {len(d) - better - worse} users",
-                     fontsize=9, y=1.0)
+        head = textwrap.fill(f"{r}: better for {better}, worse for {worse},", 44)  # a long name on more lines
+        ax.set_title(f"{head}\ntied for {len(d) - better - worse} users", fontsize=9, y=1.0)
         ax.set_xlim(0, max(len(d), 1))
         if i % ncols == 0:
             ax.set_ylabel(f"{metric} − {cmp.baseline}" + ("" if hib else "\n(lower is better)"), fontsize=8)
