@@ -81,6 +81,7 @@ class _Cell:
         self.left = self.right = self.bottom = self.top = 0.0
         self.half_w = self.half_h = self.min_w = self.lift = 0.0
         self.titled = False
+        self.ticks_left = self.ticks_bottom = 0.0  # the reach of the y (x) tick labels: where the axis label goes
 
     def reach(self, box: Any, bb: Any) -> None:
         self.left, self.right = max(self.left, box.x0 - bb.x0), max(self.right, bb.x1 - box.x1)
@@ -103,6 +104,10 @@ def _measure(ax: Any, renderer: Any) -> _Cell:
                 bb = tick.label1.get_window_extent(renderer)
                 cell.reach(box, bb)
                 shown.append((tick, bb))
+                if axis is ax.xaxis:  # where matplotlib puts an axis label: beyond its own axis' tick labels
+                    cell.ticks_bottom = max(cell.ticks_bottom, box.y0 - bb.y0)
+                else:
+                    cell.ticks_left = max(cell.ticks_left, box.x0 - bb.x0)
         offsets[axis.axis_name] = axis.get_major_formatter().get_offset() if shown else ""
         if axis is ax.xaxis and len(shown) > 1 and all(t.label1.get_rotation() == 0 for t, _ in shown):
             shown.sort(key=lambda tb: tb[1].x0)  # neighbours apart by half their widths, whatever the width
@@ -110,18 +115,17 @@ def _measure(ax: Any, renderer: Any) -> _Cell:
                 share = (b.x0 + b.x1 - a.x0 - a.x1) / 2 / max(box.width, 1.0)  # their distance, per axes width
                 if share > 0:
                     cell.min_w = max(cell.min_w, ((a.width + b.width) / 2 + pad) / share)
-    ticks_bottom, ticks_left = cell.bottom, cell.left  # the axis labels go beyond the tick labels
     xlabel, ylabel = ax.xaxis.label, ax.yaxis.label
     if xlabel.get_visible() and xlabel.get_text():
         bb = xlabel.get_window_extent(renderer)
-        cell.bottom = max(cell.bottom, ticks_bottom + ax.xaxis.labelpad * points + bb.height)
+        cell.bottom = max(cell.bottom, cell.ticks_bottom + ax.xaxis.labelpad * points + bb.height)
         cell.half_w = max(cell.half_w, bb.width / 2)
     if offsets["x"]:  # below the x tick labels, at the right
         ax.xaxis.offsetText.set_text(offsets["x"])
         cell.bottom += ax.xaxis.offsetText.get_window_extent(renderer).height + pad
     if ylabel.get_visible() and ylabel.get_text():
         bb = ylabel.get_window_extent(renderer)
-        cell.left = max(cell.left, ticks_left + ax.yaxis.labelpad * points + bb.width)
+        cell.left = max(cell.left, cell.ticks_left + ax.yaxis.labelpad * points + bb.width)
         cell.half_h = bb.height / 2
     if offsets["y"]:  # above the axes at the left: the title goes above it
         ax.yaxis.offsetText.set_text(offsets["y"])
@@ -206,5 +210,11 @@ def fit(fig: Any) -> None:
     fig.subplots_adjust(left=left / w_px, right=(left + ncols * aw + (ncols - 1) * wgap) / w_px,
                         top=1 - top / h_px, bottom=1 - (top + nrows * ah + (nrows - 1) * hgap) / h_px,
                         wspace=wgap / aw, hspace=hgap / ah)
-    for ax, (r, _) in zip(axes, at, strict=True):  # the same lift in pixels at the axes' new height
-        ax.title.set_y(1.0 + lift[r] / max(ax.bbox.height, 1.0))
+    points = dpi / 72.0
+    for ax, where in zip(axes, at, strict=True):
+        box, cell = ax.bbox, cells[where]
+        ax.title.set_y(1.0 + lift[where[0]] / max(box.height, 1.0))  # the same lift in pixels at the new height
+        # the axis labels where matplotlib would put them (beyond the tick labels by labelpad), said once here:
+        # while drawing, it would otherwise measure the tick labels of the axes again to place them
+        ax.xaxis.set_label_coords(0.5, -(cell.ticks_bottom + ax.xaxis.labelpad * points) / max(box.height, 1.0))
+        ax.yaxis.set_label_coords(-(cell.ticks_left + ax.yaxis.labelpad * points) / max(box.width, 1.0), 0.5)

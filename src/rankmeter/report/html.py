@@ -103,7 +103,8 @@ def _img(fig: Any, alt: str, canvas_cls: Any) -> str:
     if not isinstance(fig.canvas, canvas_cls):  # a figure drawn again keeps its canvas (and its renderer)
         canvas_cls(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    # zlib level 3 instead of Pillow's 6: a third less time to encode, files ~7% larger
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None}, pil_kwargs={"compress_level": 3})
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
 
