@@ -221,10 +221,10 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     from .. import _compute as C
     from .._errors import InputError, ParameterError, RankmeterError
     from ..data import Qrels
-    from ..data.ids import as_string_array, ints, positions_or_minus1, to_numpy
+    from ..data.ids import as_string_array, distinct_ids, ints, to_numpy
     from ..metrics.trec.engine import FLOAT_SCORES, MIN_GEO_MEAN, stored_scores
     from ..metrics.trec.vector import SUMMED
-    from ..pytrec_eval import near_rounding, trec_columns
+    from ..pytrec_eval import near_rounding, trec_columns, trec_plan
 
     comments = opts.compat == "10.0"
     # ids with a control character refused first, with their line (not a reason to take the walk)
@@ -267,11 +267,22 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                                dtype=np.int64)
             float_note = float_ties_note(run_path, codes, doubles)
             table = table.set_column(2, "score", pa.array(stored_scores(doubles, opts.compat)))
-        # ids compared as Arrow arrays (2M queries as Python sets and lists took about 1 GB)
-        run_ids = as_string_array(C.unique(table.column("query")))
+        plan = []
+        for m in selected:
+            text = params.get(m.name)
+            p = m.parse_params(text) if text is not None else m.default
+            plan.append((m, p, m.value_names(p, text)))
+        prep = trec_plan(q, plan, opts)  # (its engine looks the run's query ids up among the judged ones)
+        # ids compared as Arrow arrays (2M queries as Python sets and lists took about 1 GB), each run id's
+        # judged code by the engine's signature lookup (Arrow's unique and two index_in of 2M ids: about 2 s)
+        run_ids = distinct_ids(table.column("query"))
+        run_codes = prep.engine.codes(run_ids)  # (-1: not judged)
         n_judged = q.n_queries
-        lost = positions_or_minus1(C.index_in(q.query_ids, run_ids)) < 0
+        lost = np.ones(n_judged, dtype=bool)
+        lost[run_codes[run_codes >= 0]] = False
         missing = C.take(q.query_ids, ints(np.flatnonzero(lost))).to_pylist() if lost.any() else []
+        unjudged = C.take(run_ids, ints(np.flatnonzero(run_codes < 0)))  # (for the coverage notes)
+        del lost, run_codes
         dummies: list[str] = []
         if bug_compatible and not complete and opts.compat == "10.0" and missing:
             raise InputError("a judged query without results (trec_eval 10.0 stops: the walk names it)")
@@ -281,12 +292,9 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
                               "item": pa.array(["ceci_nest_pas_un_docno"] * len(dummies), pa.string()),
                               "score": pa.array(np.ones(len(dummies)))})
             table = pa.concat_tables([table.cast(extra.schema), extra])
-        plan = []
-        for m in selected:
-            text = params.get(m.name)
-            p = m.parse_params(text) if text is not None else m.default
-            plan.append((m, p, m.value_names(p, text)))
-        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies, printed=True, arrow_ids=True)
+        tc = trec_columns(q, table, plan, opts, strings=query_flag, zero_on=dummies, printed=True, arrow_ids=True,
+                          prepared=prep)
+        del prep  # (the engine: its arrays for 2M judged queries come to about 100 MB)
     except (RankmeterError, ValueError):
         if strict:
             raise
@@ -361,8 +369,6 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
     from types import SimpleNamespace
 
     # the coverage notes need only the ids one input has and the other lacks
-    unjudged_mask = positions_or_minus1(C.index_in(run_ids, q.query_ids)) < 0
-    unjudged = C.take(run_ids, ints(np.flatnonzero(unjudged_mask))) if unjudged_mask.any() else run_ids.slice(0, 0)
     notes = coverage_notes(qrels_path,
                            SimpleNamespace(judgments=dict.fromkeys(missing), comment_lines=qrels_comments),
                            run_path, SimpleNamespace(docnos=dict.fromkeys(unjudged.to_pylist()),
@@ -458,10 +464,20 @@ def float_ties_note(run_name: str, codes: Any, scores: Any) -> str | None:
 
 
 def _seqsum(values: Any) -> float:
-    """Left-to-right sum, as trec_eval accumulates (numpy's sum is pairwise)."""
+    """Left-to-right sum, as trec_eval accumulates: numpy's sum is pairwise, its running sum (``cumsum``) goes
+    left to right. 64k values at a time, the total carried in front (2M values as Python floats took 64 MB).
+
+    >>> import numpy as np
+    >>> _seqsum([0.1] * 10), float(np.sum([0.1] * 10))
+    (0.9999999999999999, 1.0)
+    """
+    import numpy as np
+
+    arr = np.asarray(values, dtype=np.float64)
+    block = 1 << 16
     total = 0.0
-    for x in values.tolist():
-        total += x
+    for i in range(0, len(arr), block):
+        total = float(np.cumsum(np.concatenate(([total], arr[i:i + block])))[-1])
     return total
 
 

@@ -19,7 +19,7 @@ from .. import _compute as C
 __all__ = [
     "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
     "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows", "string_buffers", "distinct",
-    "encode_with_signatures",
+    "encode_with_signatures", "distinct_ids",
 ]
 
 
@@ -234,6 +234,32 @@ def _encode_by_sort(values: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     return np.repeat(head_codes, np.diff(np.concatenate(([0], starts, [n])))), vocab
 
 
+def distinct_ids(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """The distinct ids of a text column in order of first appearance, as Arrow's ``unique`` gives them.
+
+    A large column grouped by id (a run file's query column) has one run of rows per id: its
+    run heads are then distinct, which their sorted 64-bit signatures show without a hash
+    table (Arrow's, for the ids of 2M one-item queries: about 0.5 s and 130 MB). Heads with
+    equal signatures (an id in two places, or two ids alike in 64 bits), nulls and small
+    columns go to Arrow's ``unique``.
+
+    >>> distinct_ids(pa.array(["b", "b", "a", "c"])).to_pylist(), distinct_ids(pa.array(["b", "a", "b"])).to_pylist()
+    (['b', 'a', 'c'], ['b', 'a'])
+    """
+    values = as_string_array(values)
+    n = len(values)
+    if n < _SIGNATURE_CODING or values.null_count:
+        return as_string_array(C.unique(values))
+    starts = np.flatnonzero(bools(C.not_equal(values.slice(1), values.slice(0, n - 1)))) + 1
+    heads = values if len(starts) == n - 1 else C.take(values, ints(np.concatenate(([0], starts))))
+    del starts
+    sig = string_signature(heads)
+    sig.sort()
+    if bool((sig[1:] == sig[:-1]).any()):
+        return as_string_array(C.unique(heads))  # (the heads keep every id's first appearance, in order)
+    return heads
+
+
 def union_vocab(*vocabs: pa.Array) -> pa.Array:
     """The sorted union of sorted vocabularies."""
     joined = pa.concat_arrays([C.cast(v, pa.string()) for v in vocabs])
@@ -312,10 +338,14 @@ def _codes_by_signature(values: pa.Array, rounds: int = 12,
     if got is None:
         return None
     code, first, head = got
-    later = np.flatnonzero(first != np.arange(len(sig), dtype=first.dtype))
-    if len(later) and not bool(bools(C.equal(C.take(values, ints(later)), C.take(values, ints(first[later])))).all()):
-        return None  # two ids share a signature
-    del later, first
+    block = 1 << 18  # (confirmed 256k rows at a time: 2M rows of one id took two copies of 2M ids at once)
+    for lo in range(0, len(sig), block):
+        part = first[lo:lo + block]
+        later = np.flatnonzero(part != np.arange(lo, lo + len(part), dtype=first.dtype))
+        if len(later) and not bool(bools(C.equal(C.take(values, ints(later + lo)),
+                                                 C.take(values, ints(part[later])))).all()):
+            return None  # two ids share a signature
+    del first
     return (code, C.take(values, ints(head))) + ((sig[head],) if signatures else ())
 
 

@@ -20,11 +20,20 @@ from ..result import Result
 from .stream import _repeated_query, grouped_file, open_file, query_starts, regrouped_text
 
 __all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "judgments_as_large", "open_ahead",
-           "run_pieces", "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS"]
+           "run_pieces", "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS", "file_chunk_rows"]
 
 # rows per chunk of a run file (about 12 MB of TREC text, 40 MB of work each): smaller chunks keep less memory
 # in flight (10M lines: 540 MB at 250k, 690 MB at 500k) at no cost in time. Never set by the thread count
 FILE_CHUNK_ROWS = 250_000
+
+
+def file_chunk_rows(engine: Engine) -> int:
+    """Rows per chunk of a run file opened once ``engine`` is built: :data:`FILE_CHUNK_ROWS`, an eighth of it
+    for millions of judged queries. A chunk's temporaries grow with its queries (one-item queries: as many as
+    its rows, about 300 bytes each), and such judgments leave little of the memory bound to them: 2M one-item
+    queries (61 MB) peaked at 510-520 MB in chunks of 4.6 MB of text against a bound of 482 MB, and at
+    405-416 MB in chunks of 1.5 MB, in the same CPU time (measured on 2 shared cores)."""
+    return FILE_CHUNK_ROWS // 8 if engine.qrels.n_queries >= 1 << 20 else FILE_CHUNK_ROWS
 
 
 def swapped_hint(qrels_rows: int, run_rows: int) -> list[str]:
@@ -124,7 +133,7 @@ def evaluate(
             blocks.close()
         raise
     if late:
-        blocks = open_ahead(run, order=order, threads=n_threads, ahead=False)
+        blocks = open_ahead(run, order=order, threads=n_threads, ahead=False, chunk_rows=file_chunk_rows(engine))
     if blocks is not None:
         res = evaluate_file(engine, run, threads=n_threads, blocks=blocks)
     else:
@@ -157,15 +166,16 @@ def judgments_as_large(qrels: Any, run: Any) -> bool:
 
 
 def open_ahead(run: Any, *, order: str = "score", columns: Mapping[str, str | None] | None = None,
-               threads: int | None = None, ahead: bool = True) -> Any:
+               threads: int | None = None, ahead: bool = True, chunk_rows: int | None = None) -> Any:
     """A run file opened for :func:`evaluate_file` and already being read, or None (not a regular file,
     ``order="given"``, or an input the reader refuses: its error then comes when the run is read, after
     the judgments', as without reading ahead). ``ahead=False``: a Parquet or CSV run is read only as its
-    chunks are evaluated (nothing to overlap: the judgments are loaded)."""
+    chunks are evaluated (nothing to overlap: the judgments are loaded). ``chunk_rows``: as
+    :func:`file_chunk_rows` sets it (default :data:`FILE_CHUNK_ROWS`)."""
     if not isinstance(run, (str, os.PathLike)) or order == "given" or os.fspath(run) == "-":
         return None
     try:
-        return open_file(run, order=order, columns=columns, chunk_rows=FILE_CHUNK_ROWS,
+        return open_file(run, order=order, columns=columns, chunk_rows=chunk_rows or FILE_CHUNK_ROWS,
                          threads=resolve_threads(threads), ahead=ahead)
     except Exception:  # noqa: BLE001 (see the docstring)
         return None
@@ -235,8 +245,8 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
     """
     n_threads = resolve_threads(threads)
     if blocks is None:
-        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=FILE_CHUNK_ROWS, threads=n_threads,
-                           ahead=False)  # (the engine, hence the judgments, is ready)
+        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=file_chunk_rows(engine),
+                           threads=n_threads, ahead=False)  # (the engine, hence the judgments, is ready)
     acc = grouped_file(engine, blocks, threads=n_threads) if blocks is not None else None
     if acc is None and blocks is not None:  # not grouped by query: a TREC text file is put in query order in memory
         acc = regrouped_text(engine, blocks, threads=n_threads, chunk_rows=FILE_CHUNK_ROWS)
