@@ -13,7 +13,7 @@ from rankmeter.stats.groups import welch
 
 
 @st.composite
-def samples(draw):
+def samples(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
     """Two independent samples of 2..40 values: continuous, metric-like (coarse, ties), constant, or nearly
     constant (scipy's precision-loss warning)."""
     na, nb = draw(st.integers(2, 40)), draw(st.integers(2, 40))
@@ -39,7 +39,7 @@ def _same(x: float, y: float) -> bool:
 
 @settings(max_examples=150, deadline=None)
 @given(samples())
-def test_welch_equals_scipy_bit_for_bit_with_its_warnings(data):
+def test_welch_equals_scipy_bit_for_bit_with_its_warnings(data: tuple[np.ndarray, np.ndarray]) -> None:
     a, b = data
     with warnings.catch_warnings(record=True) as theirs:
         warnings.simplefilter("always")
@@ -51,7 +51,7 @@ def test_welch_equals_scipy_bit_for_bit_with_its_warnings(data):
     assert sorted(str(w.message) for w in ours) == sorted(str(w.message) for w in theirs)
 
 
-def test_welch_hand_worked():
+def test_welch_hand_worked() -> None:
     # a: mean 2.5, var 5/3; b: mean 4, var 4; se = sqrt(5/12 + 4/3) = 1.322876; t = -1.5 / se = -1.133893
     t, p = welch(np.array([1.0, 2.0, 3.0, 4.0]), np.array([2.0, 4.0, 6.0]))
     assert abs(t + 1.5 / np.sqrt(5 / 12 + 4 / 3)) < 1e-12
