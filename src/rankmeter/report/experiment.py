@@ -778,18 +778,20 @@ def repeated_to_html(res: Any, *, title: str | None = None, digits: int = 4) -> 
     else:
         colors = _colors(len(names))
         figs = []
+        fig = new_figure(Figure, Canvas, (4.2, 2.6))  # one figure, redrawn for each metric (report._layout)
+        ax = fig.add_subplot(1, 1, 1)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels([str(n) for n in names], fontsize=7, rotation=20)
+        few_ticks(ax.yaxis)
         for m in res.metrics:
-            fig = Figure(figsize=(4.2, 2.6))
-            ax = fig.add_subplot(1, 1, 1)
+            clear(ax)
             for i, n in enumerate(names):
                 v = per[(per.model == n) & (per.metric == m)].value.to_numpy(dtype=float)
                 ax.scatter(np.full(len(v), i) + np.linspace(-0.15, 0.15, len(v)), v, s=12, color=colors[i], alpha=0.7)
                 if np.isfinite(v).any():
                     ax.hlines(np.nanmean(v), i - 0.3, i + 0.3, color="black", lw=2)
-            ax.set_xticks(range(len(names)))
-            ax.set_xticklabels([str(n) for n in names], fontsize=7, rotation=20)
-            ax.set_title(str(m), fontsize=9)
-            fig.tight_layout()
+            ax.set_title(str(m), fontsize=9, y=1.0)
+            fit(fig)
             figs.append(f"<figure>{_img(fig, f'{m} per split', Canvas)}</figure>")
         parts.append("<h2>Per-split values</h2><p class=caption>One point per split; the black bar is the mean over "
                      f"the splits.</p><div class=figs>{''.join(figs)}</div>")
