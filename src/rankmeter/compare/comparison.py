@@ -200,20 +200,29 @@ class Comparison:
     def test(self, metric: str, a: str, b: str, test: str | None = None) -> PairTest:
         """The comparison of ``b`` against ``a`` (either order) on ``metric`` with ``test`` (first test if None)."""
         name = test or self.settings.tests[0]
-        for t in self.tests:
-            if t.metric == metric and t.test == name and {t.a, t.b} == {a, b}:
-                return t
+        found = self._tests_by_key().get((metric, name, frozenset((a, b))))
+        if found is not None:
+            return found
         raise ParameterError(f"no {name} comparison of {a!r} and {b!r} on {metric!r} in this comparison "
                              f"(runs: {', '.join(self.runs)}; metrics: {', '.join(self.metrics)})")
+
+    def _tests_by_key(self) -> dict[tuple[str, str, frozenset[str]], PairTest]:
+        """The first test of each (metric, test, pair of runs), indexed once per list of tests: looked up by a scan,
+        a table asking once per metric and run made thousands of metrics quadratic (issue 32)."""
+        cached = self.__dict__.get("_test_index")
+        if cached is None or cached[0] is not self.tests or cached[1] != len(self.tests):
+            index: dict[tuple[str, str, frozenset[str]], PairTest] = {}
+            for t in self.tests:
+                index.setdefault((t.metric, t.test, frozenset((t.a, t.b))), t)
+            cached = (self.tests, len(self.tests), index)
+            self.__dict__["_test_index"] = cached
+        return cached[2]
 
     def against_baseline(self, metric: str, run: str) -> PairTest | None:
         """The primary test of ``run`` against the baseline on ``metric`` (None for the baseline)."""
         if run == self.baseline:
             return None
-        try:
-            return self.test(metric, self.baseline, run)
-        except ParameterError:
-            return None
+        return self._tests_by_key().get((metric, self.settings.tests[0], frozenset((self.baseline, run))))
 
     def best(self, metric: str) -> list[str]:
         """Runs with the best mean on ``metric`` (several when tied)."""

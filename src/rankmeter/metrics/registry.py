@@ -376,6 +376,7 @@ def register(spec: MetricSpec) -> MetricSpec:
     key = spec.name.lower()
     if key in _REGISTRY or key in _ALIASES:
         raise RuntimeError(f"metric name {spec.name!r} registered twice")
+    _PARSED.clear()
     for alias, preset in spec.aliases.items():
         a = alias.lower()
         if a in _REGISTRY or a == key or (a in _ALIASES and _ALIASES[a][0] != key):
@@ -572,6 +573,22 @@ def parse_metric(text: str | Metric) -> Metric:
         return text
     if not isinstance(text, str):
         raise MetricNameError(f"a metric name must be a string, got {type(text).__name__}")
+    known = _PARSED.get(text)
+    if known is not None:
+        return known
+    parsed = _parse_metric(text)
+    if len(_PARSED) < _PARSED_MAX:
+        _PARSED[text] = parsed
+    return parsed
+
+
+# texts already parsed: a metric (a frozen value) is parsed once, not once per module that reads the list
+# (run-experiment parsed each of 20,000 -m options six times, issue 32); register() empties it
+_PARSED: dict[str, Metric] = {}
+_PARSED_MAX = 1 << 17
+
+
+def _parse_metric(text: str) -> Metric:
     _load_ranking()
     stripped = text.strip()
     if _TOOL_PREFIX.match(stripped):  # another tool's name: sklearn:ndcg@10 (rankmeter.metrics.conventions)
@@ -841,6 +858,7 @@ shown under both names",))
     out: list[Metric] = []
     notes: list[str] = []
     first: dict[str, Metric] = {}
+    kept: set[str] = set()  # the texts in out (a set: thousands of metrics)
     for item in items:
         for piece in ([item] if isinstance(item, Metric) else split_metric_list(_as_text(item))):
             m = parse_metric(piece)
@@ -848,10 +866,12 @@ shown under both names",))
             if seen is None:
                 first[m.canonical] = m
                 out.append(m)
-            elif seen.text == m.text or m.text in (o.text for o in out):
+                kept.add(m.text)
+            elif seen.text == m.text or m.text in kept:
                 notes.append(f"metric {m.text!r} given twice: evaluated once")
             elif spellings:
                 out.append(m)
+                kept.add(m.text)
                 notes.append(f"metric {m.text!r} is the same as {seen.text!r} ({m.canonical}): computed once, "
                              "shown under both names")
             else:

@@ -225,15 +225,15 @@ class ExperimentResult:
             down: list[str] = []
             for i, b in enumerate(self.baselines):
                 cmp = self.comparisons.get(b)
-                if cmp is None or name == b or metric not in cmp.metrics:
+                if cmp is None or name == b:
                     continue
-                pt = cmp.against_baseline(metric, name)
+                pt = cmp.against_baseline(metric, name)  # (None for a metric not compared)
                 if pt is not None and pt.significant:
                     (up if pt.better == name else down).append(str(i + 1))
             return (" ▲" + ",".join(up) if up else "") + (" ▼" + ",".join(down) if down else "")
-        if self.comparison is None or name == self.baseline or metric not in self.comparison.metrics:
+        if self.comparison is None or name == self.baseline:
             return ""
-        pt = self.comparison.against_baseline(metric, name)
+        pt = self.comparison.against_baseline(metric, name)  # (None for a metric not compared)
         if pt is None or not pt.significant:
             return ""
         return " ▲" if pt.better == name else " ▼"

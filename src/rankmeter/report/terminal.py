@@ -294,7 +294,12 @@ class _Lines:
         table, cols, layout = self.frame, self.cols, self.layout
         widths = [max(layout.header[i][4], max((row[i][4] for row in layout.rows), default=0)) + 2 for i in cols]
         extra = 2 + len(cols) - 1  # the edges and the dividers (the box and its edges are always shown)
-        if sum(widths) + extra > options.max_width or min(widths) < 3:  # too narrow, or a column of empty cells
+        # rich's own layout: a console too narrow, a table with no rows, or a column of width 0 holding zero-width
+        # characters (a column of empty cells is one blank of two cells per row, in the cell's style)
+        empty = [w == 2 for w in widths]
+        if sum(widths) + extra > options.max_width or not layout.rows or all(empty) or any(
+                layout.header[i][0] or any(row[i][0] for row in layout.rows)
+                for i, e in zip(cols, empty, strict=True) if e):
             for row in layout.grid.rows:
                 table.add_row(*[cell(row[i]) for i in cols])
             yield table
@@ -334,7 +339,10 @@ class _Lines:
                 for j, c in enumerate(cells):
                     if j:
                         yield Segment(divider, border)
-                    yield from _cell_segments(c, widths[j] - 2, justify[j], styles[j], console)
+                    if empty[j]:
+                        yield Segment("  ", styles[j])
+                    else:
+                        yield from _cell_segments(c, widths[j] - 2, justify[j], styles[j], console)
                 yield Segment(right, border)
             yield line
             if index == 0:
