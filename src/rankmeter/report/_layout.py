@@ -30,8 +30,11 @@ MIN_AXES = 1.2
 
 
 def new_figure(Figure: Any, Canvas: Any, size: tuple[float, float]) -> Any:
-    """A figure of ``size`` inches at :data:`DPI` with its Agg canvas attached (one renderer for all its uses)."""
+    """A figure of ``size`` inches at :data:`DPI` with its canvas attached (one renderer for all its uses;
+    ``Canvas`` None: matplotlib's Agg canvas)."""
     fig = Figure(figsize=size, dpi=DPI)
+    if Canvas is None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg as Canvas
     Canvas(fig)
     fig.nominal_size = size  # what fit() returns to before fitting the next contents
     return fig
@@ -171,11 +174,12 @@ def _solve(size: float, n: int, low: list[float], high: list[float], half: list[
     return size, first, gap, lo
 
 
-def fit(fig: Any) -> None:
+def fit(fig: Any, suptitle: Any = None) -> None:
     """Set the subplot margins and gaps of ``fig`` so that the text of its visible axes (one grid, one axes per
     cell) fits, :data:`PAD` points apart; grow the figure where the axes would be smaller than
     :data:`MIN_AXES` or than their x tick labels need. The titles must have been set with ``y=1.0``
-    (matplotlib then does not move them while drawing, which would measure every axis again)."""
+    (matplotlib then does not move them while drawing, which would measure every axis again).
+    ``suptitle``: the figure's title (the Text ``fig.suptitle`` returned), put above the grid."""
     width, height = getattr(fig, "nominal_size", fig.get_size_inches())
     if tuple(fig.get_size_inches()) != (width, height):
         fig.set_size_inches(width, height)
@@ -183,6 +187,7 @@ def fit(fig: Any) -> None:
     if not axes:
         return
     renderer = fig.canvas.get_renderer()
+    above = suptitle.get_window_extent(renderer) if suptitle is not None and suptitle.get_text() else None
     nrows, ncols = axes[0].get_subplotspec().get_gridspec().get_geometry()
     at = [(ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start) for ax in axes]
     cells = {where: _measure(ax, renderer) for ax, where in zip(axes, at, strict=True)}
@@ -197,12 +202,16 @@ def fit(fig: Any) -> None:
 
     dpi = fig.dpi
     pad = PAD * dpi / 72.0
+    tops = [most("top", row=r) for r in range(nrows)]
+    if above is not None:  # the figure's title above the first row, as wide as it needs
+        tops[0] += above.height + pad
+        width = max(width, (above.width + 2 * pad) / dpi)
     least_w = max(MIN_AXES * dpi, most("min_w"))
     w_px, left, wgap, aw = _solve(width * dpi, ncols, [most("left", col=c) for c in range(ncols)],
                                   [most("right", col=c) for c in range(ncols)],
                                   [most("half_w", col=c) for c in range(ncols)], least_w, pad)
     # rows from the top: the title reaches up (before), the x labels down (after)
-    h_px, top, hgap, ah = _solve(height * dpi, nrows, [most("top", row=r) for r in range(nrows)],
+    h_px, top, hgap, ah = _solve(height * dpi, nrows, tops,
                                  [most("bottom", row=r) for r in range(nrows)],
                                  [most("half_h", row=r) for r in range(nrows)], MIN_AXES * dpi, pad)
     if (w_px, h_px) != (width * dpi, height * dpi):
@@ -210,6 +219,9 @@ def fit(fig: Any) -> None:
     fig.subplots_adjust(left=left / w_px, right=(left + ncols * aw + (ncols - 1) * wgap) / w_px,
                         top=1 - top / h_px, bottom=1 - (top + nrows * ah + (nrows - 1) * hgap) / h_px,
                         wspace=wgap / aw, hspace=hgap / ah)
+    if above is not None:
+        suptitle.set_y(1 - pad / h_px)  # its top PAD below the figure's edge (matplotlib's is 2% of the height)
+        suptitle.set_verticalalignment("top")
     points = dpi / 72.0
     for ax, where in zip(axes, at, strict=True):
         box, cell = ax.bbox, cells[where]

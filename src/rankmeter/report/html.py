@@ -48,7 +48,7 @@ from ._common import (
     show_n,
     test_label,
 )
-from ._layout import DPI
+from ._layout import DPI, few_ticks, fit, new_figure
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -220,8 +220,10 @@ def curve_figures(cmp: "Comparison", k_max: int, progress: Progress | None, Figu
     k_max = len(next(iter(next(iter(curves.values())).values())))  # bounded by the data (see Comparison.curves)
     ks = np.arange(1, k_max + 1)
     for label, per_run in curves.items():
-        fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+        fig = new_figure(Figure, None, (6.4, 3.8))  # margins from its text (report._layout.fit)
         ax = fig.add_subplot()
+        few_ticks(ax.xaxis, 8, integer=True)
+        few_ticks(ax.yaxis)
         for i, r in enumerate(cmp.runs):
             if r in per_run:
                 ax.plot(ks, per_run[r], color=colors[i], lw=1.8 if r != cmp.baseline else 2.4,
@@ -231,7 +233,8 @@ def curve_figures(cmp: "Comparison", k_max: int, progress: Progress | None, Figu
         ax.set_xlim(1, k_max)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, ncols=2 if len(cmp.runs) > 6 else 1, frameon=False)
-        ax.set_title(f"{label}, k = 1..{k_max} (mean over {cmp.n_queries} {cmp.units})", fontsize=10)
+        ax.set_title(f"{label}, k = 1..{k_max} (mean over {cmp.n_queries} {cmp.units})", fontsize=10, y=1.0)
+        fit(fig)
         out[label] = (fig, k_max)
     return out
 
@@ -265,7 +268,7 @@ def differences_figure(cmp: "Comparison", metric: str, Figure: Any) -> Any:
     hib = cmp.higher_is_better.get(metric, True)
     ncols = min(3, len(others))
     nrows = (len(others) + ncols - 1) // ncols
-    fig = Figure(figsize=(4.4 * ncols, 2.9 * nrows + 0.4), layout="constrained")
+    fig = new_figure(Figure, None, (4.4 * ncols, 2.9 * nrows + 0.4))  # margins from its text (report._layout.fit)
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
     good, bad = "#2e8b57", "#d0453a"
     for i, r in enumerate(others):
@@ -278,15 +281,17 @@ def differences_figure(cmp: "Comparison", metric: str, Figure: Any) -> Any:
         ax.fill_between(x, np.minimum(y, 0), step="post", color=bad if hib else good, lw=0)
         ax.axhline(0, color="#333", lw=0.6)
         better, worse = (up, down) if hib else (down, up)
-        ax.set_title(f"{r}: better on {better}, worse on {worse}, tied on {len(d) - up - down}", fontsize=9)
+        ax.set_title(f"{r}: better on {better}, worse on {worse}, tied on {len(d) - up - down}", fontsize=9, y=1.0)
         ax.set_xlim(0, max(len(d), 1))
         ax.set_xlabel(f"{cmp.units}, sorted by difference", fontsize=8)
         if i % ncols == 0:
             ax.set_ylabel(f"{metric} - {cmp.baseline}", fontsize=8)
         ax.tick_params(labelsize=7)
+        few_ticks(ax.xaxis, integer=True)
+        few_ticks(ax.yaxis)
     for j in range(len(others), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
-    fig.suptitle(f"Per-query differences on {metric} against {cmp.baseline}", fontsize=10)
+    fit(fig, fig.suptitle(f"Per-query differences on {metric} against {cmp.baseline}", fontsize=10))
     return fig
 
 
@@ -310,8 +315,9 @@ def distribution_figure(cmp: "Comparison", metric: str, Figure: Any) -> Any:
     edges = np.histogram_bin_edges(allv, bins=min(30, max(5, int(np.sqrt(len(vals[0])) + 1))),
                                    range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
     colors = _colors(len(cmp.runs))
-    fig = Figure(figsize=(max(5.0, 1.1 * len(cmp.runs) + 2), 3.8), layout="constrained")
+    fig = new_figure(Figure, None, (max(5.0, 1.1 * len(cmp.runs) + 2), 3.8))  # margins: report._layout.fit
     ax = fig.add_subplot()
+    few_ticks(ax.yaxis)
     for i, (_run, v) in enumerate(zip(cmp.runs, vals, strict=True)):
         counts, _ = np.histogram(v, bins=edges)
         w = 0.42 * counts / max(counts.max(), 1)
@@ -324,7 +330,8 @@ def distribution_figure(cmp: "Comparison", metric: str, Figure: Any) -> Any:
                   ha="right" if len(cmp.runs) > 5 else "center", fontsize=8)
     ax.set_ylabel(metric)
     ax.grid(axis="y", alpha=0.3)
-    ax.set_title(f"Per-{cmp.unit} {metric} ({cmp.n_queries} {cmp.units})", fontsize=10)
+    ax.set_title(f"Per-{cmp.unit} {metric} ({cmp.n_queries} {cmp.units})", fontsize=10, y=1.0)
+    fit(fig)
     return fig
 
 
@@ -381,8 +388,9 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
                                  for r in runs) + "</tr>" for _ in [0])
         table = (f'<div class="scroll"><table><thead><tr><th class="l">group</th><th>size</th>{head}</tr></thead>'
                  f"<tbody>{rows}{gaps}</tbody></table></div>")
-        fig = Figure(figsize=(max(4.5, 0.9 * len(groups) * max(1, len(runs)) / 2 + 2), 3.4), layout="constrained")
+        fig = new_figure(Figure, Canvas, (max(4.5, 0.9 * len(groups) * max(1, len(runs)) / 2 + 2), 3.4))
         ax = fig.add_subplot()
+        few_ticks(ax.yaxis)
         width = 0.8 / max(len(runs), 1)
         x = np.arange(len(groups))
         for i, r in enumerate(runs):
@@ -392,9 +400,10 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
         shown = f"{m} (sum)" if count else m
         ax.set_ylabel(shown)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"{shown} per group", fontsize=10)
+        ax.set_title(f"{shown} per group", fontsize=10, y=1.0)
         if len(runs) > 1:
             ax.legend(fontsize=7)
+        fit(fig)
         parts.append(f"<figure>{_img(fig, f'{shown} per group', Canvas)}<figcaption>{_e(m)}: "
                      f"{'sum (a count, as trec_eval sums it)' if count else 'mean'} per group of "
                      f"{_e(cmp.units)}{table}</figcaption></figure>")
