@@ -16,6 +16,7 @@ divides by k).
 
 from __future__ import annotations
 
+import bisect
 import weakref
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from .subtopic_batch import BatchSubtopics
 
 __all__ = ["Batch"]
+
+# the cached properties that depend only on the rows (not on the cutoff k)
+_ROW_PROPERTIES = ("lengths", "pos", "matched", "gain")
 
 
 @dataclass(eq=False)
@@ -102,17 +106,34 @@ class Batch:
                 rows = np.flatnonzero(self.relevant(rel))
                 query = np.searchsorted(self.offsets, rows, side="right") - 1
                 self._cache[key] = (rows, query, rows - self.offsets[query] + 1)
+            self._known_in_source(key)
         return self._cache[key]  # type: ignore[no-any-return]  # the cache holds Any
 
+    def _known_in_source(self, key: Any) -> None:
+        """Tell the ranking this cut was taken from that this cut knows ``key``: the cutoffs that know it, as
+        -k in ascending order (cuts made from the largest down append at the end)."""
+        src = self._source() if self._source is not None else None
+        if src is None or self.k is None:
+            return
+        negs = src._cache.setdefault(("cuts knowing", key), [])
+        if not negs or -self.k > negs[-1]:
+            negs.append(-self.k)
+        else:
+            i = bisect.bisect_left(negs, -self.k)
+            if i == len(negs) or negs[i] != -self.k:
+                negs.insert(i, -self.k)
+
     def _relevant_from_larger(self, key: Any) -> Any:
-        """``relevant_rows`` already known for the ranking this cut was taken from, or for a larger cut of it."""
+        """``relevant_rows`` already known for the ranking this cut was taken from, or for the smallest larger cut
+        of it (found by bisection: a scan of every cut per cut made thousands of cutoffs quadratic, issue 32)."""
         src = self._source() if self._source is not None else None
         if src is None or self.k is None:
             return None
         if key in src._cache:
             return src._cache[key]
-        larger = [c for kk, c in src._cuts.items() if c is not self and kk > self.k and key in c._cache]
-        return min(larger, key=lambda c: c.k)._cache[key] if larger else None
+        negs = src._cache.get(("cuts knowing", key), [])
+        i = bisect.bisect_left(negs, -self.k) - 1  # the largest -kk below -k: the smallest kk above k
+        return src._cuts[-negs[i]]._cache[key] if i >= 0 else None
 
     def n_rel(self, rel: float) -> np.ndarray:
         """Judged items with grade >= rel, per query (retrieved or not)."""
@@ -153,6 +174,9 @@ class Batch:
             kept = np.minimum(self.lengths, k)
             if bool((kept == self.lengths).all()):
                 sub = replace(self, k=k, _cuts={}, _cache={}, _source=weakref.ref(self))
+                # the same rows: what was derived from them alone holds (each cutoff past every ranking's
+                # length, thousands of them with thousands of -m options, recomputed them)
+                sub.__dict__.update({name: self.__dict__[name] for name in _ROW_PROPERTIES if name in self.__dict__})
             else:
                 offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
                 keep = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(self.offsets[:-1] - offsets[:-1], kept)
