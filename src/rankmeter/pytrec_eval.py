@@ -585,16 +585,17 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     values = out.values
     del out  # (the chunks' other outputs: 2M queries' codes, 16 MB)
     cols: dict[str, Any] = {}
-    taken: set[str] = set()  # (a metric's values are a column's own array, copied for a second column)
+    taken: set[int] = set()  # (a metric's values array becomes a column, copied for a second column: two
+    # spellings of one metric share one array)
     for name, text, how in specs:
         if how in CONSTANT:
             cols[name] = np.full(n, CONSTANT[how])
         elif how == LOG:
             cols[name] = np.array([math.log(x) for x in np.maximum(values[text], MIN_GEO_MEAN).tolist()])
         else:
-            own = values[text]
-            cols[name] = np.array(own, dtype=np.float64) if text in taken else np.asarray(own, dtype=np.float64)
-            taken.add(text)
+            own = np.asarray(values[text], dtype=np.float64)
+            cols[name] = own.copy() if id(own) in taken or not own.flags.writeable else own
+            taken.add(id(own))
     num_ret = values["num_ret"]
     del values  # (the metrics no column reads: the coverage's judged share, 16 MB for 2M queries)
     # queries whose every measure goes through the walk: empty rankings, judgments all negative

@@ -491,9 +491,10 @@ def _grades_not_plain(path: str, raw: bytes | None, comments: bool) -> bool:
     first = rb"[^# \t\v\f\r\n]" if comments else rb"[^ \t\v\f\r\n]"
     pattern = re.compile(rb"(?m)^[ \t\v\f]*" + first + rb"[^ \t\v\f\r\n]*[ \t\v\f]+[^ \t\v\f\r\n]+[ \t\v\f]+"
                          rb"[^ \t\v\f\r\n]+[ \t\v\f]+[^ \t\v\f\r\n]*[.eE]")
+    needles = (b".", b"e", b"E")  # (a match holds one of them: a file with none is not searched)
     if raw is not None:
-        return _search(raw, pattern, 0) is not None
-    return _search_file(path, pattern) is not None
+        return _search(raw, pattern, 0, needles) is not None
+    return _search_file(path, pattern, needles=needles) is not None
 
 
 def _qrels_lines_refused(path: str, raw: bytes | None) -> bool:
@@ -505,18 +506,35 @@ def _qrels_lines_refused(path: str, raw: bytes | None) -> bool:
     import re
 
     pattern = re.compile(rb"(?m)^(?:[ \t\v\f\r]*\n|[ \t\v\f\r]+(?:#|\Z))")
+    # a match is a line that starts with a blank or ends at once: the file's first byte, or a line end and then one
+    blanks = b" \t\v\f\r\n"
+    needles = tuple(b"\n" + blanks[i:i + 1] for i in range(len(blanks)))
     if raw is not None:
-        return _search(raw, pattern, 0) is not None
-    return _search_file(path, pattern) is not None
+        return _search(raw, pattern, 0, needles, blanks) is not None
+    return _search_file(path, pattern, needles=needles, heads=blanks) is not None
 
 
-def _search(data: Any, pattern: Any, group: int) -> bytes | None:
+def _search(data: Any, pattern: Any, group: int, needles: tuple[bytes, ...] = (), heads: bytes = b"") -> bytes | None:
+    """The ``group`` of ``pattern``'s first match in ``data``.
+
+    ``needles``: byte strings one of which every match holds, unless it starts at the data's first byte and
+    that byte is one of ``heads``: data without them is not searched (``find`` is memchr, tens of times
+    faster than the expression over 27 MB of judgments).
+
+    >>> import re
+    >>> _search(b"a 1 b 2", re.compile(rb"[.]"), 0, (b".",)), _search(b"a 1.5", re.compile(rb"[.][0-9]"), 0, (b".",))
+    (None, b'.5')
+    """
+    if needles and not any(data.find(n) >= 0 for n in needles) and bytes(data[:1]) not in heads:
+        return None
     m = pattern.search(data)
     return None if m is None else bytes(m.group(group))
 
 
-def _search_file(path: str, pattern: Any, group: int = 0) -> bytes | None:
-    """The ``group`` of ``pattern``'s first match in a file's bytes (mapped, not copied; gzip: decompressed)."""
+def _search_file(path: str, pattern: Any, group: int = 0, needles: tuple[bytes, ...] = (),
+                 heads: bytes = b"") -> bytes | None:
+    """The ``group`` of ``pattern``'s first match in a file's bytes (mapped, not copied; gzip: decompressed);
+    ``needles`` and ``heads`` as :func:`_search` reads them."""
     import gzip
     import mmap
 
@@ -524,11 +542,11 @@ def _search_file(path: str, pattern: Any, group: int = 0) -> bytes | None:
         head = fh.read(2)
         if head == b"\x1f\x8b":
             fh.seek(0)
-            return _search(gzip.decompress(fh.read()), pattern, group)
+            return _search(gzip.decompress(fh.read()), pattern, group, needles, heads)
         fh.seek(0)
         try:
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                return _search(mm, pattern, group)
+                return _search(mm, pattern, group, needles, heads)
         except ValueError:  # an empty file cannot be mapped
             return None
 

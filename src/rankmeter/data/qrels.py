@@ -87,7 +87,7 @@ class Qrels(Grouped):
             icodes, ivocab, isig, ivals = encode_integer_ids(item_ints)
         keys = qcodes * max(len(ivocab), 1)
         keys += icodes
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # (keys all distinct: the stable order; else sorted again below, or an error)
         sk = keys[order]
         repeated = bool((sk[1:] == sk[:-1]).any())
         del sk  # (each temporary let go of as soon as it is read: 2M judgments held seven of 16 MB at once)
