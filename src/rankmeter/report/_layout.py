@@ -74,21 +74,52 @@ def _in_view(axis: Any, loc: float) -> bool:
 
 
 class _Cell:
-    """What the text of one axes needs around its box, in pixels: ``left``... ``top``, the reach of the text
-    fixed to a side (tick labels, the y label, a legend beside it); ``half_w``, half the width of the widest
-    text centred on the box (title, x label); ``half_h``, half the height of the y label; ``min_w``, the
-    width under which its (horizontal) x tick labels would overlap; ``lift``, the title's lift above the y
-    axis' offset text."""
+    """What the text of one axes needs around its box. Each side holds terms ``(c, f)``: a text reaching
+    ``c - f * size`` pixels beyond that side of a box ``size`` pixels wide (or high), ``f`` being where the
+    text is anchored along the box (a tick label in the middle of the axis reaches out only when it is wider
+    than half the box; a y tick label at the left edge always reaches by its width: ``f = 0``). Also:
+    ``min_w``, the width under which its horizontal x tick labels would overlap; ``lift``, the title's lift
+    above the y axis' offset text; ``ticks_left``/``ticks_bottom``, the reach of the y/x tick labels (the
+    axis labels go beyond them)."""
 
     def __init__(self) -> None:
-        self.left = self.right = self.bottom = self.top = 0.0
-        self.half_w = self.half_h = self.min_w = self.lift = 0.0
+        self.terms: dict[str, list[tuple[float, float]]] = {"left": [], "right": [], "bottom": [], "top": []}
+        self.min_w = self.lift = self.title_top = 0.0
         self.titled = False
-        self.ticks_left = self.ticks_bottom = 0.0  # the reach of the y (x) tick labels: where the axis label goes
+        self.ticks_left = self.ticks_bottom = 0.0
 
-    def reach(self, box: Any, bb: Any) -> None:
-        self.left, self.right = max(self.left, box.x0 - bb.x0), max(self.right, bb.x1 - box.x1)
-        self.bottom, self.top = max(self.bottom, box.y0 - bb.y0), max(self.top, bb.y1 - box.y1)
+    def add(self, box: Any, bb: Any, fx: float, fy: float) -> None:
+        """A text of extent ``bb`` anchored at ``(fx, fy)`` of ``box`` (fractions of its width and height)."""
+        x, y = box.x0 + fx * box.width, box.y0 + fy * box.height
+        self.terms["left"].append((x - bb.x0, fx))
+        self.terms["right"].append((bb.x1 - x, 1.0 - fx))
+        self.terms["bottom"].append((y - bb.y0, fy))
+        self.terms["top"].append((bb.y1 - y, 1.0 - fy))
+
+    def fixed(self, side: str, reach: float) -> None:
+        self.terms[side].append((reach, 0.0))
+
+
+def _reach(terms: list[tuple[float, float]], size: float) -> float:
+    return max([0.0] + [c - f * size for c, f in terms])
+
+
+def _envelope(terms: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The terms that can matter: those reaching out at all (``c > 0``) and not outdone by another for every
+    size (one reaching further, ``c`` larger, and shrinking no faster, ``f`` smaller)."""
+    out: list[tuple[float, float]] = []
+    for c, f in sorted((t for t in terms if t[0] > 0), key=lambda t: (t[1], -t[0])):
+        if not out or c > out[-1][0]:  # by f ascending: kept only if it reaches further than all before it
+            out.append((c, f))
+    return out
+
+
+def _fraction(ax: Any, axis: Any, loc: float) -> float:
+    """Where ``loc`` lies along ``axis`` as a fraction of the axes' box."""
+    box = ax.bbox
+    if axis is ax.xaxis:
+        return float((ax.transData.transform((loc, 0.0))[0] - box.x0) / max(box.width, 1.0))
+    return float((ax.transData.transform((0.0, loc))[1] - box.y0) / max(box.height, 1.0))
 
 
 def _measure(ax: Any, renderer: Any) -> _Cell:
@@ -105,73 +136,89 @@ def _measure(ax: Any, renderer: Any) -> _Cell:
         for tick in axis.get_major_ticks():
             if tick.label1.get_visible() and tick.label1.get_text() and _in_view(axis, tick.get_loc()):
                 bb = tick.label1.get_window_extent(renderer)
-                cell.reach(box, bb)
-                shown.append((tick, bb))
+                f = min(1.0, max(0.0, _fraction(ax, axis, tick.get_loc())))
+                shown.append((tick, bb, f))
                 if axis is ax.xaxis:  # where matplotlib puts an axis label: beyond its own axis' tick labels
+                    cell.add(box, bb, f, 0.0)
                     cell.ticks_bottom = max(cell.ticks_bottom, box.y0 - bb.y0)
                 else:
+                    cell.add(box, bb, 0.0, f)
                     cell.ticks_left = max(cell.ticks_left, box.x0 - bb.x0)
         offsets[axis.axis_name] = axis.get_major_formatter().get_offset() if shown else ""
-        if axis is ax.xaxis and len(shown) > 1 and all(t.label1.get_rotation() == 0 for t, _ in shown):
-            shown.sort(key=lambda tb: tb[1].x0)  # neighbours apart by half their widths, whatever the width
-            for (_, a), (_, b) in zip(shown, shown[1:], strict=False):
-                share = (b.x0 + b.x1 - a.x0 - a.x1) / 2 / max(box.width, 1.0)  # their distance, per axes width
-                if share > 0:
-                    cell.min_w = max(cell.min_w, ((a.width + b.width) / 2 + pad) / share)
+        if axis is ax.xaxis and len(shown) > 1 and all(t.label1.get_rotation() == 0 for t, _, _ in shown):
+            shown.sort(key=lambda t: t[2])  # neighbours apart by half their widths, whatever the axes' width
+            for (_, a, fa), (_, b, fb) in zip(shown, shown[1:], strict=False):
+                if fb > fa:
+                    cell.min_w = max(cell.min_w, ((a.width + b.width) / 2 + pad) / (fb - fa))
+    bottom = cell.ticks_bottom
     xlabel, ylabel = ax.xaxis.label, ax.yaxis.label
     if xlabel.get_visible() and xlabel.get_text():
         bb = xlabel.get_window_extent(renderer)
-        cell.bottom = max(cell.bottom, cell.ticks_bottom + ax.xaxis.labelpad * points + bb.height)
-        cell.half_w = max(cell.half_w, bb.width / 2)
+        bottom = cell.ticks_bottom + ax.xaxis.labelpad * points + bb.height
+        cell.terms["left"].append((bb.width / 2, 0.5))
+        cell.terms["right"].append((bb.width / 2, 0.5))
     if offsets["x"]:  # below the x tick labels, at the right
         ax.xaxis.offsetText.set_text(offsets["x"])
-        cell.bottom += ax.xaxis.offsetText.get_window_extent(renderer).height + pad
+        bottom += ax.xaxis.offsetText.get_window_extent(renderer).height + pad
+    cell.fixed("bottom", bottom)
     if ylabel.get_visible() and ylabel.get_text():
         bb = ylabel.get_window_extent(renderer)
-        cell.left = max(cell.left, cell.ticks_left + ax.yaxis.labelpad * points + bb.width)
-        cell.half_h = bb.height / 2
+        cell.fixed("left", cell.ticks_left + ax.yaxis.labelpad * points + bb.width)
+        cell.terms["bottom"].append((bb.height / 2, 0.5))
+        cell.terms["top"].append((bb.height / 2, 0.5))
     if offsets["y"]:  # above the axes at the left: the title goes above it
         ax.yaxis.offsetText.set_text(offsets["y"])
         cell.lift = ax.yaxis.offsetText.get_window_extent(renderer).height + pad
-        cell.top = max(cell.top, cell.lift)
+        cell.fixed("top", cell.lift)
     if ax.title.get_text():
         cell.titled = True
         ax.title.set_y(1.0 + cell.lift / max(box.height, 1.0))
         bb = ax.title.get_window_extent(renderer)
-        cell.top = max(cell.top, bb.y1 - box.y1)
-        cell.half_w = max(cell.half_w, bb.width / 2)
+        cell.title_top = bb.y1 - box.y1
+        cell.fixed("top", cell.title_top)
+        cell.terms["left"].append((bb.width / 2, 0.5))
+        cell.terms["right"].append((bb.width / 2, 0.5))
     legend = ax.get_legend()
     if legend is not None and legend.get_visible():
-        cell.reach(box, legend.get_window_extent(renderer))
+        bb = legend.get_window_extent(renderer)  # anchored by its top left corner (beside the axes: at (1, 1))
+        fx = min(1.0, max(0.0, (bb.x0 - box.x0) / max(box.width, 1.0)))
+        fy = min(1.0, max(0.0, (bb.y1 - box.y0) / max(box.height, 1.0)))
+        cell.add(box, bb, fx, fy)
     return cell
 
 
-def _solve(size: float, n: int, low: list[float], high: list[float], half: list[float], least: float,
-           pad: float) -> tuple[float, float, float, float]:
-    """One direction of the grid: ``n`` boxes in a row, box ``i`` needing ``low[i]`` before it and ``high[i]``
-    after it, and a text ``2 * half[i]`` wide centred on it. Returns the figure's size (``size``, or more
-    where the boxes would be smaller than ``least``), the margin before the first box, the gap between two
-    boxes and the box size: the largest box for which everything fits, ``pad`` apart."""
+def _solve(size: float, n: int, low: list[list[tuple[float, float]]], high: list[list[tuple[float, float]]],
+           least: float, pad: float) -> tuple[float, float, float, float]:
+    """One direction of the grid: ``n`` boxes in a row, the text of box ``i`` reaching before it by the terms
+    ``low[i]`` and after it by ``high[i]`` (see :class:`_Cell`). Returns the figure's size (``size``, or
+    more where the boxes would be smaller than ``least``), the margin before the first box, the gap between
+    two boxes and the box size: the largest box for which everything fits, ``pad`` apart."""
+
+    low, high = [_envelope(t) for t in low], [_envelope(t) for t in high]
 
     def layout(box: float) -> tuple[float, float, float]:
-        first = max(low[0], half[0] - box / 2) + pad
-        last = max(high[-1], half[-1] - box / 2) + pad
-        gap = max((max(high[i] + low[i + 1], half[i] + half[i + 1] - box) + pad for i in range(n - 1)),
-                  default=0.0)
+        first = _reach(low[0], box) + pad
+        last = _reach(high[-1], box) + pad
+        gap = max((_reach(high[i], box) + _reach(low[i + 1], box) + pad for i in range(n - 1)), default=0.0)
         return first, last, gap
 
     def total(box: float) -> float:
         first, last, gap = layout(box)
         return first + last + n * box + (n - 1) * gap
 
-    lo, hi = least, max(size, least)
-    if total(lo) >= size:  # too little room: the figure grows to the smallest box
-        size, hi = total(lo), lo
-    for _ in range(50):  # total() grows with the box: the largest box that fits
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if total(mid) <= size else (lo, mid)
-    first, _, gap = layout(lo)
-    return size, first, gap, lo
+    if total(least) >= size:  # too little room: the figure grows to the smallest box
+        size, box = total(least), least
+    else:  # the largest box that fits: on a grid of candidates, then between the best and the next one
+        steps = 64
+        grid = [least + (size - least) * i / steps for i in range(steps + 1)]
+        best = max(i for i, b in enumerate(grid) if total(b) <= size)
+        lo, hi = grid[best], grid[min(best + 1, steps)]
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if total(mid) <= size else (lo, mid)
+        box = lo
+    first, _, gap = layout(box)
+    return size, first, gap, box
 
 
 def fit(fig: Any, suptitle: Any = None) -> None:
@@ -194,26 +241,23 @@ def fit(fig: Any, suptitle: Any = None) -> None:
     lift = {r: max(c.lift for (row, _), c in cells.items() if row == r) for r in range(nrows)}
     for (r, _), c in cells.items():  # the titles of a row at one height: above any offset text of the row
         if c.titled and lift[r] > c.lift:
-            c.top += lift[r] - c.lift
+            c.fixed("top", c.title_top + lift[r] - c.lift)
 
-    def most(attr: str, row: int | None = None, col: int | None = None) -> float:
-        return max((getattr(c, attr) for (r, k), c in cells.items() if row in (None, r) and col in (None, k)),
-                   default=0.0)
+    def terms(side: str, row: int | None = None, col: int | None = None) -> list[tuple[float, float]]:
+        return [t for (r, k), c in cells.items() if row in (None, r) and col in (None, k) for t in c.terms[side]]
 
     dpi = fig.dpi
     pad = PAD * dpi / 72.0
-    tops = [most("top", row=r) for r in range(nrows)]
+    tops = [terms("top", row=r) for r in range(nrows)]
     if above is not None:  # the figure's title above the first row, as wide as it needs
-        tops[0] += above.height + pad
+        tops[0] = [(c + above.height + pad, f) for c, f in tops[0]] + [(above.height + pad, 0.0)]
         width = max(width, (above.width + 2 * pad) / dpi)
-    least_w = max(MIN_AXES * dpi, most("min_w"))
-    w_px, left, wgap, aw = _solve(width * dpi, ncols, [most("left", col=c) for c in range(ncols)],
-                                  [most("right", col=c) for c in range(ncols)],
-                                  [most("half_w", col=c) for c in range(ncols)], least_w, pad)
+    least_w = max([MIN_AXES * dpi] + [c.min_w for c in cells.values()])
+    w_px, left, wgap, aw = _solve(width * dpi, ncols, [terms("left", col=c) for c in range(ncols)],
+                                  [terms("right", col=c) for c in range(ncols)], least_w, pad)
     # rows from the top: the title reaches up (before), the x labels down (after)
-    h_px, top, hgap, ah = _solve(height * dpi, nrows, tops,
-                                 [most("bottom", row=r) for r in range(nrows)],
-                                 [most("half_h", row=r) for r in range(nrows)], MIN_AXES * dpi, pad)
+    h_px, top, hgap, ah = _solve(height * dpi, nrows, tops, [terms("bottom", row=r) for r in range(nrows)],
+                                 MIN_AXES * dpi, pad)
     if (w_px, h_px) != (width * dpi, height * dpi):
         fig.set_size_inches(w_px / dpi, h_px / dpi)
     fig.subplots_adjust(left=left / w_px, right=(left + ncols * aw + (ncols - 1) * wgap) / w_px,
