@@ -1,11 +1,34 @@
-"""Thousands of ``-m`` options take time linear in their number (issue 32 item 5), in every command that takes them.
+"""Thousands of ``-m`` options end within the issue's bounds, in time linear in their number (issue 32 item 5).
 
-Each command runs through the real executable (:mod:`tests.hostile._run`), once with
-10,000 options and once with 20,000, in the same test. Its own CPU time (not wall time:
-the suite's machine is shared) must stay under the issue's 5 s at 20,000, and doubling
-the options must cost less than 3x: a step quadratic in the options (the CLI once asked
-``Result.mean`` for every metric once per metric, and ordered the means by a list
-lookup) makes the ratio about 4 and the 20,000 run far slower than 5 s.
+Each command runs through the real executable (:mod:`tests.hostile._run`), once with a
+count of options and once with twice as many, in the same test. Each run must end as the
+issue says: exit 0, within 5 s of wall time and 5 s of its own CPU time
+(:meth:`Outcome.check_clean`), under 300 MB of peak memory, every metric in its output;
+and doubling the options must cost less than 3x the CPU time: a step quadratic in the
+options makes the ratio about 4. Steps that were quadratic: the CLI asked ``Result.mean``
+for every metric once per metric; a compare table looked each test up by a scan; a cut at
+each cutoff scanned every other cut (``P@k``); run-experiment's report copied every mean
+per metric. Steps that were slow per option: click's "no such option" search for every
+``-m`` (1-3 s at 20,000) and rich's layout of the terminal table (3 s at 20,000 rows).
+
+The options mix four families at growing cutoffs (``ndcg@1``, ``P@1``, ``recall@1``,
+``ap@1``, ``ndcg@2``...): every one a distinct metric. Counts, measured on the shared
+2-core machine under load (CPU seconds at the larger count):
+
+- ``evaluate`` (CSV, JSON, the table, ``--chunk-rows``) and ``trec_eval``: 20,000
+  options, 1.3-2.1 s;
+- ``compare``: 10,000 options in CSV (2.2 s) and 5,000 in the table (1.8 s). Each option
+  is a metric evaluated for two runs, with a bootstrap interval per run and a paired test
+  (0.2 ms a metric, 0.35 ms with the table): 20,000 take 4 s in CSV, over the bound once
+  the machine is loaded;
+- ``run-experiment``: 5,000 options (1.4 s, 230 MB). Its ``results.json`` holds every
+  user's value of every metric, indented (33 MB at 20,000 options with 40 users), and is
+  made in memory: 20,000 options peak at 460 MB, over the 300 MB bound. With two or more
+  recommenders its report also draws two figures per metric (about 35 ms each pair), so
+  there thousands of options take minutes: see the issue's notes.
+
+The heavy cases are slow tests (``make test``); :func:`test_many_metric_options_quickly`
+is the cheap variant that ``make test-fast`` runs.
 """
 
 from __future__ import annotations
@@ -14,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from ._run import CPU_SECONDS, memory_bound, run
+from ._run import memory_bound, run
 
 QRELS = b"q1 0 a 1\nq1 0 b 0\nq2 0 a 1\nq2 0 c 2\n"
 RUN = b"q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 c 1 1 t\nq2 Q0 a 2 0.5 t\n"
@@ -22,13 +45,15 @@ OTHER = b"q1 Q0 b 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 a 1 1 t\nq2 Q0 c 2 0.5 t\n"
 
 # trec_eval's measures, cycled: its names are few, so thousands of -m options repeat them
 TREC_MEASURES = ["map", "P.5", "ndcg_cut.10", "recip_rank", "Rprec", "bpref", "num_rel_ret", "recall.10"]
+FAMILIES = ["ndcg", "P", "recall", "ap"]
 
 
 def _options(command: str, n: int) -> list[str]:
-    """``n`` ``-m`` options: distinct metrics (``ndcg@1`` ... ``ndcg@n``), or trec_eval's names cycled."""
+    """``n`` ``-m`` options: distinct metrics (four families at growing cutoffs), or trec_eval's names cycled."""
     out: list[str] = []
     for i in range(n):
-        out += ["-m", TREC_MEASURES[i % len(TREC_MEASURES)] if command == "trec_eval" else f"ndcg@{i + 1}"]
+        out += ["-m", TREC_MEASURES[i % len(TREC_MEASURES)] if command == "trec_eval"
+                else f"{FAMILIES[i % len(FAMILIES)]}@{i // len(FAMILIES) + 1}"]
     return out
 
 
@@ -43,46 +68,52 @@ def files(tmp_path: Path) -> Path:
 
 
 def _command(d: Path, command: str) -> list[str]:
-    q, r = str(d / "qrels.txt"), str(d / "run.txt")
+    q, r, o = str(d / "qrels.txt"), str(d / "run.txt"), str(d / "other.txt")
     return {
         "evaluate": ["evaluate", q, r, "--format", "csv"],
+        "evaluate-json": ["evaluate", q, r, "--format", "json"],
         "evaluate-table": ["evaluate", q, r],  # the terminal table, one row per metric
         "chunks": ["evaluate", q, r, "--format", "csv", "--chunk-rows", "2"],
         "trec_eval": ["trec_eval", q, r],
         # two runs, each metric evaluated twice, with its interval and its test (few resamples: the bootstrap's
         # own cost is resamples x metrics, linear by construction)
-        "compare": ["compare", q, r, str(d / "other.txt"), "--format", "csv", "--resamples", "100"],
+        "compare": ["compare", q, r, o, "--format", "csv", "--resamples", "100"],
+        "compare-table": ["compare", q, r, o, "--resamples", "100"],  # the means (a column per metric), the tests
         # a recommender trained and evaluated, its HTML report, results.json and means.csv written
         "run-experiment": ["run-experiment", "-i", str(d / "inter.csv"), "--out", str(d / "out"), "-k", "5",
                            "-r", "popular", "--no-progress"],
     }[command]
 
 
-# options per command, and its CPU seconds allowed: compare does about 3x evaluate's work per metric (two runs,
-# an interval each and a test per pair), so it gets fewer, and run-experiment (a model trained, an HTML report
-# with a row per metric) fewer still; a rich terminal table costs ~0.2 ms a row, so
-# 20,000 rows of it take about 5 s here (linear: the ratio is asserted as for every other command)
-SIZES = {"evaluate": (10_000, 20_000), "evaluate-table": (10_000, 20_000), "chunks": (10_000, 20_000),
-         "trec_eval": (10_000, 20_000), "compare": (5_000, 10_000), "run-experiment": (2_500, 5_000)}
-CPU_ALLOWED = {"evaluate-table": 2 * CPU_SECONDS}
+#: the options per command: a count and twice as many (see the module's docstring for the counts)
+SIZES = {"evaluate": (10_000, 20_000), "evaluate-json": (10_000, 20_000), "evaluate-table": (10_000, 20_000),
+         "chunks": (10_000, 20_000), "trec_eval": (10_000, 20_000), "compare": (5_000, 10_000),
+         "compare-table": (2_500, 5_000), "run-experiment": (2_500, 5_000)}
+
+
+def _check(files: Path, command: str, sizes: tuple[int, int]) -> None:
+    cpu: dict[int, float] = {}
+    for n in sizes:
+        out = run([*_command(files, command), *_options(command, n)])
+        out.check_clean()  # exit status not 1, no traceback; within 5 s of wall time and 5 s of CPU time
+        assert out.returncode == 0, out.stderr[-500:]
+        assert out.peak < memory_bound(0), f"{command}: {out.peak >> 20} MB with {n} -m options"
+        cpu[n] = out.cpu
+        if command == "run-experiment":
+            assert (files / "out" / "means.csv").read_text().count("@") >= n  # every metric, none dropped
+        elif command != "trec_eval":
+            assert out.stdout.count(b"@") >= n, out.stdout[-300:]  # every metric is shown, none dropped
+    small, large = sizes
+    assert cpu[large] < 3 * cpu[small], f"{command}: {cpu} CPU seconds (superlinear)"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", list(SIZES))
-def test_thousands_of_metric_options_take_linear_time(files: Path, command: str) -> None:
-    cpu: dict[int, float] = {}
-    small, large = SIZES[command]
-    for n in (small, large):
-        out = run([*_command(files, command), *_options(command.split("-")[0], n)], seconds=90)
-        out.check_clean()
-        assert out.returncode == 0, out.stderr[-500:]
-        assert not out.killed, f"{command}: still running after {out.wall:.0f} s with {n} -m options"
-        assert out.peak < memory_bound(0), f"{command}: {out.peak >> 20} MB"
-        cpu[n] = out.cpu
-        if command == "run-experiment":
-            assert (files / "out" / "means.csv").read_text().count("ndcg@") >= n  # every metric, none dropped
-        elif command != "trec_eval":
-            assert out.stdout.count(b"ndcg@") >= n, out.stdout[-300:]  # every metric is shown, none dropped
-    limit = CPU_ALLOWED.get(command, CPU_SECONDS)
-    assert cpu[large] < limit, f"{command}: {cpu[large]:.1f} CPU seconds for {large} -m options"
-    assert cpu[large] < 3 * cpu[small], f"{command}: {cpu} (superlinear)"
+def test_thousands_of_metric_options_end_within_the_bounds(files: Path, command: str) -> None:
+    _check(files, command, SIZES[command])
+
+
+def test_many_metric_options_quickly(files: Path) -> None:
+    """The cheap variant: the terminal table of ``evaluate`` (the option parsing, the means, the table's layout,
+    the cuts of four families) at 2,000 and 4,000 options."""
+    _check(files, "evaluate-table", (2_000, 4_000))
