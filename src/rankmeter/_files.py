@@ -25,6 +25,7 @@ name and removed by the next write into the same folder (:func:`remove_stale`).
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import threading
@@ -35,7 +36,7 @@ from typing import IO, Any, Iterator
 from ._errors import OutputError
 
 __all__ = ["atomic_path", "atomic_open", "write_text", "write_bytes", "output_error", "is_temporary",
-           "remove_stale", "remove_temporaries", "TEMP_SUFFIX"]
+           "remove_stale", "remove_temporaries", "TEMP_SUFFIX", "json_text"]
 
 TEMP_SUFFIX = ".rankmeter-tmp"
 _LOCK = threading.Lock()
@@ -171,3 +172,61 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, what: str = "") -> No
     """Write ``data`` to ``path`` whole or not at all (:func:`atomic_path`)."""
     with atomic_open(path, "wb", what=what) as fh:
         fh.write(data)
+
+
+def json_text(obj: Any, indent: int | None = 2) -> str:
+    """``json.dumps(obj, indent=indent, allow_nan=False)``, the same text, made faster.
+
+    With an indent, :mod:`json` encodes in Python, one value at a time: a results file with
+    the per-user values of 20,000 metrics (800,000 numbers) took seconds and a list of
+    millions of small strings. Here each list or map whose values are all plain (text,
+    numbers, booleans, null) is encoded in one call of json's C encoder, with the indented
+    separator as its item separator; the rest is laid out as :mod:`json` lays it out.
+    ``tests/core/test_json_text.py`` holds the two equal.
+
+    >>> json_text({"a": [1, 2.5], "b": {"c": None}, "d": []}) == json.dumps(
+    ...     {"a": [1, 2.5], "b": {"c": None}, "d": []}, indent=2, allow_nan=False)
+    True
+    """
+    if indent is None or indent < 1:  # json's own compact forms
+        return json.dumps(obj, indent=indent, allow_nan=False)
+    out: list[str] = []
+    _json_into(obj, 0, indent, out)
+    return "".join(out)
+
+
+_PLAIN = (str, int, float, type(None))  # (bool is an int)
+
+
+def _json_into(o: Any, level: int, indent: int, out: list[str]) -> None:
+    inner = "\n" + " " * (indent * (level + 1))
+    if isinstance(o, dict):
+        if not o:
+            out.append("{}")
+        elif not all(isinstance(k, str) for k in o):  # json's own key conversions: json's own layout, shifted
+            out.append(json.dumps(o, indent=indent, allow_nan=False).replace("\n", "\n" + " " * (indent * level)))
+        elif all(isinstance(v, _PLAIN) for v in o.values()):
+            body = json.dumps(o, allow_nan=False, separators=("," + inner, ": "))
+            out.append("{" + inner + body[1:-1] + inner[:-indent] + "}")
+        else:
+            sep = "{" + inner
+            for k, v in o.items():
+                out.append(sep + json.dumps(k) + ": ")
+                _json_into(v, level + 1, indent, out)
+                sep = "," + inner
+            out.append(inner[:-indent] + "}")
+    elif isinstance(o, (list, tuple)):
+        if not o:
+            out.append("[]")
+        elif all(isinstance(v, _PLAIN) for v in o):
+            body = json.dumps(o, allow_nan=False, separators=("," + inner, ": "))
+            out.append("[" + inner + body[1:-1] + inner[:-indent] + "]")
+        else:
+            sep = "[" + inner
+            for v in o:
+                out.append(sep)
+                _json_into(v, level + 1, indent, out)
+                sep = "," + inner
+            out.append(inner[:-indent] + "]")
+    else:
+        out.append(json.dumps(o, indent=indent, allow_nan=False).replace("\n", "\n" + " " * (indent * level)))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 import numpy as np
 
-from ._files import write_text
+from ._files import json_text, write_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -375,7 +375,7 @@ class Result:
         """JSON text of :meth:`to_dict` (values per query included, non-finite numbers as null) with what
         :meth:`load` needs to rebuild the result, and the :mod:`provenance <rankmeter.provenance>` record;
         written to ``path`` (whole or not at all) if given."""
-        text = json.dumps(result_to_saved(self), indent=indent, allow_nan=False)
+        text = json_text(result_to_saved(self), indent)
         if path is not None:
             write_text(path, text + "\n")
         return text

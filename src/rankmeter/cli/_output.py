@@ -10,7 +10,6 @@ written ASCII-only.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import sys
 from typing import Any, Mapping, Sequence
@@ -53,7 +52,9 @@ def undefined_means(means: Mapping[str, float], unit: str = "query", fmt: str = 
 
 
 def write_json(payload: Mapping[str, Any]) -> None:
-    sys.stdout.write(json.dumps(json_safe(payload), indent=2, allow_nan=False) + "\n")
+    from .._files import json_text
+
+    sys.stdout.write(json_text(json_safe(payload)) + "\n")
 
 
 def csv_text(value: Any) -> str:

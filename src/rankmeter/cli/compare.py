@@ -234,12 +234,13 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baselin
         if views is not None:
             import json
 
+            from .._files import json_text
             from ._groups import payload
             from ._output import json_safe
 
             doc = json.loads(text)
             doc["groups"] = payload(views) if len(views) > 1 else {next(iter(views)): payload(views)}
-            text = json.dumps(json_safe(doc), indent=2, allow_nan=False)
+            text = json_text(json_safe(doc))
         sys.stdout.write(text + "\n")
     elif views is None:
         sys.stdout.write(cmp.to_csv())

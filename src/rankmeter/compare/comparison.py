@@ -8,7 +8,6 @@ Comparison's attributes and never imports this package.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .._errors import ParameterError
-from .._files import write_text
+from .._files import json_text, write_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -318,7 +317,7 @@ class Comparison:
         out["rankmeter"] = saved_section(self)
         if self.provenance is not None:
             out["provenance"] = self.provenance.to_dict()
-        text = json.dumps(out, indent=indent, allow_nan=False)
+        text = json_text(out, indent)
         if path is not None:
             write_text(path, text + "\n")
         return text

@@ -21,7 +21,6 @@ split, ``res.folds[j].comparisons`` hold the paired tests over users.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 import numpy as np
 
 from .._errors import ParameterError
-from .._files import write_text
+from .._files import json_text, write_text
 from .protocol import Design, is_grid, make_splits, point_spec, shorthands, tune
 from .result import ExperimentResult
 
@@ -436,7 +435,7 @@ class RepeatedResult(ExperimentResult):
         }))
 
     def to_json(self, path: str | Path | None = None) -> str:
-        text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
+        text = json_text(self.to_dict())
         if path is not None:
             write_text(path, text + "\n")
         return text

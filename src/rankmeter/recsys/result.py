@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping, cast
 
 import numpy as np
 
-from .._files import write_text
+from .._files import json_text, write_text
 from .validation import Validation
 
 if TYPE_CHECKING:
@@ -136,7 +135,7 @@ class ExperimentResult:
         return pd.concat(frames, ignore_index=True)[["recommender", "group", "size", "metric", "mean", "left_out"]]
 
     def to_json(self, path: str | Path | None = None) -> str:
-        text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
+        text = json_text(self.to_dict())
         if path is not None:
             write_text(path, text + "\n")
         return text
