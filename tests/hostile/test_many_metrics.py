@@ -23,7 +23,7 @@ The options mix four families at growing cutoffs (``ndcg@1``, ``P@1``, ``recall@
   the machine is loaded;
 - ``run-experiment``: 5,000 options (1.4 s, 230 MB). Its ``results.json`` holds every
   user's value of every metric, indented (33 MB at 20,000 options with 40 users), and is
-  made in memory: 20,000 options peak at 460 MB, over the 300 MB bound. With two or more
+  made in memory: 20,000 options peak at about 370 MB, over the 300 MB bound. With two or more
   recommenders its report also draws two figures per metric (about 35 ms each pair), so
   there thousands of options take minutes: see the issue's notes.
 
