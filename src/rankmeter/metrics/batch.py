@@ -177,6 +177,7 @@ class Batch:
                 # the same rows: what was derived from them alone holds (each cutoff past every ranking's
                 # length, thousands of them with thousands of -m options, recomputed them)
                 sub.__dict__.update({name: self.__dict__[name] for name in _ROW_PROPERTIES if name in self.__dict__})
+                sub.__dict__["pos"] = self.pos  # (every kernel reads it: made once, here, for every such cut)
             else:
                 offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
                 keep = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(self.offsets[:-1] - offsets[:-1], kept)
