@@ -48,7 +48,7 @@ def _column(kind: str, n: int, rng: np.random.Generator) -> list[str]:
     return [str(x) for x in rng.integers(0, n // 2, n)]  # any order
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(kind=st.sampled_from(["one a query", "grouped", "comes back", "one id", "shuffled"]),
        n=st.sampled_from([100, 65_536, 70_001]), seed=st.integers(0, 2**32 - 1), chunks=st.booleans())
 def test_distinct_ids_is_arrow_s_unique(kind: str, n: int, seed: int, chunks: bool) -> None:
@@ -117,3 +117,20 @@ def test_near_rounding_in_blocks_is_the_formula() -> None:
     got = near_rounding(x)
     assert got.dtype == bool and got.tolist() == want.tolist()
     assert 1000 < int(got.sum()) < len(x)
+
+
+@settings(max_examples=60, deadline=None)
+@given(chunks=st.lists(st.lists(st.integers(0, 300), max_size=40), max_size=30), probe=st.lists(st.integers(0, 300)))
+def test_finished_queries_are_a_set(chunks: list[list[int]], probe: list[int]) -> None:
+    # the signatures of the queries a stream emitted, kept as sorted runs merged like a binary counter
+    from rankmeter.engines.stream import _Finished
+
+    finished, emitted = _Finished(), set()
+    for chunk in chunks:
+        keys = np.array(chunk + probe, dtype=np.uint64)
+        assert finished.seen(keys).tolist() == [k in emitted for k in chunk + probe]
+        finished.add(np.array(chunk, dtype=np.uint64))
+        emitted.update(chunk)
+        runs = [len(r) for r in finished.runs]
+        assert all(a > 2 * b for a, b in zip(runs, runs[1:], strict=False)), runs  # (few runs: log2 of the chunks)
+        assert all(bool((r[1:] >= r[:-1]).all()) for r in finished.runs)
