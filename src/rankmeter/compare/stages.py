@@ -579,23 +579,63 @@ def _task(progress: ProgressFn | None, task: str) -> Callable[[int, int], None] 
 
 @dataclass
 class Resampled:
-    boot: Any
     lo: np.ndarray
     hi: np.ndarray
     code: np.ndarray
     dlo: np.ndarray
     dhi: np.ndarray
     dcode: np.ndarray
+    p_bootstrap: np.ndarray | None  # the paired bootstrap test's p-value per pair (None: not asked for)
+
+
+#: the most resampled sums (float64) :func:`resample` holds at once: beyond, the metrics go in blocks
+SUMS_VALUES = 1 << 23
 
 
 def resample(lay: Layout, plan: Plan, rng: np.random.Generator, progress: ProgressFn | None) -> Resampled:
-    """Bootstrap intervals of every mean and every difference (the same resamples for all)."""
-    boot = R.bootstrap_sums(lay.X, lay.groups, n_resamples=plan.n_resamples, rng=rng,
-                            progress=_task(progress, "bootstrap"))
-    lo, hi, code = R.intervals(boot, confidence=plan.confidence, method=plan.interval, means=lay.means)
-    dboot = R.diff_sums(boot, lay.col_pairs)
-    dlo, dhi, dcode = R.intervals(dboot, confidence=plan.confidence, method=plan.interval, means=lay.diff_mean)
-    return Resampled(boot, lo, hi, code, dlo, dhi, dcode)
+    """Bootstrap intervals of every mean and every difference (the same resamples for all), and the paired
+    bootstrap test's p-values when it is asked for.
+
+    The resampled sums of ``B`` resamples and ``c`` columns take ``8 B c`` bytes; beyond
+    :data:`SUMS_VALUES` values (thousands of metrics, or many resamples) the metrics are resampled a block
+    at a time, each block from the same state of ``rng``: the same resamples, so the same numbers, with the
+    sums of one block held at a time (the draws are made once per block).
+    """
+    B = int(plan.n_resamples)
+    Rn = max(lay.n_runs, 1)
+    M = lay.X.shape[1] // Rn
+    pairs = np.asarray(lay.col_pairs, dtype=np.int64).reshape(-1, 2)
+    per = max(1, SUMS_VALUES // max(B * Rn, 1))  # metrics per block
+    blocks = [(m0, min(M, m0 + per)) for m0 in range(0, M, per)] or [(0, 0)]
+    lo, hi, dlo, dhi = (np.empty(n) for n in (Rn * M, Rn * M, len(pairs), len(pairs)))
+    code, dcode = np.empty(Rn * M, dtype=np.int64), np.empty(len(pairs), dtype=np.int64)
+    p_boot = np.empty(len(pairs)) if "bootstrap" in plan.tests else None
+    state = rng.bit_generator.state
+    gen = rng
+    for i, (m0, m1) in enumerate(blocks):
+        if len(blocks) > 1:
+            gen = np.random.Generator(type(rng.bit_generator)())
+            gen.bit_generator.state = state
+        cols = slice(m0 * Rn, m1 * Rn)
+        boot = R.bootstrap_sums(lay.X[:, cols], lay.groups[cols], n_resamples=B, rng=gen,
+                                progress=_task(progress, "bootstrap") if len(blocks) == 1 else None)
+        lo[cols], hi[cols], code[cols] = R.intervals(boot, confidence=plan.confidence, method=plan.interval,
+                                                     means=lay.means[cols])
+        sel = np.flatnonzero((lay.pair_metric >= m0) & (lay.pair_metric < m1))
+        local = pairs[sel] - cols.start
+        # the differences' resamples a block of pairs at a time (bounded temporaries)
+        for b in R.column_blocks(len(sel), B):
+            dlo[sel[b]], dhi[sel[b]], dcode[sel[b]] = R.intervals(
+                R.diff_sums(boot, local[b]), confidence=plan.confidence, method=plan.interval,
+                means=np.asarray(lay.diff_mean)[sel[b]])
+        if p_boot is not None:
+            p_boot[sel] = R.bootstrap_p(boot, local)
+        del boot
+        if progress is not None and len(blocks) > 1:
+            progress("bootstrap", i + 1, len(blocks))
+    if len(blocks) > 1:
+        rng.bit_generator.state = gen.bit_generator.state  # the stream goes on as after one pass
+    return Resampled(lo, hi, code, dlo, dhi, dcode, p_boot)
 
 
 def pair_tests(lay: Layout, plan: Plan, rs: Resampled, rng: np.random.Generator,
@@ -621,7 +661,8 @@ def pair_tests(lay: Layout, plan: Plan, rs: Resampled, rng: np.random.Generator,
         elif t == "tukey-hsd":
             results[t] = _tukey(lay, plan, rng, progress)
         else:
-            p = R.bootstrap_p(rs.boot, lay.col_pairs)
+            assert rs.p_bootstrap is not None  # (made by resample when the test is asked for)
+            p = rs.p_bootstrap
             results[t] = (lay.diff_mean.copy(), p,
                           np.full(len(lay.col_pairs), f"paired bootstrap ({plan.n_resamples} resamples)", dtype=object))
         if nq < 2 and t == "bootstrap":

@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..compare import Comparison
 
 UP, DOWN = "▲", "▼"
+
+#: the most metrics a report draws a figure for, section by section. Every metric stays in the report's
+#: tables; thousands of ``-m`` options would otherwise draw thousands of figures (minutes of work).
+FIGURE_METRICS = 20
+
+
+def drawn(metrics: Sequence[str], limit: int = FIGURE_METRICS) -> tuple[list[str], str]:
+    """The metrics a report draws figures for (the first ``limit``) and the sentence that says so when some are
+    left out (else ``""``).
+
+    >>> drawn(["a", "b", "c"], limit=2)
+    (['a', 'b'], 'Figures for the first 2 of 3 metrics; the tables hold every metric.')
+    >>> drawn(["a"])
+    (['a'], '')
+    """
+    metrics = list(metrics)
+    if len(metrics) <= limit:
+        return metrics, ""
+    return metrics[:limit], f"Figures for the first {limit} of {len(metrics)} metrics; the tables hold every metric."
 
 
 def fmt(v: float, digits: int = 4) -> str:

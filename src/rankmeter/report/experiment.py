@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._errors import MissingExtraError
-from ._common import aggregate_cells, diff_metric_label, fmt, fmt_signed, no_value_text, show_n
+from ._common import aggregate_cells, diff_metric_label, drawn, fmt, fmt_signed, no_value_text, show_n
 from ._common import test_label as _test_label
 from ._layout import clear, few_ticks, fit, new_figure
 from .html import _CSS, _bars, _colors, _d, _e, _img, _mpl, plain_figure_text
@@ -563,6 +563,9 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
     base, test = info.get("baseline"), info.get("test")
     alpha = res.comparison.settings.alpha if res.comparison is not None else 0.05
     colors = _colors(len(names))
+    shown, left_out = drawn(list(first.means.columns))
+    if left_out:
+        parts.append(f'<p class="caption">{_e(left_out)}</p>')
     parts.append('<div class="figs groups">')
     width = 0.8 / max(len(names), 1)
     x = np.arange(len(order))
@@ -573,8 +576,9 @@ def _groups(res: ExperimentResult, digits: int, Figure: Any, Canvas: Any) -> str
         zero = ax.axhline(0, color="#333", lw=0.6)
         ax.grid(axis="y", alpha=0.3)
         few_ticks(ax.yaxis)
+    drawn_set = set(shown)
     for m in first.means.columns:
-        if Figure is None:  # no matplotlib: the tables only
+        if Figure is None or m not in drawn_set:  # no matplotlib, or past the metrics drawn: the tables only
             parts.append(f"<figure><figcaption>{_e(m)}: mean over the users of each group."
                          f"{_group_table(res, m, names, order, base, alpha, digits)}</figcaption></figure>")
             continue
@@ -711,14 +715,16 @@ def to_html(res: ExperimentResult, *, title: str | None = None, k_max: int | Non
         parts.append(_curves(res, k_max, Figure, Canvas))
         cmp = res.comparison
         pool: dict[str, Any] = {}  # the figures redrawn from metric to metric
+        shown, left_out = drawn(cmp.metrics) if cmp is not None else ([], "")
+        some = f'<p class="caption">{_e(left_out)}</p>' if left_out else ""
         if cmp is not None and len(cmp.runs) > 1:
-            parts.append(f"<h2>Per-user differences against {_e(cmp.baseline)}</h2>")
-            for m in cmp.metrics:
+            parts.append(f"<h2>Per-user differences against {_e(cmp.baseline)}</h2>{some}")
+            for m in shown:
                 parts.append(f"<h3>{_e(m)}</h3>" + _differences(res, m, Figure, Canvas, pool))
         parts.append(_groups(res, digits, Figure, Canvas))
         if cmp is not None:
-            parts.append('<h2>Distributions of per-user scores</h2><div class="figs">')
-            parts += [_distribution(res, m, Figure, Canvas, pool) for m in cmp.metrics]
+            parts.append(f'<h2>Distributions of per-user scores</h2>{some}<div class="figs">')
+            parts += [_distribution(res, m, Figure, Canvas, pool) for m in shown]
             parts.append("</div>")
     from .html import provenance_html
 
@@ -742,10 +748,11 @@ def repeated_to_html(res: Any, *, title: str | None = None, digits: int = 4) -> 
              f"<strong>{_e(_base_text(res.baseline))}</strong>. Made with rankmeter.</p>"]
     head = "".join(f'<th class="num">{_d(n)}</th>' for n in names)
     rows = []
+    first_row = {(r.model, r.metric): r for r in across.drop_duplicates(["model", "metric"]).itertuples()}
     for m in res.metrics:
         cells = []
         for n in names:
-            r = across[(across.model == n) & (across.metric == m)].iloc[0]
+            r = first_row[(n, m)]
             cells.append(f'<td class="num">{_e(res.cell(n, m, digits) + res.marker(m, n))}<br><span class=ci>'
                          f"[{fmt(r.ci_low, digits)}, {fmt(r.ci_high, digits)}]</span></td>")
         rows.append(f"<tr><td>{_d(m)}</td>{''.join(cells)}</tr>")
@@ -783,10 +790,12 @@ def repeated_to_html(res: Any, *, title: str | None = None, digits: int = 4) -> 
         ax.set_xticks(range(len(names)))
         ax.set_xticklabels([str(n) for n in names], fontsize=7, rotation=20)
         few_ticks(ax.yaxis)
-        for m in res.metrics:
+        shown, left_out = drawn(res.metrics)
+        values = {key: v.to_numpy(dtype=float) for key, v in per.groupby(["model", "metric"], sort=False).value}
+        for m in shown:
             clear(ax)
             for i, n in enumerate(names):
-                v = per[(per.model == n) & (per.metric == m)].value.to_numpy(dtype=float)
+                v = values.get((n, m), np.zeros(0))
                 ax.scatter(np.full(len(v), i) + np.linspace(-0.15, 0.15, len(v)), v, s=12, color=colors[i], alpha=0.7)
                 if np.isfinite(v).any():
                     ax.hlines(np.nanmean(v), i - 0.3, i + 0.3, color="black", lw=2)
@@ -794,7 +803,7 @@ def repeated_to_html(res: Any, *, title: str | None = None, digits: int = 4) -> 
             fit(fig)
             figs.append(f"<figure>{_img(fig, f'{m} per split', Canvas)}</figure>")
         parts.append("<h2>Per-split values</h2><p class=caption>One point per split; the black bar is the mean over "
-                     f"the splits.</p><div class=figs>{''.join(figs)}</div>")
+                     f"the splits.{' ' + _e(left_out) if left_out else ''}</p><div class=figs>{''.join(figs)}</div>")
     table = per.pivot_table(index=["fold", "model"], columns="metric", values="value", sort=False)
     fold_rows = "".join(f"<tr><td>{_d(fold)}</td><td>{_d(model)}</td>"
                    + "".join(f"<td class=num>{fmt(table.loc[(fold, model), m], digits)}</td>" for m in res.metrics)

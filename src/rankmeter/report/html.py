@@ -36,6 +36,7 @@ from ._common import (
     counts_text,
     describe,
     diff_metric_label,
+    drawn,
     family_text,
     fmt,
     fmt_p,
@@ -369,6 +370,10 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
     if first.notes:
         parts.append('<ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in first.notes) + "</ul>")
     colors = _colors(len(runs))
+    shown_metrics, left_out = drawn(list(first.means.columns))
+    if left_out:
+        parts.append(f'<p class="caption">{_e(left_out)}</p>')
+    drawn_set = set(shown_metrics)
     parts.append('<div class="figs">')
     counts = set(getattr(first, "counts", ()))  # a count: its sum per group (the gap and tests: of the means)
     sums = {r: views[r].sums for r in runs} if counts else {}
@@ -388,6 +393,10 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
                                  for r in runs) + "</tr>" for _ in [0])
         table = (f'<div class="scroll"><table><thead><tr><th class="l">group</th><th>size</th>{head}</tr></thead>'
                  f"<tbody>{rows}{gaps}</tbody></table></div>")
+        what = f"{'sum (a count, as trec_eval sums it)' if count else 'mean'} per group of {_e(cmp.units)}"
+        if m not in drawn_set:  # past the metrics drawn: the table only
+            parts.append(f"<figure><figcaption>{_e(m)}: {what}{table}</figcaption></figure>")
+            continue
         fig = new_figure(Figure, Canvas, (max(4.5, 0.9 * len(groups) * max(1, len(runs)) / 2 + 2), 3.4))
         ax = fig.add_subplot()
         few_ticks(ax.yaxis)
@@ -405,8 +414,7 @@ def _group_section(cmp: "Comparison", views: Any, digits: int, Figure: Any, Canv
             ax.legend(fontsize=7)
         fit(fig)
         parts.append(f"<figure>{_img(fig, f'{shown} per group', Canvas)}<figcaption>{_e(m)}: "
-                     f"{'sum (a count, as trec_eval sums it)' if count else 'mean'} per group of "
-                     f"{_e(cmp.units)}{table}</figcaption></figure>")
+                     f"{what}{table}</figcaption></figure>")
     parts.append("</div>")
     tests = [(r, row) for r in runs for row in views[r].tests.to_dict(orient="records")]
     if tests:
@@ -465,17 +473,19 @@ def to_html(cmp: "Comparison", k_max: int = 100, title: str | None = None, digit
     if groups:
         parts += ["<h2>Per group</h2>", _group_section(cmp, groups, digits, Figure, Canvas)]
     parts += ["<h2>Metric@k curves</h2>", _curves(cmp, k_max, progress, Figure, Canvas)]
-    n_steps = 2 * len(cmp.metrics)
+    shown, left_out = drawn(cmp.metrics)
+    some = f'<p class="caption">{_e(left_out)}</p>' if left_out else ""
+    n_steps = 2 * len(shown)
     step = 0
     if len(cmp.runs) > 1:
-        parts.append(f"<h2>Per-query differences against {_e(cmp.baseline)}</h2>")
-        for m in cmp.metrics:
+        parts.append(f"<h2>Per-query differences against {_e(cmp.baseline)}</h2>{some}")
+        for m in shown:
             parts.append(f"<h3>{_e(m)}</h3>" + _differences(cmp, m, Figure, Canvas))
             step += 1
             if progress is not None:
                 progress("figures", step, n_steps)
-    parts.append('<h2>Distributions of per-query scores</h2><div class="figs">')
-    for m in cmp.metrics:
+    parts.append(f'<h2>Distributions of per-query scores</h2>{some}<div class="figs">')
+    for m in shown:
         parts.append(_distribution(cmp, m, Figure, Canvas))
         step += 1
         if progress is not None:

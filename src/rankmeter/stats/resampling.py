@@ -300,8 +300,24 @@ def diff_sums(boot: BootSums, pairs: np.ndarray) -> BootSums:
                     boot.data[:, b] - boot.data[:, a], boot.unit[b], boot.n)
 
 
+#: the values (float64) of the temporaries an interval computation makes at once: columns are taken in blocks of
+#: ``BLOCK_VALUES // B``, so thousands of metrics cost no more temporaries (8 MB each)
+BLOCK_VALUES = 1 << 20
+
+
+def column_blocks(n_columns: int, n_resamples: int, block_values: int = BLOCK_VALUES) -> list[slice]:
+    """The column slices :func:`intervals` works through, ``block_values // n_resamples`` columns each.
+
+    >>> column_blocks(5, 1000, block_values=2000)
+    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    """
+    step = max(1, int(block_values) // max(int(n_resamples), 1))
+    return [slice(s, min(s + step, n_columns)) for s in range(0, n_columns, step)] or [slice(0, 0)]
+
+
 def intervals(boot: BootSums, *, confidence: float, method: str = "bca",
-              means: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              means: np.ndarray | None = None,
+              block_values: int = BLOCK_VALUES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Confidence intervals of the mean of every column: ``(low, high, note_code)``.
 
     ``means`` (the exact means of the original values) are used for zero-width
@@ -310,7 +326,22 @@ def intervals(boot: BootSums, *, confidence: float, method: str = "bca",
     ``note_code`` per column: 0 fine, 1 zero width (constant data or n = 1),
     2 BCa fell back to the percentile interval (bias correction infinite or the
     adjusted level undefined).
+
+    Every column is computed on its own, in blocks of columns (:func:`column_blocks`):
+    the same numbers as in one block, with temporaries bounded by ``block_values``.
     """
+    blocks = column_blocks(boot.sums.shape[1], boot.sums.shape[0], block_values)
+    if len(blocks) == 1:
+        return _intervals(boot, confidence=confidence, method=method, means=means)
+    parts = [_intervals(BootSums(boot.sums[:, b], boot.observed[b], boot.data[:, b], boot.unit[b], boot.n),
+                        confidence=confidence, method=method, means=None if means is None else means[b])
+             for b in blocks]
+    lo, hi, code = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return lo, hi, code
+
+
+def _intervals(boot: BootSums, *, confidence: float, method: str,
+               means: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from scipy import special
 
     sums, obs, data, unit, n = boot
@@ -365,15 +396,16 @@ def intervals(boot: BootSums, *, confidence: float, method: str = "bca",
 def memory_needed(n_resamples: int, n_columns: int, n_pairs: int = 0) -> int:
     """Bytes the bootstrap of ``n_columns`` columns and ``n_pairs`` differences holds at its peak.
 
-    The resampled sums (``B x c`` float64), their differences (``B x P``) and, while
-    the intervals are read, a sorted copy of the larger of the two twice over
-    (transposed, then sorted): ``8 B (c + P) + 16 B max(c, P)``.
+    The resampled sums (``B x c`` float64) and, while the intervals are read a block of
+    columns at a time (:data:`BLOCK_VALUES` values at most), one block of the differences
+    and a sorted copy of the block twice over (transposed, then sorted):
+    ``8 B c + 8 min(B P, V) + 16 min(B max(c, P), V)``.
 
     >>> memory_needed(10_000, 4, 3)
     1200000
     """
-    b, c, p = int(n_resamples), int(n_columns), int(n_pairs)
-    return 8 * b * (c + p) + 16 * b * max(c, p)
+    b, c, p, v = int(n_resamples), int(n_columns), int(n_pairs), BLOCK_VALUES
+    return 8 * b * c + 8 * min(b * p, v) + 16 * min(b * max(c, p), v)
 
 
 def physical_memory() -> int | None:
@@ -403,7 +435,7 @@ def check_memory(n_resamples: int, n_columns: int, n_pairs: int = 0, *, name: st
     Traceback (most recent call last):
     ...
     rankmeter._errors.ParameterError: The 'n_resamples' parameter of compare asks for 1000000000000 resamples, which
-    need 109.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 143165576
+    need 29.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 533725184
     resamples.
     """
     limit = physical_memory() if available is None else int(available)
@@ -412,10 +444,13 @@ def check_memory(n_resamples: int, n_columns: int, n_pairs: int = 0, *, name: st
     need = memory_needed(n_resamples, n_columns, n_pairs)
     if need <= limit:
         return
-    per = max(memory_needed(1, n_columns, n_pairs), 1)
+    most, over = 0, int(n_resamples)  # the most resamples that fit: memory_needed grows with them
+    while over - most > 1:
+        mid = (most + over) // 2
+        most, over = (mid, over) if memory_needed(mid, n_columns, n_pairs) <= limit else (most, mid)
     cols = f"{n_columns} column{'s' if n_columns != 1 else ''}"
     diffs = f" and {n_pairs} difference{'s' if n_pairs != 1 else ''}" if n_pairs else ""
     raise ParameterError(
         f"The 'n_resamples' parameter of {name} asks for {int(n_resamples)} resamples, which need "
         f"{_size(need)} of memory for {cols}{diffs}; this machine has {_size(limit)}: "
-        f"use at most {limit // per} resamples.")
+        f"use at most {most} resamples.")
