@@ -1,6 +1,6 @@
 """SIGTERM at random moments (issue 32.3): every file left is complete and parses, or is absent; a rerun succeeds.
 
-For ``run-experiment``, ``compare --html`` and ``split`` (17 seeds each, 51 in all): a first run measures how long
+For ``run-experiment``, ``compare --html`` and ``split`` (50 seeds each, 150 in all): a first run measures how long
 the command takes; then each seed sends SIGTERM after a random delay within that time, into a fresh folder (even
 seeds) or into the one earlier runs left (odd seeds, so each such run is itself a rerun over leftovers). After
 each: the exit status is the signal's (143, or death by SIGTERM before the handler is set) or 0 when the run
@@ -27,7 +27,7 @@ from ._cli import clean, env, run
 
 pytestmark = pytest.mark.slow
 
-SEEDS = 17
+SEEDS = 50
 
 
 def _interactions(path: Path) -> Path:
