@@ -219,6 +219,17 @@ def _scalar(o: Any) -> str | None:
     return None
 
 
+def _member(head: str, v: Any, level: int, indent: int, out: list[str]) -> None:
+    """``head`` (a separator, and a key) then the value ``v``: a plain one written at once, without a call per
+    value, else laid out at ``level``."""
+    text = _scalar(v)
+    if text is not None:
+        out.append(head + text)
+    else:
+        out.append(head)
+        _json_into(v, level, indent, out)
+
+
 def _json_into(o: Any, level: int, indent: int, out: list[str]) -> None:
     inner = "\n" + " " * (indent * (level + 1))
     if isinstance(o, dict):
@@ -232,13 +243,7 @@ def _json_into(o: Any, level: int, indent: int, out: list[str]) -> None:
         else:
             sep = "{" + inner
             for k, v in o.items():
-                key = sep + encode_basestring_ascii(k) + ": "  # (keys are text: checked above)
-                text = _scalar(v)  # a plain value written here, without a call per value
-                if text is not None:
-                    out.append(key + text)
-                else:
-                    out.append(key)
-                    _json_into(v, level + 1, indent, out)
+                _member(sep + encode_basestring_ascii(k) + ": ", v, level + 1, indent, out)  # (keys: text, checked)
                 sep = "," + inner
             out.append(inner[:-indent] + "}")
     elif isinstance(o, (list, tuple)):
@@ -250,12 +255,7 @@ def _json_into(o: Any, level: int, indent: int, out: list[str]) -> None:
         else:
             sep = "[" + inner
             for v in o:
-                text = _scalar(v)
-                if text is not None:
-                    out.append(sep + text)
-                else:
-                    out.append(sep)
-                    _json_into(v, level + 1, indent, out)
+                _member(sep, v, level + 1, indent, out)
                 sep = "," + inner
             out.append(inner[:-indent] + "]")
     else:
