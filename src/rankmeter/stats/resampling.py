@@ -435,7 +435,7 @@ def check_memory(n_resamples: int, n_columns: int, n_pairs: int = 0, *, name: st
     Traceback (most recent call last):
     ...
     rankmeter._errors.ParameterError: The 'n_resamples' parameter of compare asks for 1000000000000 resamples, which
-    need 29.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 533725184
+    need 29.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 536084480
     resamples.
     """
     limit = physical_memory() if available is None else int(available)
