@@ -599,11 +599,7 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     num_ret = values["num_ret"]
     del values  # (the metrics no column reads: the coverage's judged share, 16 MB for 2M queries)
     # queries whose every measure goes through the walk: empty rankings, judgments all negative
-    # (looked up a block at a time: the lookup's temporaries for 2M ids at once came to about 130 MB)
-    block = 1 << 18
-    codes = np.empty(n, dtype=np.int64)
-    for i in range(0, n, block):
-        codes[i:i + block] = engine.codes(qarr.slice(i, block))
+    codes = engine.codes(qarr)  # (Engine.codes looks an Arrow array up a block at a time)
     # the judged queries whose every grade is negative (highest grade < 0): by one reduceat over the rows
     # where every query has one (as from Qrels.from_columns), else row by row
     offs = qrels.offsets

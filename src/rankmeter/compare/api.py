@@ -138,17 +138,7 @@ def compare(
     final = S.align(given, ev)
     scores = S.score_matrix(names, metric_texts, final, ev)
 
-    by_text: dict[str, Any] = {}
-    for o in metric_objs or ():  # (a dict, not a scan of the metrics per metric: thousands of -m options)
-        by_text.setdefault(o.text, o.spec.higher_is_better)
-    declared = {m: by_text.get(m) for m in metric_texts}
-    from_given: dict[str, bool] = {}  # a given result's own metric objects, the first found (one pass over them)
-    for _, r in given:
-        for o in getattr(r, "metrics", ()) or ():
-            if getattr(o, "text", None) is not None and hasattr(o, "spec"):
-                from_given.setdefault(o.text, bool(o.spec.higher_is_better))
-    hib: dict[str, bool] = {m: (bool(v) if v is not None else from_given[m] if m in from_given
-                                else S._higher_is_better(m, ())) for m, v in declared.items()}
+    hib = S.directions(metric_texts, metric_objs, given)
 
     lay = S.layout(scores, names, metric_texts, baseline, pairs)
     rs = S.resample(lay, plan, gen_boot, progress)

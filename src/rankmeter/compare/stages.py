@@ -146,11 +146,22 @@ def _find_metric(result: Result, text: str) -> str | None:
     return None
 
 
-def _higher_is_better(text: str, results: Sequence[Result]) -> bool:
-    for r in results:
-        for m in getattr(r, "metrics", ()) or ():
-            if getattr(m, "text", None) == text and hasattr(m, "spec"):
-                return bool(m.spec.higher_is_better)
+def directions(metric_texts: Sequence[str], metric_objs: Sequence[Any] | None,
+               given: Sequence[tuple[str, Result]]) -> dict[str, bool]:
+    """Whether higher is better, per metric: from the metrics asked for, else from a given result's own metric
+    objects (the first found), else from the registry (a name that is no metric: higher is better). Each source
+    is read once, not once per metric (thousands of ``-m`` options)."""
+    known: dict[str, bool] = {}
+    for o in metric_objs or ():
+        known.setdefault(o.text, bool(o.spec.higher_is_better))
+    for _, r in given:
+        for o in getattr(r, "metrics", ()) or ():
+            if getattr(o, "text", None) is not None and hasattr(o, "spec"):
+                known.setdefault(o.text, bool(o.spec.higher_is_better))
+    return {m: known[m] if m in known else _registry_direction(m) for m in metric_texts}
+
+
+def _registry_direction(text: str) -> bool:
     try:
         from ..metrics.registry import parse_metric
 
@@ -625,11 +636,12 @@ def resample(lay: Layout, plan: Plan, rng: np.random.Generator, progress: Progre
         local = pairs[sel] - cols.start
         # the differences' resamples a block of pairs at a time (bounded temporaries)
         for b in R.column_blocks(len(sel), B):
-            dlo[sel[b]], dhi[sel[b]], dcode[sel[b]] = R.intervals(
-                R.diff_sums(boot, local[b]), confidence=plan.confidence, method=plan.interval,
-                means=np.asarray(lay.diff_mean)[sel[b]])
-        if p_boot is not None:
-            p_boot[sel] = R.bootstrap_p(boot, local)
+            d = R.diff_sums(boot, local[b])
+            dlo[sel[b]], dhi[sel[b]], dcode[sel[b]] = R.intervals(d, confidence=plan.confidence,
+                                                                  method=plan.interval,
+                                                                  means=np.asarray(lay.diff_mean)[sel[b]])
+            if p_boot is not None:
+                p_boot[sel[b]] = R.diff_p(d)
         del boot
         if progress is not None and len(blocks) > 1:
             progress("bootstrap", i + 1, len(blocks))

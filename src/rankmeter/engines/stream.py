@@ -224,7 +224,7 @@ class _Finished:
     def add(self, sig: np.ndarray) -> None:
         if not len(sig):
             return
-        new = np.sort(sig)
+        new = sig.copy() if bool((sig[1:] >= sig[:-1]).all()) else np.sort(sig)  # (sorted already: a copy)
         while self.runs and len(self.runs[-1]) <= 2 * len(new):
             new = np.concatenate((self.runs.pop(), new))
             new.sort(kind="stable")  # (two sorted runs: numpy's stable sort merges them, in place, in linear time)
@@ -274,16 +274,17 @@ def _grouped_chunks(blocks: Iterator[tuple[pa.Table, int]], chunk_rows: int,
         heads = C.take(q, ints(starts))
         sig = _signatures(heads)
         order = np.argsort(sig)  # (equal signatures side by side, in any order)
-        dup = np.flatnonzero(sig[order][1:] == sig[order][:-1])
+        ordered = sig[order]  # (sorted once: the searches and the merge below take it as it is)
+        dup = np.flatnonzero(ordered[1:] == ordered[:-1])
         if len(dup):  # the same signature twice in one chunk: compare the ids themselves
             a, b = order[dup], order[dup + 1]
             same = bools(C.equal(C.take(heads, ints(a)), C.take(heads, ints(b))))
             if same.any():
                 raise _NotGrouped(str(heads[int(a[np.flatnonzero(same)[0]])].as_py()))
-        back = finished.seen(sig)
-        if back.any():
-            raise _NotGrouped(str(heads[int(np.flatnonzero(back)[0])].as_py()))
-        finished.add(sig)
+        back = finished.seen(ordered)
+        if back.any():  # (the first such query in the chunk's order)
+            raise _NotGrouped(str(heads[int(order[back].min())].as_py()))
+        finished.add(ordered)
         return table.slice(0, cut), table.slice(cut)
 
     for item in blocks:

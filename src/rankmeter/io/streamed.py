@@ -229,9 +229,7 @@ def read_trec_qrels_stream(inp: Input, *, comments: bool = True, duplicates: str
     if comment_lines:
         fields: dict[str, Any] = {"comment_lines": comment_lines,
                                   "notes": q.notes + (comment_note(comment_lines, inp.name),)}
-        # (Qrels.annotated, where it exists, keeps what coding the ids found, which replace drops)
-        annotated = getattr(q, "annotated", None)
-        q = annotated(**fields) if annotated is not None else replace(q, **fields)
+        q = q.annotated(**fields)  # (keeps what coding the ids found, which dataclasses.replace drops)
     return q
 
 

@@ -162,10 +162,11 @@ class ExperimentResult:
         from ..report.terminal import Grid
 
         means = {n: r.mean for n, r in self.results.items()}
-        counts = self.counts
+        counts = set(self.counts)
+        sums = {n: r.sums for n, r in self.results.items()} if counts else {}  # (made once, not per cell)
 
         def shown(n: str, m: str) -> str:  # a count: its sum over the users (an int, as trec_eval), else the mean
-            return str(self.results[n].sums[m]) if m in counts else format_value(means[n].get(m, float("nan")), digits)
+            return str(sums[n][m]) if m in counts else format_value(means[n].get(m, float("nan")), digits)
 
         return Grid(
             columns=["metric"] + [n + (" (baseline)" if n in self.baselines else "") for n in self.results],
@@ -185,10 +186,10 @@ class ExperimentResult:
         order = [g for g in order if g in first.groups] + [g for g in first.groups if g not in order]
         cols = [(n, g) for n in self.groups for g in order]
         counts = set(getattr(first, "counts", ()))  # a count: its sum per group, labelled
+        sums = {n: gv.sums for n, gv in self.groups.items()} if counts else {}  # (made once, not per cell)
 
         def shown(n: str, g: str, m: str) -> str:
-            return str(self.groups[n].sums[g][m]) if m in counts else format_value(self.groups[n].means.loc[g, m],
-                                                                                     digits)
+            return str(sums[n][g][m]) if m in counts else format_value(self.groups[n].means.loc[g, m], digits)
 
         return Grid(
             columns=["metric"] + [f"{n}: {g} ({first.sizes[g]})" for n, g in cols],

@@ -624,11 +624,12 @@ def _group_table(res: ExperimentResult, m: str, names: Sequence[str], order: Seq
     head = "".join(f'<th class="num">{_d(n)}{" (baseline)" if n == base else ""}</th>' for n in names)
     rows = []
     count = m in getattr(res.groups[names[0]], "counts", ())  # a count: its sum per group, labelled (gap: means)
+    sums = {n: res.groups[n].sums for n in names} if count else {}  # (a property made afresh: once, not per cell)
     for g in order:
         cells = []
         for n in names:
             gv = res.groups[n]
-            text = _e(_value(gv.sums[g][m] if count else gv.means.loc[g, m], digits))
+            text = _e(_value(sums[n][g][m] if count else gv.means.loc[g, m], digits))
             left = gv.left_out.get(m, {}).get(g, 0)
             if left:
                 text += f' <span class="ci">({left} without a value)</span>'

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ._common import diff_metric_label
 from .tables import Table
 
 if TYPE_CHECKING:
@@ -36,9 +37,7 @@ def judge_tables(ag: "Agreement", jc: "JudgeComparison | None" = None, *, top: i
     if len(names) == 2 and ag.pairs.get("both", 0) > 0:
         conf = ag.confusion
         out.append(Table(f"Confusion ({names[0]} in rows, {names[1]} in columns)", [f"{names[0]} grade"],
-                         [([str(i)], [int(x) for x in row]) for i, row in zip(conf.index, conf.to_numpy(),
-                                                                                strict=True)],
-                         [str(c) for c in conf.columns]))
+                         _frame_rows(conf), [str(c) for c in conf.columns]))
         binary = ag.binary()
         out.append(Table("Binary relevance (relevant: grade >= threshold)", ["threshold"],
                          _frame_rows(binary),
@@ -49,11 +48,9 @@ def judge_tables(ag: "Agreement", jc: "JudgeComparison | None" = None, *, top: i
                          list(pq.columns)))
     if jc is not None:
         a, b = jc.judges
-        from ..metrics.registry import is_count
-
         # a count's change is a change of its mean over the queries (labelled so), as in compare's tests
         out.append(Table("Runs under both judges", ["metric", "run"],
-                         [([f"{k[0]} (mean)" if is_count(k[0]) else k[0], *k[1:]], v) for k, v in jc.means_rows()],
+                         [([diff_metric_label(jc.first, k[0]), *k[1:]], v) for k, v in jc.means_rows()],
                          [f"under {a}", f"under {b}", "change"]))
         out.append(Table("Ordering of the runs", ["metric"],
                          [([m], [jc.tau[m], jc.tau_ap[m], int(max(abs(i - j) for _, i, j in jc.swaps[m]))])

@@ -59,7 +59,7 @@ __all__ = [
     "FlipResult",
     "BootSums",
     "bootstrap_sums",
-    "bootstrap_p",
+    "bootstrap_p", "diff_p",
     "intervals",
     "check_confidence",
     "check_interval_method",
@@ -278,17 +278,17 @@ def bootstrap_sums(
 
 
 def bootstrap_p(boot: BootSums, pairs: np.ndarray) -> np.ndarray:
-    """Paired bootstrap test p-values: ``(1 + #{|d*_b - d| >= |d|}) / (B + 1)`` per pair."""
+    """Paired bootstrap test p-values: ``(1 + #{|d*_b - d| >= |d|}) / (B + 1)`` per pair (:func:`diff_p` of each
+    block of pairs' differences)."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    a, b = pairs[:, 0], pairs[:, 1]
-    obs = boot.observed[b] - boot.observed[a]
-    B = boot.sums.shape[0]
-    count = np.zeros(len(pairs), dtype=np.int64)
-    step = max(1, 2**22 // max(B, 1))
-    for s in range(0, len(pairs), step):
-        sl = slice(s, s + step)
-        star = boot.sums[:, b[sl]] - boot.sums[:, a[sl]]
-        count[sl] = np.count_nonzero(np.abs(star - obs[sl]) >= np.abs(obs[sl]) - 2.0 * boot.n, axis=0)
+    return np.concatenate([diff_p(diff_sums(boot, pairs[b])) for b in column_blocks(len(pairs), boot.sums.shape[0])])
+
+
+def diff_p(d: BootSums) -> np.ndarray:
+    """The paired bootstrap test's p-value of each difference column of ``d`` (:func:`diff_sums`):
+    ``(1 + #{|d*_b - d| >= |d|}) / (B + 1)``, on the columns' grid (a tolerance of two steps)."""
+    B = d.sums.shape[0]
+    count = np.count_nonzero(np.abs(d.sums - d.observed) >= np.abs(d.observed) - 2.0 * d.n, axis=0)
     return cast(np.ndarray, (count + 1) / (B + 1))
 
 
@@ -397,14 +397,15 @@ def memory_needed(n_resamples: int, n_columns: int, n_pairs: int = 0) -> int:
     """Bytes the bootstrap of ``n_columns`` columns and ``n_pairs`` differences holds at its peak.
 
     The resampled sums (``B x c`` float64) and, while the intervals are read a block of
-    columns at a time (:data:`BLOCK_VALUES` values at most), one block of the differences
+    columns at a time (:data:`BLOCK_VALUES` values, or one column when ``B`` is larger), one block of the differences
     and a sorted copy of the block twice over (transposed, then sorted):
-    ``8 B c + 8 min(B P, V) + 16 min(B max(c, P), V)``.
+    ``8 B c + 8 min(B P, V) + 16 min(B max(c, P), V)`` with ``V = max(BLOCK_VALUES, B)``.
 
     >>> memory_needed(10_000, 4, 3)
     1200000
     """
-    b, c, p, v = int(n_resamples), int(n_columns), int(n_pairs), BLOCK_VALUES
+    b, c, p = int(n_resamples), int(n_columns), int(n_pairs)
+    v = max(BLOCK_VALUES, b)  # (a block holds one column at least)
     return 8 * b * c + 8 * min(b * p, v) + 16 * min(b * max(c, p), v)
 
 
@@ -435,7 +436,7 @@ def check_memory(n_resamples: int, n_columns: int, n_pairs: int = 0, *, name: st
     Traceback (most recent call last):
     ...
     rankmeter._errors.ParameterError: The 'n_resamples' parameter of compare asks for 1000000000000 resamples, which
-    need 29.1 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 536084480
+    need 50.9 TiB of memory for 4 columns and 3 differences; this machine has 16.0 GiB: use at most 306783378
     resamples.
     """
     limit = physical_memory() if available is None else int(available)
