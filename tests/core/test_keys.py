@@ -139,3 +139,26 @@ def test_encode_of_large_columns_equals_the_reference_by_either_path(n, distinct
     got = _encode_by_sort(pa.array(ids))
     if got is not None:
         assert got[0].tolist() == want_codes and got[1].to_pylist() == want_vocab
+
+
+@settings(max_examples=300, deadline=None)
+@given(codes=st.lists(st.integers(-5, 5) | st.integers(-2**40, 2**40), max_size=40))
+def test_sort_codes_is_a_stable_argsort(codes) -> None:
+    from rankmeter.data.order import sort_codes
+
+    arr = np.array(codes, dtype=np.int64)
+    got, order = sort_codes(arr)
+    want = np.argsort(arr, kind="stable")
+    assert order.tolist() == want.tolist()
+    assert got.tolist() == arr[want].tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, -0.0, 1.0, 2.0, 3.0, -1.0, 0.5, 1e6])),
+                     max_size=40))
+def test_grade_order_is_lexsort(rows) -> None:
+    from rankmeter.evaluation.core import grade_order
+
+    rowq = np.array(sorted(q for q, _ in rows), dtype=np.int64)  # (judgments grouped by query)
+    grades = np.array([g for _, g in rows], dtype=np.float64)
+    assert grade_order(rowq, grades).tolist() == np.lexsort((-grades, rowq)).tolist()

@@ -37,7 +37,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .ids import distinct, ints, string_buffers, take_rows, to_numpy
 
-__all__ = ["code_ids", "group_blocks", "group_rows", "rank_order", "segment_order"]
+__all__ = ["code_ids", "group_blocks", "group_rows", "rank_order", "segment_order", "sort_codes"]
 
 # lengths classes of a segmented sort: below this many distinct lengths each length is its own class
 # (no padding); above, lengths are padded up to a power of two (at most 2x the cells, ~log2(max) classes)
@@ -115,23 +115,36 @@ def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray) -> tuple
 def group_rows(qcodes: np.ndarray) -> np.ndarray:
     """The rows in query order, rows of a query in input order (a stable sort by query code).
 
-    Codes and row numbers packed in one 64-bit key are distinct, so the fast unstable sort of
-    the keys gives the stable order; too wide for 64 bits, a stable argsort.
-
     >>> group_rows(np.array([2, 0, 2, 1, 0])).tolist()
     [1, 4, 3, 0, 2]
     """
-    n = len(qcodes)
+    return sort_codes(qcodes)[1]
+
+
+def sort_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes sorted, and the stable order that sorts them (equal codes keep their input order).
+
+    Codes and row numbers packed in one 64-bit key are distinct, so numpy's fast unstable sort of
+    the keys gives the stable order, and the sorted codes come out of the keys' high bits (about 3x
+    faster than a stable argsort and a gather); too wide for 64 bits, a stable argsort.
+
+    >>> [a.tolist() for a in sort_codes(np.array([2, 0, 2, 1, 0]))]
+    [[0, 0, 1, 2, 2], [1, 4, 3, 0, 2]]
+    """
+    n = len(codes)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    lo, hi = int(qcodes.min()), int(qcodes.max())
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    lo, hi = int(codes.min()), int(codes.max())
     shift = max(n - 1, 1).bit_length()
     if (hi - lo).bit_length() + shift <= 63:
-        key = ((qcodes.astype(np.int64) - lo) << shift) | np.arange(n, dtype=np.int64)
+        key = ((codes.astype(np.int64) - lo) << shift) | np.arange(n, dtype=np.int64)
         key.sort()
-        key &= (1 << shift) - 1
-        return key
-    return np.argsort(qcodes, kind="stable")
+        order = key & ((1 << shift) - 1)
+        key >>= shift
+        key += lo
+        return key, order
+    order = np.argsort(codes, kind="stable")
+    return codes[order].astype(np.int64), order
 
 
 def code_ids(ids: list[pa.Array], batch_rows: int = 1 << 24) -> list[pa.ChunkedArray]:

@@ -19,6 +19,7 @@ from .ids import (
     string_signature,
     to_numpy,
 )
+from .order import sort_codes
 from .table import Grouped, RowError, duplicate_rows, offsets_from_sorted
 
 if TYPE_CHECKING:
@@ -87,8 +88,7 @@ class Qrels(Grouped):
             icodes, ivocab, isig, ivals = encode_integer_ids(item_ints)
         keys = qcodes * max(len(ivocab), 1)
         keys += icodes
-        order = np.argsort(keys)  # (keys all distinct: the stable order; else sorted again below, or an error)
-        sk = keys[order]
+        sk, order = sort_codes(keys)  # (the stable order: equal keys, duplicates, keep their rows' order)
         repeated = bool((sk[1:] == sk[:-1]).any())
         del sk  # (each temporary let go of as soon as it is read: 2M judgments held seven of 16 MB at once)
         dups = duplicate_rows(keys) if repeated else np.zeros(0, dtype=np.int64)

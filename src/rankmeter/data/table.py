@@ -95,9 +95,9 @@ def lookup_keys(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, n
     repeats a key.
 
     A join of 64-bit keys through an open table four times the size of
-    ``table_keys``: each key probes one slot. The few table keys that lost their
-    slot to another one are searched in sorted order, only by the keys that land
-    on such a slot.
+    ``table_keys`` that holds the keys themselves: each key reads one slot and
+    compares. The few table keys that lost their slot to another one are searched
+    in sorted order, only by the keys that land on such a slot and miss it.
 
     >>> [a.tolist() for a in lookup_keys(np.array([5, 7, 9], dtype=np.uint64), np.array([9, 5], dtype=np.uint64))]
     [[0, 2], [1, 0]]
@@ -115,33 +115,34 @@ def lookup_keys(keys: np.ndarray, table_keys: np.ndarray) -> tuple[np.ndarray, n
         slot >>= shift
         slot = slot.view(np.int64)
     itype = np.int32 if nt < 2**31 else np.int64
-    table: np.ndarray = np.full(1 << bits, -1, dtype=itype)
-    table[t_slot] = np.arange(nt, dtype=itype)
-    lost = np.flatnonzero(table[t_slot] != np.arange(nt, dtype=itype))  # table keys that share their slot
+    owner: np.ndarray = np.full(1 << bits, -1, dtype=itype)
+    owner[t_slot] = np.arange(nt, dtype=itype)
+    won = owner[t_slot]  # (the last table key written to a slot owns it)
+    lost = np.flatnonzero(won != np.arange(nt, dtype=itype))  # table keys that share their slot
     lost_keys = table_keys[lost]
     order = np.argsort(lost_keys)
     sorted_lost = lost_keys[order]
-    if bool((lost_keys == table_keys[table[t_slot[lost]]]).any()) or bool((sorted_lost[1:] == sorted_lost[:-1]).any()):
+    if bool((lost_keys == table_keys[won[lost]]).any()) or bool((sorted_lost[1:] == sorted_lost[:-1]).any()):
         return None  # equal keys share a slot: a repeated key
-    on_shared = None
+    slot_key = np.zeros(1 << bits, dtype=np.uint64)
+    slot_key[t_slot] = table_keys[won]  # each slot's owner's key (empty slots: 0, told apart by their owner)
+    del won
+    hit = slot_key.take(slot) == keys
+    rows = np.flatnonzero(hit)
+    where = owner[slot[rows]].astype(np.int64)
+    if bool((where < 0).any()):  # a key of 0 read from an empty slot
+        good = where >= 0
+        rows, where = rows[good], where[good]
     if len(lost):
         shared = np.zeros(1 << bits, dtype=bool)
         shared[t_slot[lost]] = True
-        on_shared = shared[slot]
-    owner = table[slot]
-    # the owner's key, written over the slots (no longer needed): owner -1 reads the last key, masked below
-    owner_key = np.take(table_keys, owner, out=slot.view(np.uint64), mode="wrap")
-    found = np.equal(owner_key, keys)
-    found &= owner >= 0
-    rows = np.flatnonzero(found)
-    where = owner[rows].astype(np.int64)
-    if on_shared is not None:
-        on_shared &= ~found
+        on_shared = shared.take(slot)
+        on_shared &= ~hit
         maybe = np.flatnonzero(on_shared)
         at = np.minimum(np.searchsorted(sorted_lost, keys[maybe]), len(lost) - 1)
-        hit = sorted_lost[at] == keys[maybe]
-        rows = np.concatenate((rows, maybe[hit]))
-        where = np.concatenate((where, lost[order[at[hit]]]))
+        found_lost = sorted_lost[at] == keys[maybe]
+        rows = np.concatenate((rows, maybe[found_lost]))
+        where = np.concatenate((where, lost[order[at[found_lost]]]))
     return rows, where
 
 

@@ -49,7 +49,7 @@ from ..data.ids import (
     take_rows,
     to_numpy,
 )
-from ..data.order import rank_order
+from ..data.order import rank_order, sort_codes
 from ..data.qrels import numeric_type
 from ..data.table import RowError, lookup_keys, may_repeat
 from ..metrics.batch import Batch
@@ -273,7 +273,7 @@ class Engine:
             rising = g[1:] > g[:-1]
             rising[qrels.offsets[1:-1][(qrels.offsets[1:-1] > 0) & (qrels.offsets[1:-1] < len(g))] - 1] = False
             if rising.any():
-                self._qorder = np.lexsort((-g, rowq))
+                self._qorder = grade_order(rowq, g)
                 self._grade_desc = np.ascontiguousarray(g[self._qorder])
             del rising
         self.positive = np.zeros(nq, dtype=bool)
@@ -630,16 +630,17 @@ class Engine:
         qi = np.repeat(np.arange(nq, dtype=np.int64), lengths)
 
         # rank order: the tie rule (rankmeter.data.order)
-        perm, _moved = rank_order(qi, score, items, item_rows)
+        perm, moved = rank_order(qi, score, items, item_rows)
         # the ids stay in table order (no copy of the strings): ``ids(rows)`` takes ranked rows' ids from it
+        own_sig = sig is None  # (made here: written in place; a caller's is copied first)
         if sig is None:
             sig = string_signature(items) if int_ids is None else int_ids.astype(np.uint64)
-        if perm is not None:
-            score = score[perm]
-            row_index = row_index[perm]
-            sig = sig[perm]
-            if int_ids is not None:
-                int_ids = int_ids[perm]
+        if perm is not None:  # (``row_index`` stays in table order: no error is raised after this point)
+            if moved is None:
+                score, sig = score[perm], sig[perm]
+                int_ids = None if int_ids is None else int_ids[perm]
+            else:  # in rank order but for some ties: only the tied rows move
+                score, sig, int_ids = _move_tied(moved, perm[moved], score, sig if own_sig else sig.copy(), int_ids)
 
         def ids(rows: np.ndarray) -> pa.Array:
             """The item ids (as text) of ranked rows."""
@@ -649,7 +650,8 @@ class Engine:
 
         # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
         with np.errstate(over="ignore"):
-            key = sig * np.uint64(0x9E3779B97F4A7C15) + qi.astype(np.uint64)
+            key = sig * np.uint64(0x9E3779B97F4A7C15)
+            key += qi.view(np.uint64)
         pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         cand = may_repeat(offsets, key)
         if cand and self._has_duplicates(qi, key, ids):
@@ -778,6 +780,46 @@ class Engine:
         values, states = compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule,
                        unjudged=self.unjudged_grades)
         return qids, values, states
+
+
+def _move_tied(moved: np.ndarray, src: np.ndarray, score: np.ndarray, sig: np.ndarray,
+               int_ids: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Rows ``moved`` take the values of rows ``src`` (a permutation that moves tied rows only): ``sig``
+    written in place; ``score`` only where a tied score differs in its bits (-0.0 beside +0.0), in a copy;
+    ``int_ids`` in a copy (the caller's arrays are not written).
+
+    >>> score = np.array([1.0, 0.0, -0.0]); sig = np.array([7, 8, 9], dtype=np.uint64)
+    >>> s, g, _ = _move_tied(np.array([1, 2]), np.array([2, 1]), score, sig, None)
+    >>> s.tolist(), g.tolist(), score.tolist()
+    ([1.0, -0.0, 0.0], [7, 9, 8], [1.0, 0.0, -0.0])
+    """
+    sig[moved] = sig[src]
+    before, after = score[moved], score[src]
+    if bool((before.view(np.uint64) != after.view(np.uint64)).any()):
+        score = score.copy()
+        score[moved] = after
+    if int_ids is not None:
+        int_ids = int_ids.copy()
+        int_ids[moved] = int_ids[src]
+    return score, sig, int_ids
+
+
+def grade_order(rowq: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """The judgments' rows by query, then grade descending, equal grades in row order: ``np.lexsort((-grades,
+    rowq))``, through one sort of integer keys where the grades are integers of a small range (as nearly
+    all are: 3-4x faster for 1M judgments).
+
+    >>> grade_order(np.array([0, 0, 0, 1, 1]), np.array([0.0, 2.0, 0.0, 1.0, 3.0])).tolist()
+    [1, 0, 2, 4, 3]
+    """
+    if len(grades):
+        lo, hi = float(grades.min()), float(grades.max())
+        if hi - lo < 1 << 16 and bool((grades == np.floor(grades)).all()):
+            span = int(hi - lo) + 1
+            key = rowq.astype(np.int64) * span
+            key += (hi - grades).astype(np.int64)  # (the highest grade first)
+            return sort_codes(key)[1]
+    return np.lexsort((-grades, rowq))
 
 
 _INT_LIMIT = 10**18

