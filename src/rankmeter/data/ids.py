@@ -19,7 +19,7 @@ from .. import _compute as C
 __all__ = [
     "ints", "to_numpy", "as_string_array", "encode", "encode_unsorted", "union_vocab", "recode", "extend_vocab",
     "string_signature", "as_string_column", "bools", "encode_grouped", "take_rows", "string_buffers", "distinct",
-    "encode_with_signatures", "distinct_ids",
+    "encode_with_signatures", "distinct_ids", "is_int_id_type", "integer_ids",
 ]
 
 
@@ -395,6 +395,15 @@ def _codes_by_key(key: np.ndarray, rounds: int = 12) -> tuple[np.ndarray, np.nda
     return code[first].astype(np.int64), first, head
 
 
+def is_int_id_type(t: pa.DataType) -> bool:
+    """Integer ids kept as numbers (their text is their decimal form): signed, or unsigned up to 32 bits.
+
+    >>> is_int_id_type(pa.int32()), is_int_id_type(pa.uint64()), is_int_id_type(pa.string())
+    (True, False, False)
+    """
+    return bool(pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32()))
+
+
 def integer_ids(values: object) -> np.ndarray | None:
     """An id column of integers (signed, or unsigned up to 32 bits; Arrow or numpy; no nulls) as int64,
     else None. Such ids are text by their decimal form; coding them as numbers skips writing it per row.
@@ -403,8 +412,8 @@ def integer_ids(values: object) -> np.ndarray | None:
     ([7, 10], None)
     """
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        t = values.type  # (looked at before any chunks are joined: a text column is left as it is)
-        if values.null_count or not (pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())):
+        # (the type looked at before any chunks are joined: a text column is left as it is)
+        if values.null_count or not is_int_id_type(values.type):
             return None
         if isinstance(values, pa.ChunkedArray):
             values = values.combine_chunks()

@@ -43,6 +43,7 @@ from ..data.ids import (
     bools,
     distinct,
     ints,
+    is_int_id_type,
     positions_or_minus1,
     string_buffers,
     string_signature,
@@ -823,11 +824,6 @@ def grade_order(rowq: np.ndarray, grades: np.ndarray) -> np.ndarray:
 
 
 _INT_LIMIT = 10**18
-
-
-def is_int_id_type(t: pa.DataType) -> bool:
-    """Integer ids the fast path keeps as numbers (their text is their decimal form)."""
-    return pa.types.is_signed_integer(t) or t in (pa.uint8(), pa.uint16(), pa.uint32())
 
 
 def _combine(col: pa.Array | pa.ChunkedArray) -> pa.Array:
