@@ -22,7 +22,6 @@ True
 from __future__ import annotations
 
 import datetime
-import hashlib
 import os
 import platform
 from dataclasses import dataclass, field, replace
@@ -44,6 +43,8 @@ def _version() -> str:
 
 
 def _sha256(path: str) -> str:
+    import hashlib  # (on first use: loading OpenSSL costs ~2 ms of every start, and most outputs hash nothing)
+
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 22), b""):

@@ -18,7 +18,8 @@ sys.argv = {argv!r}
 import rankmeter, threadpoolctl
 blas = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["internal_api"] == "openblas"]
 print(json.dumps({{"env": os.environ.get("OPENBLAS_NUM_THREADS"), "threads": blas,
-                  "huge": os.environ.get("NUMPY_MADVISE_HUGEPAGE")}}))
+                  "huge": os.environ.get("NUMPY_MADVISE_HUGEPAGE"),
+                  "cloudpickle": "cloudpickle" in sys.modules and sys.modules["cloudpickle"] is not None}}))
 """
 
 
@@ -35,6 +36,13 @@ def test_the_executable_s_evaluating_commands_load_one_blas_thread(command: str)
     got = probe(["/venv/bin/rankmeter", command, "q.txt", "r.txt"])
     threads = got["threads"]
     assert got["env"] == "1" and isinstance(threads, list) and set(threads) <= {1} and got["huge"] == "0"
+    assert got["cloudpickle"] is False  # (pyarrow loads it at import when installed: these commands never pickle)
+
+
+def test_pyarrow_loads_cloudpickle_elsewhere_when_installed() -> None:
+    pytest.importorskip("cloudpickle")  # (installed here by scikit-learn's joblib)
+    assert probe(["/venv/bin/rankmeter", "run-experiment", "c.toml"])["cloudpickle"] is True
+    assert probe(["script.py", "evaluate"])["cloudpickle"] is True
 
 
 def test_other_commands_and_library_use_keep_blas_threads_and_the_user_s_value_wins() -> None:
