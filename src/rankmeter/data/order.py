@@ -29,7 +29,7 @@ gives (tests/core/test_rank_order.py checks this against that slow reference).
 
 from __future__ import annotations
 
-from typing import Sequence, cast
+from typing import Any, Callable, Iterable, Sequence, cast
 
 import numpy as np
 import pyarrow as pa
@@ -232,7 +232,8 @@ def _id_words(ids: pa.Array, out: np.ndarray) -> None:
         np.bitwise_and(words[o[safe:-1] - lo], _WORD_MASKS[lengths[safe:]], out=out[safe:])
 
 
-def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+def group_blocks(coded: Sequence[pa.ChunkedArray],
+                 map_: Callable[..., Iterable[Any]] = map) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """The rows of consecutive parts of a column of query ids, each part coded by Arrow's
     ``dictionary_encode`` (a dictionary of its own, for all of the part's chunks), put in query order.
 
@@ -240,6 +241,7 @@ def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray
     rows (positions in the parts joined) query after query, a query's rows in input order: what
     :func:`group_rows` of the joined column's codes gives. Only the parts' dictionaries are joined
     and coded again; the codes are packed with the rows chunk by chunk into 64-bit keys sorted once.
+    ``map_``: how the chunks are packed (a thread pool's ``map``: on its threads).
 
     >>> from rankmeter import _compute as C
     >>> parts = [C.dictionary_encode(pa.chunked_array(p)) for p in ([["b", "a"], ["b"]], [["c", "b"]])]
@@ -262,26 +264,37 @@ def group_blocks(coded: Sequence[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray
         ids = joined.dictionary
         ends = np.cumsum([len(v) for v in vocabs]).tolist()
         maps = [glob[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]  # each part's ids' codes
-    counts = np.zeros(len(ids), dtype=np.int64)
     shift = max(n - 1, 1).bit_length()
     packed = max(len(ids) - 1, 1).bit_length() + shift <= 63
     key: np.ndarray = C.pool_empty(n, np.int64)  # (sorted in place: becomes the rows)
+    jobs = []
     at = 0
     for part, vocab, to in zip(parts, vocabs, maps, strict=True):
         for chunk in part:
-            c = to_numpy(chunk.indices)
-            m = len(c)
-            part_key = key[at:at + m]
-            if to is None:
-                counts += np.bincount(c, minlength=len(ids))
-                part_key[:] = c
-            else:
-                counts[to] += np.bincount(c, minlength=len(vocab))  # (a part's ids are distinct: no index twice)
-                np.take(to, c, out=part_key)
-            if packed:
-                np.left_shift(part_key, shift, out=part_key)
-                np.bitwise_or(part_key, np.arange(at, at + m, dtype=np.int64), out=part_key)
-            at += m
+            jobs.append((chunk, to, len(vocab), at))
+            at += len(chunk)
+
+    def pack(job: tuple[Any, np.ndarray | None, int, int]) -> np.ndarray:
+        """A chunk's codes (as the joined vocabulary's) packed with its rows into ``key``; its counts."""
+        chunk, to, size, at = job
+        c = to_numpy(chunk.indices)
+        m = len(c)
+        part_key = key[at:at + m]
+        if to is None:
+            part_key[:] = c
+            counts = np.bincount(c, minlength=len(ids))
+        else:
+            part_key[:] = to[c]  # (indexing, then a copy: np.take with out= took several times as long)
+            counts = np.zeros(len(ids), dtype=np.int64)
+            counts[to] = np.bincount(c, minlength=size)  # (a part's ids are distinct: no index twice)
+        if packed:
+            np.left_shift(part_key, shift, out=part_key)
+            np.bitwise_or(part_key, np.arange(at, at + m, dtype=np.int64), out=part_key)
+        return counts
+
+    counts = np.zeros(len(ids), dtype=np.int64)
+    for got in map_(pack, jobs):
+        counts += got
     if not packed:
         return ids, counts, np.argsort(key, kind="stable")
     key.sort()

@@ -993,7 +993,7 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     coded = [c for part in pool.map(code_ids, parts) for c in part]  # (the ids let go of as they are read)
     del parts
     C.release_memory()  # (the query ids, let go of)
-    queries, counts, rows = group_blocks(coded)
+    queries, counts, rows = group_blocks(coded, pool.map)  # (the chunks packed on the workers)
     del coded
     C.release_memory()  # (the codes, let go of)
     firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
