@@ -28,7 +28,7 @@ from pyarrow._compute import (
 
 __all__ = [
     "all_true", "cast", "dictionary_encode", "equal", "index_in", "is_finite", "not_equal", "sort_indices",
-    "take", "unique", "release_memory", "map_large_arrays",
+    "take", "unique", "release_memory", "map_large_arrays", "MILLIONS",
 ]
 
 Column: TypeAlias = pa.Array | pa.ChunkedArray
@@ -93,6 +93,11 @@ class _OnFirstUse:
 pc_on_first_use = _OnFirstUse()
 
 
+# "millions": from this many judgments, or judged queries, the evaluation's memory measures apply
+# (release_memory after a large input or chunk, map_large_arrays, smaller chunks)
+MILLIONS = 1 << 20
+
+
 def release_memory() -> None:
     """Give back to the system the memory the allocators keep after large temporaries are freed.
 
@@ -110,7 +115,7 @@ def release_memory() -> None:
         pass
 
 
-def map_large_arrays(threshold: int = 1 << 20) -> None:
+def map_large_arrays(threshold: int = MILLIONS) -> None:
     """From now on, give every allocation over ``threshold`` bytes a mapping of its own, handed back to the
     system when it is freed (glibc's ``M_MMAP_THRESHOLD``; a no-op where glibc is absent).
 

@@ -70,3 +70,18 @@ def test_integer_ids_from_parquet_evaluate_as_text_ids_do(tmp_path: Path, big: b
     for m in metrics:
         assert np.array_equal(np.asarray(a.values[m]), np.asarray(b.values[m]))
         assert np.array_equal(np.asarray(a.values[m]), np.asarray(c.values[m]))
+
+
+def test_integer_ids_coded_by_a_sort_when_the_hash_rounds_run_out(monkeypatch) -> None:
+    """encode_integer_ids' fallback (numpy's unique, numbered by first appearance) gives what the hash gives."""
+    import numpy as np
+
+    from rankmeter.data import ids
+
+    values = np.array([10, 7, 10, -3, 7, 2**40, 0, 10], dtype=np.int64)
+    want = ids.encode_integer_ids(values)
+    monkeypatch.setattr(ids, "_codes_by_key", lambda key, rounds=12: None)  # (the rounds ran out)
+    got = ids.encode_integer_ids(values)
+    assert got[0].tolist() == want[0].tolist() == [0, 1, 0, 2, 1, 3, 4, 0]
+    assert got[1].to_pylist() == want[1].to_pylist() == ["10", "7", "-3", str(2**40), "0"]
+    assert got[2].tolist() == want[2].tolist() and got[3].tolist() == want[3].tolist()

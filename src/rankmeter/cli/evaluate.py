@@ -97,6 +97,7 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     with a column per run. With --subtopics, QRELS are judgments by subtopic (NIST
     ndeval's query subtopic item grade) for the intent-aware metrics.
     """
+    from .. import _compute as C
     from ..io import read_qrels, read_run
     from ._options import named_runs, parse_metric_list
     from ._output import note
@@ -158,11 +159,9 @@ def command(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_que
     try:
         q = read_qrels(qrels, duplicates=duplicates, query=query_column, item=item_column, grade=grade_column,
                        subtopics=subtopics, subtopic=subtopic_column)
-        if len(q) >= 1 << 20:
-            from .. import _compute as C
-
+        if len(q) >= C.MILLIONS:
             C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
-            if q.n_queries >= 1 << 20:
+            if q.n_queries >= C.MILLIONS:
                 C.map_large_arrays()  # (millions of queries: per-query outputs between freed temporaries)
         context = None
         if propensity_file is not None:  # read by the unbiased family's metrics with propensity=given

@@ -253,7 +253,7 @@ def fast_lines(qrels_path: str, run_path: str, selected: list[Any], params: dict
             raise InputError("a blank or indented '#' line in the judgments")
         del qraw
         C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
-        if q.n_queries >= 1 << 20:
+        if q.n_queries >= C.MILLIONS:
             C.map_large_arrays()  # (millions of queries: per-query outputs between freed temporaries)
         rtext, rraw = _trec_text(run_path, "run", raws.pop("run"), comments)  # (a compressed run's bytes: kept
         # only to find the run id)

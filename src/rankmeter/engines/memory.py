@@ -8,6 +8,7 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
+from .. import _compute as C
 from ..data import Qrels, Run
 from ..data.ids import distinct
 from ..evaluation import ChunkOut, Engine, check_options
@@ -33,7 +34,7 @@ def file_chunk_rows(engine: Engine) -> int:
     its rows, about 300 bytes each), and such judgments leave little of the memory bound to them: 2M one-item
     queries (61 MB) peaked at 510-520 MB in chunks of 4.6 MB of text against a bound of 482 MB, and at
     405-416 MB in chunks of 1.5 MB, in the same CPU time (measured on 2 shared cores)."""
-    return FILE_CHUNK_ROWS // 8 if engine.qrels.n_queries >= 1 << 20 else FILE_CHUNK_ROWS
+    return FILE_CHUNK_ROWS // 8 if engine.qrels.n_queries >= C.MILLIONS else FILE_CHUNK_ROWS
 
 
 def swapped_hint(qrels_rows: int, run_rows: int) -> list[str]:
@@ -121,9 +122,7 @@ def evaluate(
     blocks = None if late else open_ahead(run, order=order, threads=n_threads, ahead=not isinstance(qrels, Qrels))
     try:
         q = as_qrels(qrels, duplicates=duplicates)
-        if len(q) >= 1 << 20 and not isinstance(qrels, Qrels):
-            from .. import _compute as C
-
+        if len(q) >= C.MILLIONS and not isinstance(qrels, Qrels):
             C.release_memory()  # (coding millions of ids leaves their temporaries with the allocators)
         engine = Engine(q, parsed, queries=queries, context=context, order="score" if order == "given" else order,
                         duplicates=duplicates, depth=depth, judged_only=judged_only, ties=ties,
@@ -269,11 +268,9 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
     """
     import pyarrow as pa
 
-    from .. import _compute as C
-
     n = table.num_rows
     rows = FILE_CHUNK_ROWS if chunk_rows is None else chunk_rows
-    if chunk_rows is None and engine.qrels.n_queries >= 1 << 20:
+    if chunk_rows is None and engine.qrels.n_queries >= C.MILLIONS:
         rows //= 4  # millions of judged queries: a piece's temporaries grow with its queries (as many as rows)
     if n <= rows or engine.corpus_metrics:
         return engine.evaluate_table(table)
@@ -281,9 +278,11 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
     q = q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q
     # a query in two places: one call (checked by sorted 64-bit signatures, not a hash table of every id,
     # which took about 230 MB for 2M one-item queries)
-    if _repeated_query(q) is not None:
+    starts = query_starts(q)
+    if _repeated_query(q, starts=starts) is not None:
         return engine.evaluate_table(table)
-    bounds = np.append(query_starts(q), n)
+    bounds = np.append(starts, n)
+    del starts
     del q  # (2M one-item queries: every temporary held through the evaluation counts)
     cuts = bounds[whole_query_cuts(bounds, rows)].tolist()
     del bounds
@@ -292,7 +291,7 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
     def piece(p: tuple[int, Any]) -> ChunkOut:
         out = engine.evaluate_table(p[1], first_row=p[0])
         out.heads, out.other_queries = None, []  # (not part of the joined output: let go of at once)
-        if engine.qrels.n_queries >= 1 << 20:  # millions of judged queries: the piece's freed temporaries given
+        if engine.qrels.n_queries >= C.MILLIONS:  # millions of judged queries: the piece's freed temporaries given
             C.release_memory()  # back, so the outputs do not pile up between their holes (a few ms a piece)
         return out
 

@@ -682,17 +682,18 @@ _RANGE_BYTES = 1 << 16  # the smallest byte range of a TREC text file read by th
 _CHECKED_BLOCKS = 2
 
 
-def _repeated_query(q: pa.Array | pa.ChunkedArray, first: int = 4096) -> str | None:
+def _repeated_query(q: pa.Array | pa.ChunkedArray, first: int = 4096, starts: np.ndarray | None = None) -> str | None:
     """A query id found in two separate runs of rows of ``q``, or None when ``q`` is grouped by query.
 
     The ``first`` rows are looked at first: rows in any order repeat a query there already (and the
-    whole block's heads, a copy of every row's id, are then not made)."""
+    whole block's heads, a copy of every row's id, are then not made). ``starts``: ``query_starts(q)``,
+    when the caller has it."""
     q = q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q
     if len(q) > 2 * first:
         got = _repeated_query(q.slice(0, first), first)
         if got is not None:
             return got
-    heads = C.take(q, ints(query_starts(q)))
+    heads = C.take(q, ints(query_starts(q) if starts is None else starts))
     sig = _signatures(heads)
     order = np.argsort(sig)  # (equal signatures side by side, in any order: numpy's stable sort took 5x as long)
     dup = np.flatnonzero(sig[order][1:] == sig[order][:-1])

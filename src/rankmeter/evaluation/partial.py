@@ -146,7 +146,7 @@ class Accumulator:
         self.nojudg_examples = smallest(self.nojudg_examples + out.without_judgments_examples)
         self.extra_seen.update(out.extra_seen)
         self.dropped += out.dropped
-        if len(self.seen) >= 1 << 20:  # millions of judged queries: the chunk's freed temporaries given back,
+        if len(self.seen) >= C.MILLIONS:  # millions of judged queries: the chunk's freed temporaries given back,
             C.release_memory()  # so the next chunks' outputs do not pile up between their holes (a few ms)
 
     def _merge(self, states: Mapping[str, Any]) -> None:
