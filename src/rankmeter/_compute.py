@@ -115,7 +115,7 @@ def release_memory() -> None:
         pass
 
 
-def map_large_arrays(threshold: int = MILLIONS) -> None:
+def map_large_arrays(threshold: int = 1 << 20) -> None:  # (bytes)
     """From now on, give every allocation over ``threshold`` bytes a mapping of its own, handed back to the
     system when it is freed (glibc's ``M_MMAP_THRESHOLD``; a no-op where glibc is absent).
 

@@ -21,9 +21,9 @@ NO_BLAS_COMMANDS = frozenset({"evaluate", "trec_eval"})
 
 
 def one_blas_thread_for_commands(argv: list[str]) -> bool:
-    """Set ``OPENBLAS_NUM_THREADS=1`` and ``NUMPY_MADVISE_HUGEPAGE=0`` when ``argv`` is the executable
-    running one of :data:`NO_BLAS_COMMANDS`
-    and numpy has not loaded yet; whether it did.
+    """Set ``OPENBLAS_NUM_THREADS=1`` and ``NUMPY_MADVISE_HUGEPAGE=0``, and mark cloudpickle not importable,
+    when ``argv`` is the executable running one of :data:`NO_BLAS_COMMANDS` and numpy has not loaded yet
+    (see the module docstring); whether it did.
 
     >>> one_blas_thread_for_commands(["/usr/bin/python", "script.py"])
     False

@@ -577,7 +577,7 @@ def trec_columns(qrels: Any, table: Any, plan: Sequence[tuple[Any, tuple[Any, ..
     prep = prepared if prepared is not None else trec_plan(qrels, plan, opts)
     engine, specs, summed, walk, relstring = prep.engine, prep.specs, prep.summed, prep.walk, prep.relstring
     out = evaluate_table_in_chunks(engine, table)  # (chunks of whole queries, on both cores)
-    if table.num_rows >= 1 << 20:
+    if table.num_rows >= C.MILLIONS:
         C.release_memory()  # (the chunks' temporaries, kept by the allocators)
     # the ids stay an Arrow array; Python strings are made only for the queries that need them
     qarr = as_string_array(pa.array(out.queries, pa.string()) if isinstance(out.queries, list) else out.queries)

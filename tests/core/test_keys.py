@@ -157,7 +157,7 @@ def test_sort_codes_is_a_stable_argsort(codes) -> None:
 @given(rows=st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, -0.0, 1.0, 2.0, 3.0, -1.0, 0.5, 1e6])),
                      max_size=40))
 def test_grade_order_is_lexsort(rows) -> None:
-    from rankmeter.evaluation.core import grade_order
+    from rankmeter.data.order import grade_order
 
     rowq = np.array(sorted(q for q, _ in rows), dtype=np.int64)  # (judgments grouped by query)
     grades = np.array([g for _, g in rows], dtype=np.float64)

@@ -203,13 +203,13 @@ def slow_group_blocks(blocks: list[list[str]]) -> tuple[list[str], list[int], li
 
 
 @settings(max_examples=100)
-@given(st.lists(st.lists(st.sampled_from(IDS), max_size=15), min_size=1, max_size=6), st.integers(0, 6))
-def test_group_blocks_equals_a_stable_sort_of_the_joined_ids(blocks: list[list[str]], parts: int) -> None:
+@given(st.lists(st.lists(st.sampled_from(IDS), max_size=15), min_size=1, max_size=6), st.integers(0, 6), st.booleans())
+def test_group_blocks_equals_a_stable_sort_of_the_joined_ids(blocks: list[list[str]], parts: int, pooled: bool) -> None:
     cut = parts % (len(blocks) + 1)  # the blocks in two parts, each coded on its own (one part when cut is 0)
     coded = [pc.dictionary_encode(pa.chunked_array([pa.array(b, type=pa.string()) for b in blocks[a:b]],
                                                    type=pa.string()))  # (empty blocks and parts too)
              for a, b in ([(0, len(blocks))] if cut == 0 else [(0, cut), (cut, len(blocks))])]
-    if parts % 2:  # the chunks packed by a thread pool (as the regrouping engine does), in any order
+    if pooled:  # the chunks packed on a thread pool's threads, as the regrouping engine does
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(2) as pool:

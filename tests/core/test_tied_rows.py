@@ -56,3 +56,27 @@ def test_tied_rows_give_the_exact_values(case: dict[str, dict[str, list[Any]]], 
     for m in METRICS:
         assert fast.values[m].tobytes() == exact.values[m].tobytes(), m
     assert table.column("score").to_numpy().tobytes() == score_before
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=tied_runs())
+def test_columns_given_by_the_caller_are_not_written(case: dict[str, dict[str, list[Any]]]) -> None:
+    """evaluate_columns (the regrouping engine's route) takes writable score and signature arrays: the tie
+    move works on copies, and the values are evaluate_table's."""
+    from rankmeter.data.ids import string_signature
+
+    run, judged = case["run"], case["judged"]
+    engine = Engine(Qrels.from_columns(judged["query"], judged["item"], judged["grade"]), METRICS, queries="run")
+    table = pa.table({"query": pa.array(run["query"]), "item": pa.array(run["item"]),
+                      "score": pa.array(run["score"], pa.float64())})
+    starts = np.flatnonzero(np.r_[True, np.array(run["query"][1:]) != np.array(run["query"][:-1])])
+    heads = pa.array([run["query"][i] for i in starts])
+    lengths = np.diff(np.r_[starts, len(run["query"])])
+    score = np.array(run["score"], dtype=np.float64)
+    sig = string_signature(table.column("item"))
+    score_before, sig_before = score.tobytes(), sig.tobytes()
+    got = engine.evaluate_columns(heads, lengths, score, table.column("item"), np.arange(len(score)), sig)
+    want = engine.evaluate_table(table)
+    for m in METRICS:
+        assert got.values[m].tobytes() == want.values[m].tobytes(), m
+    assert score.tobytes() == score_before and sig.tobytes() == sig_before

@@ -37,7 +37,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .ids import distinct, ints, string_buffers, take_rows, to_numpy
 
-__all__ = ["code_ids", "group_blocks", "group_rows", "rank_order", "segment_order", "sort_codes"]
+__all__ = ["code_ids", "grade_order", "group_blocks", "group_rows", "rank_order", "segment_order", "sort_codes"]
 
 # lengths classes of a segmented sort: below this many distinct lengths each length is its own class
 # (no padding); above, lengths are padded up to a power of two (at most 2x the cells, ~log2(max) classes)
@@ -99,9 +99,10 @@ def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray) -> tuple
         perm = np.lexsort((-value, qcodes))
         q, v = qcodes[perm], value[perm]
         return perm, (q[1:] == q[:-1]) & (v[1:] == v[:-1])
-    grouped = bool((dq >= 0).all())
-    group = None if grouped else group_rows(qcodes)
-    q = qcodes if group is None else qcodes[group]
+    group: np.ndarray | None = None
+    q = qcodes
+    if not bool((dq >= 0).all()):
+        q, group = sort_codes(qcodes)
     v = value if group is None else value[group]
     bounds = np.flatnonzero(q[1:] != q[:-1]) + 1 if group is not None else np.flatnonzero(dq) + 1
     starts = np.concatenate(([0], bounds)).astype(np.int64)
@@ -118,33 +119,60 @@ def group_rows(qcodes: np.ndarray) -> np.ndarray:
     >>> group_rows(np.array([2, 0, 2, 1, 0])).tolist()
     [1, 4, 3, 0, 2]
     """
-    return sort_codes(qcodes)[1]
+    packed = _packed_sort(qcodes)
+    if packed is None:
+        return np.argsort(qcodes, kind="stable")
+    key, shift, _ = packed
+    key &= (1 << shift) - 1
+    return key
 
 
 def sort_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes sorted, and the stable order that sorts them (equal codes keep their input order).
-
-    Codes and row numbers packed in one 64-bit key are distinct, so numpy's fast unstable sort of
-    the keys gives the stable order, and the sorted codes come out of the keys' high bits (about 3x
-    faster than a stable argsort and a gather); too wide for 64 bits, a stable argsort.
+    """Integer codes sorted, and the stable order that sorts them (:func:`group_rows`), the sorted codes
+    taken from the same packed keys (about 3x faster than a stable argsort and a gather).
 
     >>> [a.tolist() for a in sort_codes(np.array([2, 0, 2, 1, 0]))]
     [[0, 0, 1, 2, 2], [1, 4, 3, 0, 2]]
     """
+    packed = _packed_sort(codes)
+    if packed is None:
+        order = np.argsort(codes, kind="stable")
+        return codes[order].astype(np.int64, copy=False), order
+    key, shift, lo = packed
+    order = key & ((1 << shift) - 1)
+    key >>= shift
+    key += lo
+    return key, order
+
+
+def _packed_sort(codes: np.ndarray) -> tuple[np.ndarray, int, int] | None:
+    """Each code (less the smallest, ``lo``) shifted left by ``shift`` bits and or-ed with its row, sorted:
+    distinct keys, so numpy's fast unstable sort gives the stable order; None when they do not fit 64 bits."""
     n = len(codes)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    lo, hi = int(codes.min()), int(codes.max())
+    lo, hi = (int(codes.min()), int(codes.max())) if n else (0, 0)
     shift = max(n - 1, 1).bit_length()
-    if (hi - lo).bit_length() + shift <= 63:
-        key = ((codes.astype(np.int64) - lo) << shift) | np.arange(n, dtype=np.int64)
-        key.sort()
-        order = key & ((1 << shift) - 1)
-        key >>= shift
-        key += lo
-        return key, order
-    order = np.argsort(codes, kind="stable")
-    return codes[order].astype(np.int64), order
+    if (hi - lo).bit_length() + shift > 63:
+        return None
+    key = ((codes.astype(np.int64) - lo) << shift) | np.arange(n, dtype=np.int64)
+    key.sort()
+    return key, shift, lo
+
+
+def grade_order(rowq: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """Judgments' rows by query, then grade descending, equal grades in row order: ``np.lexsort((-grades,
+    rowq))``, through :func:`group_rows` of one integer key where the grades are integers of a small range
+    (as nearly all are: 3-4x faster for 1M judgments).
+
+    >>> grade_order(np.array([0, 0, 0, 1, 1]), np.array([0.0, 2.0, 0.0, 1.0, 3.0])).tolist()
+    [1, 0, 2, 4, 3]
+    """
+    if len(grades):
+        lo, hi = float(grades.min()), float(grades.max())
+        if hi - lo < 1 << 16 and bool((grades == np.floor(grades)).all()):
+            key = rowq.astype(np.int64) * (int(hi - lo) + 1)
+            key += (hi - grades).astype(np.int64)  # (the highest grade first)
+            return group_rows(key)
+    return np.lexsort((-grades, rowq))
 
 
 def code_ids(ids: list[pa.Array], batch_rows: int = 1 << 24) -> list[pa.ChunkedArray]:
@@ -275,26 +303,25 @@ def group_blocks(coded: Sequence[pa.ChunkedArray],
             at += len(chunk)
 
     def pack(job: tuple[Any, np.ndarray | None, int, int]) -> np.ndarray:
-        """A chunk's codes (as the joined vocabulary's) packed with its rows into ``key``; its counts."""
+        """A chunk's codes (as the joined vocabulary's) packed with its rows into ``key``; its counts by its
+        part's codes."""
         chunk, to, size, at = job
         c = to_numpy(chunk.indices)
         m = len(c)
         part_key = key[at:at + m]
-        if to is None:
-            part_key[:] = c
-            counts = np.bincount(c, minlength=len(ids))
-        else:
-            part_key[:] = to[c]  # (indexing, then a copy: np.take with out= took several times as long)
-            counts = np.zeros(len(ids), dtype=np.int64)
-            counts[to] = np.bincount(c, minlength=size)  # (a part's ids are distinct: no index twice)
+        # (indexing, then a copy: np.take with out= took several times as long)
+        part_key[:] = c if to is None else to[c]
         if packed:
             np.left_shift(part_key, shift, out=part_key)
             np.bitwise_or(part_key, np.arange(at, at + m, dtype=np.int64), out=part_key)
-        return counts
+        return np.bincount(c, minlength=size)
 
     counts = np.zeros(len(ids), dtype=np.int64)
-    for got in map_(pack, jobs):
-        counts += got
+    for (_, to, _, _), got in zip(jobs, map_(pack, jobs), strict=True):
+        if to is None:
+            counts += got
+        else:
+            counts[to] += got  # (a part's ids are distinct: no index twice)
     if not packed:
         return ids, counts, np.argsort(key, kind="stable")
     key.sort()

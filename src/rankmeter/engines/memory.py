@@ -278,8 +278,10 @@ def evaluate_table_in_chunks(engine: Engine, table: Any, *, threads: int | None 
     q = q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q
     # a query in two places: one call (checked by sorted 64-bit signatures, not a hash table of every id,
     # which took about 230 MB for 2M one-item queries)
+    if _repeated_query(q.slice(0, 4096)) is not None:  # (rows in any order: seen in the first rows already)
+        return engine.evaluate_table(table)
     starts = query_starts(q)
-    if _repeated_query(q, starts=starts) is not None:
+    if _repeated_query(q, first=n, starts=starts) is not None:
         return engine.evaluate_table(table)
     bounds = np.append(starts, n)
     del starts
