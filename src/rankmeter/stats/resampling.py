@@ -357,9 +357,12 @@ def _intervals(boot: BootSums, *, confidence: float, method: str,
         p0 = (less + 0.5 * eq) / B
         ok = (p0 > 0) & (p0 < 1)
         z0 = special.ndtri(np.where(ok, p0, 0.5))
-        dev = data - data.mean(axis=0)
-        num = np.sum(dev**3, axis=0)
-        den = 6.0 * np.sum(dev**2, axis=0) ** 1.5
+        # each column's sums over its own contiguous row, so that its bits do not depend on how many columns
+        # are beside it (a sum down axis 0 adds row after row; one column alone is summed pairwise)
+        cols = np.ascontiguousarray(data.T)
+        dev = cols - cols.mean(axis=1, keepdims=True)
+        num = np.sum(dev**3, axis=1)
+        den = 6.0 * np.sum(dev**2, axis=1) ** 1.5
         acc = np.divide(num, den, out=np.zeros(k), where=den > 0)
         za, zb = special.ndtri(alpha / 2), special.ndtri(1 - alpha / 2)
         d_lo = 1 - acc * (z0 + za)
