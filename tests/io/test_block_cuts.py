@@ -48,17 +48,3 @@ def test_query_spans_cover_the_file_and_end_where_queries_end(tmp_path_factory, 
     firsts = {len("".join(lines[:sum(sizes[:q])]).encode()) for q in range(len(sizes))}  # each query's first line
     for a, _ in spans[1:]:
         assert a in starts and a in firsts  # a range starts at the first line of a query
-
-
-def test_the_last_ranges_are_smaller(tmp_path) -> None:
-    # the last two ranges' bytes come in quarter ranges: the workers finish together
-    data = "".join(f"q{q} Q0 d{i} {i + 1} {9 - i} t\n" for q in range(400) for i in range(5)).encode()
-    path = tmp_path / "run.txt"
-    path.write_bytes(data)
-    spans = list(open_run_blocks(path).query_spans(4096))
-    sizes = [b - a for a, b in spans]
-    assert spans[0][0] == 0 and spans[-1][1] == len(data)
-    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
-    tail = [i for i, (a, _) in enumerate(spans) if len(data) - a < 2 * 4096]
-    assert len(tail) >= 6 and max(sizes[i] for i in tail) <= 1024 + 200  # (a range ends where a query ends)
-    assert min(sizes[:tail[0]]) > 3500

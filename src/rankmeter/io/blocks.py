@@ -252,25 +252,21 @@ class RunBlocks:
 
         Only the last bytes before a range's nominal end are read here, to find the start of its last
         query's first line; a query longer than the range makes the range longer. (A file not grouped by
-        query still gives every row once.) The last two ranges' bytes come in ranges of a quarter of the
-        size, so that the workers finish together (the last range is not left to one of them alone).
+        query still gives every row once.)
         """
         assert self.format == "trec" and self.input.plain_file
         self.input.check_lines()
-        return self._spans(size, by_query=True, taper=True)
+        return self._spans(size, by_query=True)
 
-    def _spans(self, size: int, by_query: bool, taper: bool = False) -> Iterator[tuple[int, int]]:
+    def _spans(self, size: int, by_query: bool) -> Iterator[tuple[int, int]]:
         """Consecutive byte ranges of a regular file of about ``size`` bytes, each ending at a line end (or,
-        ``by_query``, where a query ends); a line or query longer than ``size`` makes its range longer.
-        ``taper``: ranges of a quarter of ``size`` in the file's last ``2 * size`` bytes."""
+        ``by_query``, where a query ends); a line or query longer than ``size`` makes its range longer."""
         path = self.input.path
         assert path is not None
         start = 0
         with open(path, "rb") as fh:
             total = os.fstat(fh.fileno()).st_size
             while start < total:
-                if taper and total - start < 2 * size:
-                    size, taper = max(size // 4, 1), False
                 end = min(start + size, total)
                 if end < total:
                     cut = _last_line_end(fh, start, end, total)
