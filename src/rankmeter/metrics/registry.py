@@ -30,7 +30,6 @@ an error, two spellings of one metric are both kept under their own keys).
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
@@ -472,6 +471,8 @@ def get_spec(name: str) -> MetricSpec:
 
 
 def _unknown(name: str) -> str:
+    import difflib  # (an error's hint only: not loaded by every start, ~1 ms)
+
     names = sorted(set(_REGISTRY) | set(_ALIASES) | set(_TREC))
     close = difflib.get_close_matches(name.lower(), names, n=4, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `rankmeter metrics` lists them"
