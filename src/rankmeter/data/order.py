@@ -45,13 +45,16 @@ _EXACT_CLASSES = 16
 
 
 def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.ChunkedArray,
-               item_rows: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
+               item_rows: np.ndarray | None = None,
+               starts: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
 
     Also returns, when the rows were in order but for some ties, the positions of the
     tied rows (the only ones the permutation may move), else None. Row i's item id is
     ``items[i]``, or ``items[item_rows[i]]`` when ``item_rows`` is given (rows gathered
-    from a larger run whose ids are not copied).
+    from a larger run whose ids are not copied). ``starts``: each query's first row, when
+    the caller knows them (``qcodes`` ascending, every query at least one row): they are
+    then not found again.
 
     Sorting numbers is cheap; comparing ids is not. So rows are ordered by (query,
     value) with numpy (a per-query sort, :func:`segment_order`), and only the rows
@@ -68,7 +71,7 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.Chunk
         perm = None
         same = same_q & (after == before)
     else:
-        perm, same = _score_order(qcodes, value, dq)
+        perm, same = _score_order(qcodes, value, dq, starts)
     starts = np.flatnonzero(same)  # row i + 1 ties with row i
     if not len(starts):
         return perm, None
@@ -93,8 +96,10 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.Chunk
     return perm, None
 
 
-def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A permutation to (query asc, value desc), equal rows in any order, and where row i + 1 ties with row i."""
+def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray,
+                 starts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A permutation to (query asc, value desc), equal rows in any order, and where row i + 1 ties with row i
+    (``starts``: each query's first row, as :func:`rank_order`'s)."""
     if not bool(np.isfinite(value).all()):  # the readers refuse these; the plain two-key sort keeps them right
         perm = np.lexsort((-value, qcodes))
         q, v = qcodes[perm], value[perm]
@@ -104,8 +109,11 @@ def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray) -> tuple
     if not bool((dq >= 0).all()):
         q, group = sort_codes(qcodes)
     v = value if group is None else value[group]
-    bounds = np.flatnonzero(q[1:] != q[:-1]) + 1 if group is not None else np.flatnonzero(dq) + 1
-    starts = np.concatenate(([0], bounds)).astype(np.int64)
+    if group is None and starts is not None:
+        bounds = starts[1:]
+    else:
+        bounds = np.flatnonzero(q[1:] != q[:-1]) + 1 if group is not None else np.flatnonzero(dq) + 1
+        starts = np.concatenate(([0], bounds)).astype(np.int64)
     within = segment_order(-v, starts)
     vs = v[within]
     same = vs[1:] == vs[:-1]
