@@ -42,12 +42,17 @@ class _Busy:
                 self.now -= 1
 
 
-def test_while_the_judgments_load_one_worker_fewer_parses(tmp_path, monkeypatch) -> None:
+def _counted(tmp_path, monkeypatch, threads: int, block_bytes: int):
+    """The files, and their ranges being parsed ahead on ``threads`` workers, each parse counted."""
     qrels, run = _run_file(tmp_path)
     busy = _Busy(stream._ParallelText._parse)
     monkeypatch.setattr(stream._ParallelText, "_parse", lambda par, a, b: busy(par, a, b))
-    src = stream._open_source(run, "auto", "score", {})
-    par = stream._ParallelText(src, threads=3, block_bytes=2048)
+    par = stream._ParallelText(stream._open_source(run, "auto", "score", {}), threads=threads, block_bytes=block_bytes)
+    return qrels, run, busy, par
+
+
+def test_while_the_judgments_load_one_worker_fewer_parses(tmp_path, monkeypatch) -> None:
+    qrels, run, busy, par = _counted(tmp_path, monkeypatch, threads=3, block_bytes=2048)
     time.sleep(0.1)  # (the judgments "load": the workers parse some ranges ahead meanwhile)
     engine = Engine(rankmeter.read_qrels(qrels), ["ndcg@10", "ap"])
     busy.engine_in = True
@@ -62,11 +67,7 @@ def test_while_the_judgments_load_one_worker_fewer_parses(tmp_path, monkeypatch)
 
 
 def test_judgments_that_fail_release_the_waiting_workers(tmp_path, monkeypatch) -> None:
-    _, run = _run_file(tmp_path)
-    busy = _Busy(stream._ParallelText._parse)
-    monkeypatch.setattr(stream._ParallelText, "_parse", lambda par, a, b: busy(par, a, b))
-    src = stream._open_source(run, "auto", "score", {})
-    par = stream._ParallelText(src, threads=2, block_bytes=1024)
+    _, _, busy, par = _counted(tmp_path, monkeypatch, threads=2, block_bytes=1024)
     time.sleep(0.05)
     busy.engine_in = True
     done = threading.Event()
