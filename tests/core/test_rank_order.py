@@ -75,7 +75,7 @@ def _check(qcodes: np.ndarray, value: np.ndarray, items: pa.Array) -> None:
             np.testing.assert_array_equal(g, w)
     if len(qcodes) > 1 and bool((np.diff(qcodes) >= 0).all()):  # grouped: the queries' first rows given
         starts = np.flatnonzero(np.concatenate(([True], qcodes[1:] != qcodes[:-1])))
-        for g, w in zip(rank_order(qcodes, value, items, starts=starts), want, strict=True):
+        for g, w in zip(rank_order(qcodes, value, items, query_starts=starts), want, strict=True):
             assert (g is None) == (w is None)
             if g is not None:
                 np.testing.assert_array_equal(g, w)

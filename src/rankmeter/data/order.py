@@ -46,13 +46,13 @@ _EXACT_CLASSES = 16
 
 def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.ChunkedArray,
                item_rows: np.ndarray | None = None,
-               starts: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
+               query_starts: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
 
     Also returns, when the rows were in order but for some ties, the positions of the
     tied rows (the only ones the permutation may move), else None. Row i's item id is
     ``items[i]``, or ``items[item_rows[i]]`` when ``item_rows`` is given (rows gathered
-    from a larger run whose ids are not copied). ``starts``: each query's first row, when
+    from a larger run whose ids are not copied). ``query_starts``: each query's first row, when
     the caller knows them (``qcodes`` ascending, every query at least one row): they are
     then not found again.
 
@@ -71,7 +71,7 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.Chunk
         perm = None
         same = same_q & (after == before)
     else:
-        perm, same = _score_order(qcodes, value, dq, starts)
+        perm, same = _score_order(qcodes, value, dq, query_starts)
     starts = np.flatnonzero(same)  # row i + 1 ties with row i
     if not len(starts):
         return perm, None

@@ -631,7 +631,7 @@ class Engine:
         qi = np.repeat(np.arange(nq, dtype=np.int64), lengths)
 
         # rank order: the tie rule (rankmeter.data.order)
-        perm, moved = rank_order(qi, score, items, item_rows, starts=offsets[:-1])
+        perm, moved = rank_order(qi, score, items, item_rows, query_starts=offsets[:-1])
         # the ids stay in table order (no copy of the strings): ``ids(rows)`` takes ranked rows' ids from it
         own_sig = sig is None or int_ids is not None  # (made here: written in place; a caller's is copied first)
         if int_ids is not None:  # (their own bits, so that ``int_ids`` can be read back from the ranked ``sig``)
