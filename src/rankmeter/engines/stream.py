@@ -457,7 +457,6 @@ def _cleanup_on_sigterm() -> Iterator[None]:
     files) and then ends the process with the usual status; restored afterwards. Only the main
     thread can set signal handlers: elsewhere this does nothing."""
     import signal
-    import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -624,7 +623,6 @@ class _Prefetch:
 
     def __init__(self, items: Iterable[Any], depth: int = 2) -> None:
         import queue
-        import threading
 
         self._items = items
         self._queue: Any = queue.Queue(maxsize=depth)
@@ -735,7 +733,7 @@ class _ParallelText:
         self.taken = 0  # how many of them :meth:`run` took out of ``pending``
         self.not_grouped = False  # a query found in two places: blocks are parsed, no longer evaluated
         # parsed ahead while the judgments load: about 192 MB of text (and at least 5 blocks), so that the
-        # workers are still busy when the engine is ready (a 1M-line judgment file takes ~0.5 s to load)
+        # workers are still busy when the engine is ready (a 1M-line judgment file takes ~0.2 s to load)
         self.limit = threads + max(5, (192 << 20) // max(block_bytes, 1))
         self._turn = threading.Condition()  # parses while the judgments load: at most threads - 1 at once
         self._parsing = 0
@@ -764,8 +762,10 @@ class _ParallelText:
         finally:
             data.release()  # (the parse copied what it keeps)
 
-    def _parse_ahead(self, start: int, end: int) -> tuple[pa.Table, Any]:
+    def _parse_in_turn(self, start: int, end: int) -> tuple[pa.Table, Any]:
         """:meth:`_parse`, waiting for a turn while the judgments load (every worker may parse once they are in)."""
+        if self.engine.done():
+            return self._parse(start, end)
         with self._turn:
             while self._parsing >= max(1, self.threads - 1) and not self.engine.done():
                 self._turn.wait()
@@ -778,7 +778,7 @@ class _ParallelText:
                 self._turn.notify()
 
     def _task(self, start: int, end: int, check: bool = False) -> Any:
-        table, parsed = self._parse(start, end) if self.engine.done() else self._parse_ahead(start, end)
+        table, parsed = self._parse_in_turn(start, end)
         if check and table.num_rows and _repeated_query(table.column("query")) is not None:
             self.not_grouped = True  # a query in two places of one block: the file is not grouped, stop at once
         if self.not_grouped or not self.engine.done():  # the judgments are still loading (or the rows are to be
