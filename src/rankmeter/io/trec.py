@@ -498,7 +498,7 @@ def _direct(inp: Input, kind: str, comments: bool, rank: bool) -> TrecText | Non
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         if mm[:3] == _BOM:
             return None
-        table = _quick(mm, kind, comments, rank, path)
+        table = _quick(MappedSpan(mm, 0, len(mm)), kind, comments, rank, path)  # (its scans let go of the GIL)
     if table is None:
         return None
     return TrecText(table, 0, inp.name, 1, _load=path.read_bytes, _plain=True)
