@@ -88,12 +88,12 @@ def _libc() -> Any:
     it ~3.5 ms a range, and the other worker's Python (the evaluation) waited. Measured on 2 cores, 10M
     lines: the workers' time off the CPU 0.14 -> 0.09 s, the job 0.91 -> 0.88 s.
     """
-    import ctypes
-
     try:
+        import ctypes
+
         lib = ctypes.CDLL(None)
         memchr, madvise = lib.memchr, lib.madvise
-    except (OSError, AttributeError, TypeError):
+    except (ImportError, OSError, AttributeError, TypeError):  # (a Python without ctypes; Windows)
         return None
     memchr.restype = ctypes.c_void_p
     memchr.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
