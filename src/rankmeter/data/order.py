@@ -109,11 +109,10 @@ def _score_order(qcodes: np.ndarray, value: np.ndarray, dq: np.ndarray,
     if not bool((dq >= 0).all()):
         q, group = sort_codes(qcodes)
     v = value if group is None else value[group]
-    if group is None and starts is not None:
-        bounds = starts[1:]
-    else:
-        bounds = np.flatnonzero(q[1:] != q[:-1]) + 1 if group is not None else np.flatnonzero(dq) + 1
-        starts = np.concatenate(([0], bounds)).astype(np.int64)
+    if group is not None or starts is None:  # (the caller's first rows are of the rows as given)
+        change = np.flatnonzero(q[1:] != q[:-1]) + 1 if group is not None else np.flatnonzero(dq) + 1
+        starts = np.concatenate(([0], change)).astype(np.int64)
+    bounds = starts[1:]
     within = segment_order(-v, starts)
     vs = v[within]
     same = vs[1:] == vs[:-1]

@@ -27,7 +27,7 @@ from .ids import (
 )
 from .order import rank_order
 from .qrels import _check_no_nulls, _dedupe, _float_column
-from .table import Grouped, RowError, duplicate_rows, may_repeat
+from .table import Grouped, RowError, duplicate_rows, may_repeat, positions
 
 __all__ = ["Run", "rank_values"]
 
@@ -152,7 +152,7 @@ class Run(Grouped):
                 return cls._without_repeats(qarr, iarr, scores, ranks if order == "rank" else None,
                                             order, duplicates, keys, dups)
         if scores is None:
-            scores = -_positions(offsets).astype(np.float64)
+            scores = -positions(offsets).astype(np.float64)
         elif perm is not None and (moved is None or order != "score"):
             scores = scores[perm]  # (rows tied on their score need not move it)
         run = cls(
@@ -210,7 +210,7 @@ class Run(Grouped):
                 "query": C.take(self.query_ids, ints(self.row_queries())),
                 "item": self.item_rows,
                 "score": self.scores,
-                "rank": _positions(self.offsets),
+                "rank": positions(self.offsets),
             }
         )
 
@@ -288,13 +288,6 @@ def _check_finite(values: np.ndarray, name: str) -> None:
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         raise RowError(int(bad[0]), f"{name} is not a finite number ({values[bad[0]]})")
-
-
-def _positions(offsets: np.ndarray) -> np.ndarray:
-    """1-based position of every row within its query."""
-    n = int(offsets[-1]) if len(offsets) else 0
-    lengths = np.diff(offsets)
-    return cast(np.ndarray, np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths))
 
 
 def _duplicates(keys: np.ndarray) -> np.ndarray:

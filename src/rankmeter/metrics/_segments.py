@@ -12,6 +12,8 @@ from typing import cast
 
 import numpy as np
 
+from ..data.table import positions, row_segments  # (the one implementation: the data layer's)
+
 __all__ = [
     "seg_sum",
     "seg_min",
@@ -51,19 +53,6 @@ def seg_count_cumsum(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     lengths = np.diff(offsets)
     before = np.concatenate(([0], c))[offsets[:-1]]
     return cast(np.ndarray, c - np.repeat(before, lengths))
-
-
-def positions(offsets: np.ndarray) -> np.ndarray:
-    """1-based position of each row within its segment."""
-    n = int(offsets[-1])
-    lengths = np.diff(offsets)
-    return cast(np.ndarray, np.arange(1, n + 1, dtype=np.int64) - np.repeat(offsets[:-1], lengths))
-
-
-def row_segments(offsets: np.ndarray) -> np.ndarray:
-    """Segment index of each row."""
-    lengths = np.diff(offsets)
-    return np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
 
 
 def seg_first_true(flags: np.ndarray, pos: np.ndarray, offsets: np.ndarray) -> np.ndarray:
