@@ -255,3 +255,50 @@ def test_code_ids_equals_arrow_dictionary_encode(chunks: list[list[str]], short:
     if any(chunks):  # and group_blocks joins the batches' dictionaries
         ids, counts, rows = group_blocks(got)
         assert (ids.to_pylist(), counts.tolist(), rows.tolist()) == slow_group_blocks(chunks)
+
+
+SHORT_IDS = ["d", "d1", "d10", "d100", "d2", "D", "1", "10", "é", "e", "12345678"]  # short: 1 to 8 bytes
+
+
+@settings(max_examples=120)
+@given(runs(), st.data())
+def test_ties_broken_on_words_as_on_the_ids(run: tuple[np.ndarray, np.ndarray, pa.Array], data: st.DataObject) -> None:
+    # short ids given as their words (rankmeter.data.words) are ranked as the ids themselves
+    from rankmeter.data.words import id_words
+
+    q, value, _ = run
+    items = pa.array([data.draw(st.sampled_from(SHORT_IDS)) for _ in range(len(q))], type=pa.string())
+    got = rank_order(q, value, id_words(items))
+    want = rank_order(q, value, items)
+    for g, w in zip(got, want, strict=True):
+        assert (g is None) == (w is None)
+        if g is not None:
+            np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=100)
+@given(st.lists(st.lists(st.sampled_from(IDS), max_size=15), min_size=1, max_size=6), st.integers(0, 6),
+       st.lists(st.integers(0, 40), min_size=6, max_size=6), st.booleans())
+def test_group_blocks_numbers_the_rows_as_told(blocks: list[list[str]], parts: int, gaps: list[int],
+                                                 far: bool) -> None:
+    # chunks laid out with room between them (rows_at: each non-empty chunk's first row's number): the rows
+    # are those numbers; far numbers leave no room to pack the keys (the stable argsort then)
+    cut = parts % (len(blocks) + 1)
+    coded = [pc.dictionary_encode(pa.chunked_array([pa.array(b, type=pa.string()) for b in blocks[a:b]],
+                                                   type=pa.string()))
+             for a, b in ([(0, len(blocks))] if cut == 0 else [(0, cut), (cut, len(blocks))])]
+    full = [b for b in blocks if b]
+    if not full:
+        return
+    starts, at = [], (1 << 60) if far else 0
+    for b, gap in zip(full, gaps, strict=False):
+        starts.append(at + gap)
+        at += gap + len(b)
+    number = [s + i for s, b in zip(starts, full, strict=True) for i in range(len(b))]  # each row's number
+    key = np.full(len(number), -1, dtype=np.int64)  # (the caller's memory)
+    ids, counts, rows = group_blocks(coded, key=key, rows_at=starts)
+    want_ids, want_counts, want_rows = slow_group_blocks(blocks)
+    assert (ids.to_pylist(), counts.tolist()) == (want_ids, want_counts)
+    assert rows.tolist() == [number[r] for r in want_rows]
+    if not far:
+        assert rows is key  # (packed and sorted in the memory given)

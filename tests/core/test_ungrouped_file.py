@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter._errors import InputError
-from rankmeter.engines import memory, stream
+from rankmeter.engines import memory, regroup, stream
 from rankmeter.evaluation import Engine
 
 METRICS = ["ndcg@10", "ap", "rr", "P@5", "catalog_coverage@10"]
@@ -61,15 +61,16 @@ def test_a_shuffled_run_file_equals_the_run_read_whole(tmp_path, monkeypatch, th
     assert any("comment" in n for n in got.notes)
 
 
-def test_a_repeated_item_in_a_shuffled_file_names_its_line(tmp_path) -> None:
+@pytest.mark.parametrize("doc", ["d", "document-number-"])  # short ids (laid out as words), long ones (text)
+def test_a_repeated_item_in_a_shuffled_file_names_its_line(tmp_path, doc) -> None:
     rng = np.random.default_rng(5)
-    lines = [f"q{q} Q0 d{i} 0 {rng.random():.3f} t\n" for q in range(40) for i in range(20)]
+    lines = [f"q{q} Q0 {doc}{i} 0 {rng.random():.3f} t\n" for q in range(40) for i in range(20)]
     rng.shuffle(lines)
-    lines.insert(700, "q3 Q0 d7 0 0.5 t\n")  # q3's d7 twice: line 701 is the repeat
+    lines.insert(700, f"q3 Q0 {doc}7 0 0.5 t\n")  # q3's 7th item twice: line 701 is the repeat
     (tmp_path / "run.txt").write_text("".join(lines))
-    (tmp_path / "qrels.txt").write_text("".join(f"q{q} 0 d1 1\n" for q in range(40)))
-    first = 1 + next(i for i, line in enumerate(lines) if line.startswith("q3 Q0 d7 "))
-    second = 1 + max(i for i, line in enumerate(lines) if line.startswith("q3 Q0 d7 "))
+    (tmp_path / "qrels.txt").write_text("".join(f"q{q} 0 {doc}1 1\n" for q in range(40)))
+    first = 1 + next(i for i, line in enumerate(lines) if line.startswith(f"q3 Q0 {doc}7 "))
+    second = 1 + max(i for i, line in enumerate(lines) if line.startswith(f"q3 Q0 {doc}7 "))
     with pytest.raises(InputError) as info:
         rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10"], threads=2)
     text = str(info.value)
@@ -94,6 +95,7 @@ def test_a_duplicates_policy_on_a_shuffled_file(tmp_path, duplicates) -> None:
 
 QIDS = ["q", "q1", "q10", "q2", "Q1", "é", "1", "10"]  # prefixes of each other
 DIDS = ["d", "d1", "d10", "d100", "d2", "D", "1", "é"]
+LONG = ["a-query-of-many-bytes", "12345678", "123456789"]  # ids of 8 bytes and more: not laid out as words
 
 
 def _write(path, lines: list[str]) -> None:
@@ -104,10 +106,13 @@ def _write(path, lines: list[str]) -> None:
 def _runs(draw: st.DrawFn) -> tuple[list[str], list[str]]:
     """Run lines in any order (ties, one-row queries, ids that are prefixes of each other) and judgments
     (some queries of the run without any, or without a relevant one; a judged query not in the run)."""
-    queries = draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=len(QIDS), unique=True))
+    long = draw(st.booleans())  # some ids of more than 8 bytes: the text route, or a range laid out as text again
+    queries = draw(st.lists(st.sampled_from(QIDS + LONG if long else QIDS), min_size=1, max_size=len(QIDS),
+                            unique=True))
     lines, judged = [], ["q99 0 d 1\n"]
     for q in queries:
-        items = draw(st.lists(st.sampled_from(DIDS), min_size=1, max_size=len(DIDS), unique=True))
+        items = draw(st.lists(st.sampled_from(DIDS + LONG if long else DIDS), min_size=1, max_size=len(DIDS),
+                              unique=True))
         for d in items:
             score = draw(st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0]) | st.floats(-1e6, 1e6, width=32))
             lines.append(f"{q} Q0 {d} 0 {score!r} t\n")
@@ -142,18 +147,20 @@ def test_a_run_in_any_order_equals_the_run_read_whole(tmp_path, run, threads, ch
     assert got.coverage == want.coverage
 
 
-@pytest.mark.parametrize("joined", [True, False])
-def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch, joined) -> None:
+@pytest.mark.parametrize("route", ["words", "joined", "ranges"])
+def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch, route) -> None:
     # the first ranges are grouped (checked, evaluated), a later one repeats a query: the ranges evaluated
     # already are parsed again, the ones parsed are not, and the result is the one of the run read whole
-    # (the item ids joined into one array, or, as when they hold 2 GB, left in the ranges' arrays)
-    if not joined:
-        monkeypatch.setattr(stream, "_JOINED_IDS_BYTES", 0)
+    # (short ids laid out as words; longer ones: the item ids joined into one array, or, as when they hold
+    # 2 GB, left in the ranges' arrays)
+    if route == "ranges":
+        monkeypatch.setattr(regroup, "_JOINED_IDS_BYTES", 0)
+    doc = "d" if route == "words" else "document-"
     rng = np.random.default_rng(7)
-    lines = [f"q{q} Q0 d{i} 0 {rng.integers(0, 9) / 2} t\n" for q in range(80) for i in range(12)]
-    lines.append("q3 Q0 d99 0 0.25 t\n")
+    lines = [f"q{q} Q0 {doc}{i} 0 {rng.integers(0, 9) / 2} t\n" for q in range(80) for i in range(12)]
+    lines.append(f"q3 Q0 {doc}99 0 0.25 t\n")
     _write(tmp_path / "run.txt", lines)
-    _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} {1 + i % 4}\n" for q in range(80) for i in range(0, 12, 3)])
+    _write(tmp_path / "qrels.txt", [f"q{q} 0 {doc}{i} {1 + i % 4}\n" for q in range(80) for i in range(0, 12, 3)])
     monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 40)
     monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
     parses = []
@@ -164,11 +171,55 @@ def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch, j
         return real(self, start, end)
 
     monkeypatch.setattr(stream._ParallelText, "_parse", spy)
+    routes = _spy_routes(monkeypatch)
     got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", METRICS[:4], threads=2)
     want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt"), METRICS[:4])
     _same(got, want)
     assert len(parses) > len(set(parses))  # some ranges (the ones evaluated) parsed twice
     assert len(set(parses)) >= 8  # (ranges of about 2 KB)
+    assert routes == ["_evaluate_laid" if route == "words" else "_evaluate_coded"]
+
+
+def _spy_routes(monkeypatch) -> list[str]:
+    """The names of the regrouping routes taken, in a list filled as they are."""
+    taken: list[str] = []
+    for name in ("_evaluate_laid", "_evaluate_coded", "_evaluate_taken"):
+        real = getattr(regroup, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            taken.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(regroup, name, spy)
+    return taken
+
+
+@pytest.mark.parametrize("why", ["a long id late", "no room"])
+def test_ranges_laid_out_as_words_are_tables_again_when_one_cannot_be(tmp_path, monkeypatch, why) -> None:
+    # every range but a late one has short ids (laid out as words by its worker); the late one holds an id of
+    # more than 8 bytes (or no range has room for its rows): the ranges laid out become tables again (exact),
+    # and the rows take the text route, with the result of the run read whole
+    rng = np.random.default_rng(11)
+    lines = [f"q{q} Q0 d{i} 0 {rng.integers(0, 9) / 2} t\n" for q in range(50) for i in range(16)]
+    rng.shuffle(lines)
+    if why == "a long id late":
+        lines.insert(760, "q7 Q0 a-document-of-many-bytes 0 1.5 t\n")
+    else:
+        monkeypatch.setattr(regroup, "_LINE_BYTES", 1 << 20)
+    _write(tmp_path / "run.txt", lines)
+    _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} {i % 3}\n" for q in range(50) for i in range(0, 16, 3)]
+           + ["q7 0 a-document-of-many-bytes 2\n"])
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 60)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    made = []
+    real = regroup._Slots.table
+    monkeypatch.setattr(regroup._Slots, "table", lambda self, laid: made.append(laid) or real(self, laid))
+    routes = _spy_routes(monkeypatch)
+    got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", METRICS, threads=2, context=CTX)
+    want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt"), METRICS, context=CTX)
+    _same(got, want)
+    assert routes == ["_evaluate_coded"]
+    assert (len(made) >= 3) if why == "a long id late" else not made  # (ranges of about 3 KB: 5 of them)
 
 
 def test_a_rank_column_in_a_shuffled_file(tmp_path, monkeypatch) -> None:

@@ -35,7 +35,8 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _compute as C
-from .ids import distinct, ints, string_buffers, take_rows, to_numpy
+from .ids import distinct, ints, take_rows, to_numpy
+from .words import id_words, short_ids, word_order, words_text
 
 __all__ = ["code_ids", "grade_order", "group_blocks", "group_rows", "rank_order", "segment_order", "sort_codes"]
 
@@ -44,7 +45,7 @@ __all__ = ["code_ids", "grade_order", "group_blocks", "group_rows", "rank_order"
 _EXACT_CLASSES = 16
 
 
-def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.ChunkedArray,
+def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.ChunkedArray | np.ndarray,
                item_rows: np.ndarray | None = None,
                query_starts: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Permutation to (query asc, value desc, item id desc by bytes), or None if already so.
@@ -52,7 +53,8 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.Chunk
     Also returns, when the rows were in order but for some ties, the positions of the
     tied rows (the only ones the permutation may move), else None. Row i's item id is
     ``items[i]``, or ``items[item_rows[i]]`` when ``item_rows`` is given (rows gathered
-    from a larger run whose ids are not copied). ``query_starts``: each query's first row, when
+    from a larger run whose ids are not copied); ``items`` as a numpy array: the ids'
+    words (:mod:`rankmeter.data.words`, short ids only). ``query_starts``: each query's first row, when
     the caller knows them (``qcodes`` ascending, every query at least one row): they are
     then not found again.
 
@@ -80,12 +82,16 @@ def rank_order(qcodes: np.ndarray, value: np.ndarray, items: pa.Array | pa.Chunk
     rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
     group = np.cumsum(~((rows > 0) & same[np.maximum(rows - 1, 0)]))  # a new group unless tied to the row above
     src = rows if perm is None else perm[rows]
-    tied = take_rows(items, src if item_rows is None else item_rows[src])
-    if pa.types.is_integer(tied.type):  # integer ids compare as their decimal text
-        tied = C.cast(tied, pa.string())
-    sub = pa.table({"g": ints(group), "item": tied, "row": ints(src)})
-    # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order; equal ids keep their input order
-    within = to_numpy(C.sort_indices(sub, [("g", "ascending"), ("item", "descending"), ("row", "ascending")]))
+    at = src if item_rows is None else item_rows[src]
+    if isinstance(items, np.ndarray):  # short ids' words: their bytes' order is the swapped words' (descending:
+        within = np.lexsort((src, ~word_order(items[at]), group))  # the complement's ascending)
+    else:
+        tied = take_rows(items, at)
+        if pa.types.is_integer(tied.type):  # integer ids compare as their decimal text
+            tied = C.cast(tied, pa.string())
+        sub = pa.table({"g": ints(group), "item": tied, "row": ints(src)})
+        # Arrow compares strings by their UTF-8 bytes, trec_eval's strcmp order; equal ids keep their input order
+        within = to_numpy(C.sort_indices(sub, [("g", "ascending"), ("item", "descending"), ("row", "ascending")]))
     if perm is None:
         if bool((within == np.arange(len(rows))).all()):
             return None, None  # the ties are in order already
@@ -185,16 +191,15 @@ def grade_order(rowq: np.ndarray, grades: np.ndarray) -> np.ndarray:
 def code_ids(ids: list[pa.Array], batch_rows: int = 1 << 24) -> list[pa.ChunkedArray]:
     """Arrow's ``dictionary_encode`` of text chunks, in batches of whole chunks of about ``batch_rows``
     ids (each batch a dictionary of its own, ids in order of first appearance: :func:`group_blocks`
-    joins them), at about half its cost where every id is at most 8 bytes long and none holds a
-    zero byte: each id is then read as the 8-byte number of its bytes, zero-padded (one id, one
-    number: exact, no signature), and the numbers are coded, then the dictionary made text again.
-    The list is emptied, each chunk let go of once read (a batch's numbers take its text's place).
+    joins them), at about half its cost where every id is short (:mod:`rankmeter.data.words`): the
+    ids' words are then coded (:func:`code_words`).
+    The list is emptied, each chunk let go of once read (a batch's words take its text's place).
 
     >>> coded = code_ids([pa.array(["q10", "q1"]), pa.array(["q1", "q10", "é"])])
     >>> [c.indices.to_pylist() for c in coded[0].chunks], coded[0].chunks[-1].dictionary.to_pylist()
     ([[0, 1], [1, 0, 2]], ['q10', 'q1', 'é'])
     """
-    short = all(_short_ids(a) for a in ids)
+    short = all(short_ids(a) for a in ids)
     out: list[pa.ChunkedArray] = []
     while ids:
         batch: list[pa.Array] = []
@@ -202,73 +207,41 @@ def code_ids(ids: list[pa.Array], batch_rows: int = 1 << 24) -> list[pa.ChunkedA
         while ids and (not batch or rows + len(ids[0]) <= batch_rows):
             batch.append(ids.pop(0))
             rows += len(batch[-1])
-        out.append(_code_words(batch) if short and rows else
-                   cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(batch, pa.string()))))
+        if short and rows:
+            words: list[pa.Array] = []
+            while batch:
+                a = batch.pop(0)
+                # (from Arrow's pool, which has the memory of the text let go of just before)
+                buf = pa.allocate_buffer(8 * len(a))
+                id_words(a, np.frombuffer(buf, dtype=np.uint64))
+                words.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, buf]))
+                del a, buf
+            out.append(code_words(words))
+        else:
+            out.append(cast(pa.ChunkedArray, C.dictionary_encode(pa.chunked_array(batch, pa.string()))))
     return out
 
 
-def _code_words(ids: list[pa.Array]) -> pa.ChunkedArray:
-    """:func:`code_ids` of one batch of ids of :func:`_short_ids`, through their 8-byte numbers."""
-    chunks: list[pa.Array] = []
-    while ids:
-        a = ids.pop(0)
-        # (from Arrow's pool, which has the memory of the text let go of just before)
-        buf = pa.allocate_buffer(8 * len(a))
-        _id_words(a, np.frombuffer(buf, dtype=np.uint64))
-        chunks.append(pa.Array.from_buffers(pa.uint64(), len(a), [None, buf]))
-        del a, buf
-    coded = C.dictionary_encode(pa.chunked_array(chunks, pa.uint64()))
-    del chunks
+def code_words(words: list[pa.Array]) -> pa.ChunkedArray:
+    """Arrow's ``dictionary_encode`` of short ids given as their words (chunks of uint64, emptied here), the
+    dictionary then made text again: one dictionary for all of the chunks, ids in order of first appearance.
+
+    >>> from rankmeter.data.words import id_words
+    >>> coded = code_words([pa.array(id_words(pa.array(["q2", "q1", "q2"])))])
+    >>> coded.chunks[0].indices.to_pylist(), coded.chunks[0].dictionary.to_pylist()
+    ([0, 1, 0], ['q2', 'q1'])
+    """
+    coded = C.dictionary_encode(pa.chunked_array(words, pa.uint64()))
+    words.clear()
     full = [c for c in coded.chunks if len(c)]
-    vocab = np.ascontiguousarray(to_numpy(full[-1].dictionary), dtype="<u8")  # (a memo only grows)
-    raw = vocab.view(np.uint8).reshape(-1, 8)
-    lengths = 8 - np.argmax(raw[:, ::-1] != 0, axis=1)  # (no id is empty: its last byte is not zero)
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int32)
-    data = raw[np.arange(8) < lengths[:, None]]
-    text = pa.Array.from_buffers(pa.string(), len(vocab), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    text = words_text(to_numpy(full[-1].dictionary)) if full else pa.array([], pa.string())  # (a memo only grows)
     return pa.chunked_array([pa.DictionaryArray.from_arrays(c.indices, text) for c in coded.chunks],
                             pa.dictionary(pa.int32(), pa.string()))
 
 
-def _short_ids(ids: pa.Array) -> bool:
-    """Whether every id of a text array has 1 to 8 bytes, none of them zero, and none is null: then no two
-    ids give one 8-byte number (:func:`_id_words`)."""
-    if not pa.types.is_string(ids.type) or ids.null_count:
-        return False
-    if not len(ids):
-        return True
-    o, raw = string_buffers(ids)
-    lengths = np.diff(o)
-    return int(lengths.min()) >= 1 and int(lengths.max()) <= 8 and bool(raw[int(o[0]):int(o[-1])].all())
-
-
-_WORD_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-
-
-def _id_words(ids: pa.Array, out: np.ndarray) -> None:
-    """Each id's bytes as a little-endian 8-byte number, zero-padded, into ``out`` (ids of
-    :func:`_short_ids`)."""
-    if not len(ids):
-        return
-    o, raw = string_buffers(ids)
-    o = o.astype(np.int64)
-    lengths = np.diff(o)
-    # ids read in place; only those in the buffer's last 8 bytes (a word from their start would run past its
-    # end) from a padded copy of that tail
-    safe = int(np.searchsorted(o[:-1], len(raw) - 8, side="right")) if len(raw) >= 8 else 0
-    if safe:
-        words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))  # a word at every byte
-        np.bitwise_and(words[o[:safe]], _WORD_MASKS[lengths[:safe]], out=out[:safe])
-    if safe < len(ids):
-        lo = int(o[safe])
-        tail = np.zeros(len(raw) - lo + 8, dtype=np.uint8)
-        tail[:len(raw) - lo] = raw[lo:]
-        words = np.ndarray((len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
-        np.bitwise_and(words[o[safe:-1] - lo], _WORD_MASKS[lengths[safe:]], out=out[safe:])
-
-
-def group_blocks(coded: Sequence[pa.ChunkedArray],
-                 map_: Callable[..., Iterable[Any]] = map) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[Any]] = map,
+                 key: np.ndarray | None = None,
+                 rows_at: Sequence[int] | None = None) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """The rows of consecutive parts of a column of query ids, each part coded by Arrow's
     ``dictionary_encode`` (a dictionary of its own, for all of the part's chunks), put in query order.
 
@@ -276,7 +249,10 @@ def group_blocks(coded: Sequence[pa.ChunkedArray],
     rows (positions in the parts joined) query after query, a query's rows in input order: what
     :func:`group_rows` of the joined column's codes gives. Only the parts' dictionaries are joined
     and coded again; the codes are packed with the rows chunk by chunk into 64-bit keys sorted once.
-    ``map_``: how the chunks are packed (a thread pool's ``map``: on its threads).
+    ``map_``: how the chunks are packed (a thread pool's ``map``: on its threads). ``key``: the memory
+    (int64, one per row) to pack and sort the keys in, returned as the rows (by default a fresh array).
+    ``rows_at``: each non-empty chunk's first row's number, where the rows are not numbered 0, 1, 2...
+    (chunks laid out with room between them): the rows returned are these numbers.
 
     >>> from rankmeter import _compute as C
     >>> parts = [C.dictionary_encode(pa.chunked_array(p)) for p in ([["b", "a"], ["b"]], [["c", "b"]])]
@@ -299,38 +275,38 @@ def group_blocks(coded: Sequence[pa.ChunkedArray],
         ids = joined.dictionary
         ends = np.cumsum([len(v) for v in vocabs]).tolist()
         maps = [glob[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]  # each part's ids' codes
-    shift = max(n - 1, 1).bit_length()
+    chunks = [(chunk, to, len(vocab)) for part, vocab, to in zip(parts, vocabs, maps, strict=True) for chunk in part]
+    ats = np.cumsum([0] + [len(c) for c, _, _ in chunks])[:-1].tolist()  # (where each chunk's keys go)
+    numbers = ats if rows_at is None else list(rows_at)  # (each chunk's first row's number)
+    shift = max(numbers[-1] + len(chunks[-1][0]) - 1, 1).bit_length()
     packed = max(len(ids) - 1, 1).bit_length() + shift <= 63
-    key: np.ndarray = C.pool_empty(n, np.int64)  # (sorted in place: becomes the rows)
-    jobs = []
-    at = 0
-    for part, vocab, to in zip(parts, vocabs, maps, strict=True):
-        for chunk in part:
-            jobs.append((chunk, to, len(vocab), at))
-            at += len(chunk)
+    key = C.pool_empty(n, np.int64) if key is None else key  # (sorted in place: becomes the rows)
 
-    def pack(job: tuple[Any, np.ndarray | None, int, int]) -> np.ndarray:
-        """A chunk's codes (as the joined vocabulary's) packed with its rows into ``key``; its counts by its
-        part's codes."""
-        chunk, to, size, at = job
+    def pack(k: int) -> np.ndarray:
+        """A chunk's codes (as the joined vocabulary's) packed with its rows' numbers into ``key``; its counts
+        by its part's codes."""
+        chunk, to, size = chunks[k]
         c = to_numpy(chunk.indices)
-        m = len(c)
+        m, at = len(c), ats[k]
         part_key = key[at:at + m]
         # (indexing, then a copy: np.take with out= took several times as long)
         part_key[:] = c if to is None else to[c]
         if packed:
             np.left_shift(part_key, shift, out=part_key)
-            np.bitwise_or(part_key, np.arange(at, at + m, dtype=np.int64), out=part_key)
+            np.bitwise_or(part_key, np.arange(numbers[k], numbers[k] + m, dtype=np.int64), out=part_key)
         return np.bincount(c, minlength=size)
 
     counts = np.zeros(len(ids), dtype=np.int64)
-    for (_, to, _, _), got in zip(jobs, map_(pack, jobs), strict=True):
+    for (_, to, _), got in zip(chunks, map_(pack, range(len(chunks))), strict=True):
         if to is None:
             counts += got
         else:
             counts[to] += got  # (a part's ids are distinct: no index twice)
     if not packed:
-        return ids, counts, np.argsort(key, kind="stable")
+        rows = np.argsort(key, kind="stable")
+        if rows_at is not None:  # (positions among the chunks' rows, as the rows' numbers)
+            rows += np.repeat(np.subtract(numbers, ats), [len(c) for c, _, _ in chunks])[rows]
+        return ids, counts, rows
     key.sort()
     key &= (1 << shift) - 1
     return ids, counts, key

@@ -18,7 +18,8 @@ from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..provenance import Provenance, describe_input
 from ..result import Result
-from .stream import _repeated_query, grouped_file, open_file, query_starts, regrouped_text
+from .regroup import regrouped_text
+from .stream import _repeated_query, grouped_file, open_file, query_starts
 
 __all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "judgments_as_large", "open_ahead",
            "run_pieces", "swapped_hint", "whole_query_cuts", "FILE_CHUNK_ROWS", "file_chunk_rows"]

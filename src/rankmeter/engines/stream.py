@@ -47,7 +47,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .._errors import InputError, ParameterError
 from ..data import Qrels
-from ..data.ids import bools, distinct, ints, string_buffers, string_signature, to_numpy
+from ..data.ids import bools, distinct, ints, string_signature, to_numpy
 from ..data.table import RowError, search_sorted
 from ..evaluation import Accumulator, Engine, check_options, is_int_id_type
 from ..io import as_qrels
@@ -836,26 +836,34 @@ class _ParallelText:
         acc.reader_notes = [comment_note(comments, self.src.source)] if comments else []
         return acc
 
-    def parse_all(self) -> Iterator[tuple[pa.Table, Any]]:
+    def parse_all(self, convert: Callable[[int, int, pa.Table, Any], Any] | None = None) -> Iterator[tuple[Any, Any]]:
         """After :meth:`run` found the file not grouped: every range parsed, in file order, as (table, the
-        parse), on the workers; the ranges parsed already are not parsed again. Close when done."""
+        parse), on the workers; the ranges parsed already are not parsed again. With ``convert``, the worker
+        then gives the range's bytes (start, end), table and parse to it, and its value takes the table's
+        place. Close when done."""
         assert self.not_grouped
-        ahead: deque[tuple[tuple[int, int], Future[Any]]] = deque(
-            (span, self.pool.submit(self._parse, *span)) for span in self.spans[:self.taken])
-        ahead.extend(zip(self.spans[self.taken:], self.pending, strict=True))  # parsed, or being parsed
+
+        def parsed(span: tuple[int, int], earlier: Future[Any] | None) -> tuple[Any, Any]:
+            # (``earlier``: the range's task from before, submitted before this one: running or done by now)
+            got = None if earlier is None else earlier.result()
+            if got is None or len(got) != 2:  # (a range evaluated before the repeat was seen: parsed again)
+                got = self._parse(*span)
+            table, info = got
+            return (table if convert is None else convert(*span, table, info)), info
+
+        ahead = deque(self.pool.submit(parsed, span, None) for span in self.spans[:self.taken])
+        ahead.extend(self.pool.submit(parsed, span, fut)  # parsed, or being parsed
+                     for span, fut in zip(self.spans[self.taken:], self.pending, strict=True))
         self.pending = deque()
         while ahead:
-            span, fut = ahead.popleft()
-            got = fut.result()
-            if len(got) != 2:  # (a range evaluated before the repeat was seen)
-                got = self._parse(*span)
+            got = ahead.popleft().result()
             while self.blocks is not None and len(ahead) < 2 * self.threads + 2:  # the next ranges, parsed ahead
                 try:
                     nxt = next(self.blocks)
                 except StopIteration:
                     self.blocks = None
                     break
-                ahead.append((nxt, self.pool.submit(self._parse, *nxt)))
+                ahead.append(self.pool.submit(parsed, nxt, None))
             yield got
 
     def close(self) -> None:
@@ -931,176 +939,6 @@ def grouped_file(engine: Engine, blocks: FileBlocks, *, threads: int) -> Any:
     finally:
         if not keep:
             blocks.close()
-
-
-def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_rows: int) -> Any:
-    """The in-process route for a TREC text file *not* grouped by query (rows in any order), after
-    :func:`grouped_file` found it so: its ranges parsed on ``threads`` threads (those parsed already are
-    kept), the query ids coded (one Arrow dictionary), the rows put in query order as numbers
-    (:func:`rankmeter.data.order.group_blocks`: a query's rows keep their file order, queries come in
-    order of first appearance, as in a run read whole; no text is gathered), then evaluated in chunks of
-    whole queries of about ``chunk_rows`` rows (:meth:`Engine.evaluate_columns`) on the same threads.
-    The result equals the one of the run read whole; errors name the file's line. None when the file is
-    not a plain TREC text file. Closes ``blocks``."""
-    src = blocks.src
-    par = blocks.parallel
-    if par is None:
-        blocks.close()
-        return None
-    try:
-        pool = par.pool
-        infos: list[Any] = []  # each range's parse (for an error's line)
-        tables: list[pa.Table] = []
-        for table, info in par.parse_all():
-            info.table = pa.Table.from_arrays([pa.nulls(0, f.type) for f in table.schema],  # (the rows stay in
-                                              schema=table.schema)  # ``table``; a slice would keep them)
-            infos.append(info)
-            tables.append(table)
-            del table
-        firsts = np.cumsum([0] + [t.num_rows for t in tables])
-        comments = sum(p.comment_lines for p in infos)
-        if not firsts[-1]:
-            raise InputError("no run lines (the file is empty or only comments)", source=src.source)
-        acc = engine.accumulator()
-        try:
-            if all(_codable(t) for t in tables):
-                _evaluate_coded(engine, tables, pool, par.threads, chunk_rows, acc)
-            else:  # (a rank column)
-                _evaluate_taken(engine, tables, pool, chunk_rows, acc)
-        except RowError as exc:  # a row of the file: the error of its range, which names the line
-            k = int(np.searchsorted(firsts, exc.row, side="right")) - 1
-            raise infos[k].error(RowError(exc.row - int(firsts[k]), exc.message)) from None
-    finally:
-        blocks.close()
-    acc.comment_lines = comments
-    acc.reader_notes = [comment_note(comments, src.source)] if comments else []
-    return acc
-
-
-def _codable(table: pa.Table) -> bool:
-    """Whether a parsed range is (query, item, score) as text, text and float64, with no null: what
-    :func:`_evaluate_coded` reads."""
-    return table.column_names == ["query", "item", "score"] and \
-        [f.type for f in table.schema] == [pa.string(), pa.string(), pa.float64()] and \
-        not any(col.null_count for col in table.columns)
-
-
-def _chunk_cuts(counts: np.ndarray, chunk_rows: int) -> list[int]:
-    """Query indices cutting queries of ``counts`` rows into chunks of whole queries of about ``chunk_rows``
-    rows (first and last included): a chunk ends at the first query end at or after each multiple."""
-    ends = np.cumsum(counts)
-    n = int(ends[-1]) if len(ends) else 0
-    cuts = [0]
-    for at in (np.searchsorted(ends, np.arange(chunk_rows, n, chunk_rows)) + 1).tolist():
-        if at > cuts[-1]:
-            cuts.append(at)
-    if cuts[-1] != len(counts):
-        cuts.append(len(counts))
-    return cuts
-
-
-_ROW = np.dtype([("sig", "<u8"), ("score", "<f8")])  # a row's item signature and score, side by side
-_JOINED_IDS_BYTES = 2**31 - 1  # item ids of a regrouped file joined into one text array below this size
-
-
-def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExecutor, threads: int,
-                    chunk_rows: int, acc: Any) -> None:
-    """The regrouped rows evaluated as columns (``tables``: the parsed ranges, emptied here): the query ids
-    coded and the rows ordered by one sort of numbers, each chunk's item signatures and scores gathered by
-    it (held side by side: one memory access a row), the item ids left where they are (in the ranges')."""
-    from ..data.order import code_ids, group_blocks
-
-    # the ranges in as many consecutive parts as threads, each part's query ids coded by a dictionary of its
-    # own on a worker (a hash of each row's id); only the parts' dictionaries are then joined and hashed again
-    firsts = np.cumsum([0] + [t.num_rows for t in tables])
-    cuts = np.searchsorted(firsts, np.linspace(0, firsts[-1], threads + 1)[1:-1]).tolist()
-    parts = [[c for t in tables[a:b] for c in t.column("query").chunks]
-             for a, b in zip([0] + cuts, cuts + [len(tables)], strict=True) if b > a]
-    tables[:] = [t.select(["item", "score"]) for t in tables]  # (the query ids now only in ``parts``)
-    coded = [c for part in pool.map(code_ids, parts) for c in part]  # (the ids let go of as they are read)
-    del parts
-    C.release_memory()  # (the query ids, let go of)
-    queries, counts, rows = group_blocks(coded, pool.map)  # (the chunks packed on the workers)
-    del coded
-    C.release_memory()  # (the codes, let go of)
-    firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
-    n = firsts[-1]
-    # the item ids joined into one text array, range by range (each range's let go of once copied), before the
-    # numbers are laid out (only one copy of the ids at a time): the engine takes a chunk's ids from it by row
-    # (from the ranges' arrays, a take costs several); ids of 2 GB and more stay in the ranges' arrays
-    spans = [[string_buffers(c) for c in t.column("item").chunks] for t in tables]
-    sizes = np.cumsum([0] + [sum(int(o[-1] - o[0]) for o, _ in sp) for sp in spans]).tolist()
-    items: pa.Array | pa.ChunkedArray
-    if sizes[-1] < _JOINED_IDS_BYTES:
-        offsets = C.pool_empty(n + 1, np.int32)  # (the large arrays: C.pool_empty's pages)
-        data = C.pool_empty(sizes[-1], np.uint8)
-
-        def join(k: int) -> None:  # a range's ids into the joined array, on the workers
-            row, at = firsts[k], sizes[k]
-            for o, raw in spans[k]:
-                m, size = len(o) - 1, int(o[-1] - o[0])
-                np.subtract(o[:-1], o[0] - at, out=offsets[row:row + m], casting="unsafe")
-                data[at:at + size] = raw[o[0]:o[-1]]
-                row, at = row + m, at + size
-            spans[k] = []
-            tables[k] = tables[k].select(["score"])
-
-        list(pool.map(join, range(len(tables))))
-        offsets[-1] = sizes[-1]
-        items = pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-        C.release_memory()  # (the ranges' ids, let go of)
-    else:
-        items = pa.chunked_array([c for t in tables for c in t.column("item").chunks], pa.string())
-    spans.clear()
-    cols = C.pool_empty(n, _ROW)
-
-    def fill(k: int) -> None:  # a range's item signatures and scores into ``cols``, on the workers
-        a, b = firsts[k], firsts[k + 1]
-        cols["sig"][a:b] = string_signature(items.slice(a, b - a))
-        cols["score"][a:b] = to_numpy(tables[k].column("score"))
-        tables[k] = None  # (its memory let go of)
-
-    list(pool.map(fill, range(len(tables))))
-    tables.clear()
-    C.release_memory()  # (the ranges' scores, let go of)
-    ends = np.concatenate(([0], np.cumsum(counts)))
-    cuts = _chunk_cuts(counts, chunk_rows)
-
-    def task(qa: int, qb: int) -> Any:
-        r = rows[int(ends[qa]):int(ends[qb])]
-        got = cols[r]
-        return engine.evaluate_columns(queries.slice(qa, qb - qa), counts[qa:qb], np.ascontiguousarray(got["score"]),
-                                       items, r, np.ascontiguousarray(got["sig"]))
-
-    for out in pool.map(task, cuts[:-1], cuts[1:]):
-        acc.add(out)
-
-
-def _evaluate_taken(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExecutor, chunk_rows: int,
-                    acc: Any) -> None:
-    """The regrouped rows evaluated as tables: each chunk of whole queries taken from one copy of the rows
-    (ranges read with other columns, as with a rank column)."""
-    from ..data.order import group_rows
-
-    # one copy of the rows (Arrow's take from many chunks would join them again for every chunk taken);
-    # each chunk of whole queries is then taken from it, in query order, by its worker
-    table = pa.concat_tables([t for t in tables if t.num_rows]).combine_chunks()
-    del tables[:]
-    q = table.column("query")
-    codes = to_numpy(C.dictionary_encode(q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q).indices)
-    codes = codes.astype(np.int64)  # (codes of first appearance)
-    rows = group_rows(codes)  # file rows in query order
-    counts = np.bincount(codes)
-    del codes
-    offsets = np.concatenate(([0], np.cumsum(counts)))
-    cuts = _chunk_cuts(counts, chunk_rows)
-
-    def task(qa: int, qb: int) -> Any:
-        r = rows[int(offsets[qa]):int(offsets[qb])]
-        return engine.evaluate_table(C.take(table, ints(r)).combine_chunks(), row_index=r)
-
-    for out in pool.map(task, cuts[:-1], cuts[1:]):
-        acc.add(out)
 
 
 def _evaluate(qrels: Any, src: _Source, metrics: Any, *, queries: Any, context: Any, chunk_rows: int,

@@ -53,6 +53,7 @@ from ..data.ids import (
 from ..data.order import grade_order, rank_order
 from ..data.qrels import numeric_type
 from ..data.table import RowError, lookup_keys, may_repeat, positions, row_segments
+from ..data.words import short_id_words, words_text
 from ..metrics.batch import Batch
 from ..metrics.registry import Metric, parse_metric, parse_metrics
 from ..metrics.ties import TIE_MODES, check_ties
@@ -261,6 +262,7 @@ class Engine:
             for m in self.metrics)
         self.corpus_metrics = [m for m in self.metrics if m.spec.level == "corpus"]
         self._item_ints: tuple[np.ndarray, np.ndarray] | None = None
+        self._item_words: tuple[np.ndarray, np.ndarray] | None = None
         self._qsig: tuple[Any, Any] | None = None  # judged query ids' signatures, sorted (built on first use)
 
         nq = qrels.n_queries
@@ -483,24 +485,30 @@ class Engine:
         )
 
     def evaluate_columns(self, heads: pa.Array, lengths: np.ndarray, score: np.ndarray,
-                         items: pa.Array | pa.ChunkedArray, rows: np.ndarray, signatures: np.ndarray) -> ChunkOut:
+                         items: pa.Array | pa.ChunkedArray | np.ndarray, rows: np.ndarray,
+                         signatures: np.ndarray | None = None) -> ChunkOut:
         """:meth:`evaluate_table` of whole queries given as columns, the route of a run put in query order in
         memory (only numbers are gathered, never the rows' text).
 
         ``heads``: each query's id once (text, no two alike), in order; ``lengths``: its number of rows.
         Then the rows, query after query: ``score`` (float64), ``rows`` (each row's position in the run,
-        for errors, and its item id's row of ``items``, text) and ``signatures``, the
-        :func:`~rankmeter.data.ids.string_signature` of each row's item id. The output equals
-        :meth:`evaluate_table`'s for the table of these rows (query, item, score; ``row_index=rows``),
-        which is what the metrics that read item ids, a duplicates policy, and the exact path are given.
+        for errors) and the item ids: either ``items`` as text that ``rows`` index, with ``signatures``, the
+        :func:`~rankmeter.data.ids.string_signature` of each row's item id, or, where every item id is
+        short (:func:`~rankmeter.data.words.short_ids`), ``items`` as the rows' words (numpy, one per
+        row, :func:`~rankmeter.data.words.id_words`): exact, so that no text is kept and no match needs
+        confirming. The output equals :meth:`evaluate_table`'s for the table of these rows (query, item,
+        score; ``row_index=rows``), which is what the metrics that read item ids, a duplicates policy, and
+        the exact path are given.
         """
         if not len(score):
             return ChunkOut(queries=[], values=self._no_values(), states={})
+        words = items if isinstance(items, np.ndarray) else None
 
         def table() -> pa.Table:
             query = C.take(heads, ints(np.repeat(np.arange(len(heads), dtype=np.int64), lengths)))
             scores = pa.Array.from_buffers(pa.float64(), len(score), [None, pa.py_buffer(np.ascontiguousarray(score))])
-            return pa.table({"query": query, "item": take_rows(items, rows), "score": scores})  # (no pandas import)
+            item = words_text(words) if words is not None else take_rows(cast(pa.Array, items), rows)
+            return pa.table({"query": query, "item": item, "score": scores})  # (no pandas import)
 
         if not self.fast or self.duplicates != "error":
             return self.evaluate_table(table(), rows)
@@ -509,12 +517,18 @@ class Engine:
         out_base = self._chunk_counts(heads, lengths, codes, sel)
         if not sel.any():
             return ChunkOut(queries=[], values=self._no_values(), states={}, **out_base)
-        sel_score, sel_rows, sel_sig = score, rows, signatures
+        sel_score, sel_rows, sel_sig, sel_words = score, rows, signatures, words
         if not sel.all():
             keep = np.flatnonzero(np.repeat(sel, lengths))
-            sel_score, sel_rows, sel_sig = score[keep], rows[keep], signatures[keep]
+            sel_score, sel_rows = score[keep], rows[keep]
+            sel_sig = None if signatures is None else signatures[keep]
+            sel_words = None if words is None else words[keep]
         sel_ids = C.take(heads, ints(np.flatnonzero(sel)))
-        got = self._fast_rows(items, sel_rows, None, sel_score, sel_rows, codes[sel], lengths[sel], sel_sig)
+        if sel_words is None:
+            got = self._fast_rows(cast(pa.Array, items), sel_rows, None, sel_score, sel_rows, codes[sel],
+                                  lengths[sel], sel_sig)
+        else:
+            got = self._fast_rows(None, None, None, sel_score, sel_rows, codes[sel], lengths[sel], words=sel_words)
         if got is None:  # a repeated item: the exact path applies the duplicates policy (or reports the row)
             return self.evaluate_table(table(), rows, force_exact=True)
         values, states = got
@@ -615,12 +629,13 @@ class Engine:
         score = np.ascontiguousarray(_np(scol), dtype=np.float64)
         return self._fast_rows(items, None, int_ids, score, row_index, sel_codes, lengths)
 
-    def _fast_rows(self, items: pa.Array | pa.ChunkedArray, item_rows: np.ndarray | None, int_ids: np.ndarray | None,
-                   score: np.ndarray, row_index: np.ndarray, sel_codes: np.ndarray, lengths: np.ndarray,
-                   sig: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    def _fast_rows(self, items: pa.Array | pa.ChunkedArray | None, item_rows: np.ndarray | None,
+                   int_ids: np.ndarray | None, score: np.ndarray, row_index: np.ndarray, sel_codes: np.ndarray,
+                   lengths: np.ndarray, sig: np.ndarray | None = None,
+                   words: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         """:meth:`_fast` of the rows' columns: row i's item id is ``items[item_rows[i]]`` (``items[i]`` when
         ``item_rows`` is None; ``int_ids``: those ids as integers), its item signature ``sig[i]`` (computed
-        here when None)."""
+        here when None); or, without ``items``, the id whose word is ``words[i]`` (short ids: exact)."""
         n = len(score)
         bad = ~np.isfinite(score)
         if bad.any():
@@ -631,25 +646,32 @@ class Engine:
         qi, pos = row_segments(offsets), positions(offsets)
 
         # rank order: the tie rule (rankmeter.data.order)
-        perm, moved = rank_order(qi, score, items, item_rows, query_starts=offsets[:-1])
-        # the ids stay in table order (no copy of the strings): ``ids(rows)`` takes ranked rows' ids from it
-        own_sig = sig is None or int_ids is not None  # (made here: written in place; a caller's is copied first)
-        if int_ids is not None:  # (their own bits, so that ``int_ids`` can be read back from the ranked ``sig``)
-            sig = int_ids.astype(np.uint64)
+        perm, moved = rank_order(qi, score, cast(pa.Array, items) if words is None else words, item_rows,
+                                 query_starts=offsets[:-1])
+        # the ids stay in table order (no copy of the strings): ``ids(rows)`` takes ranked rows' ids from it.
+        # Integer ids and short ids' words are exact numbers: they are their own signatures (their bits, so that
+        # they can be read back from the ranked ``sig``), and a match is confirmed on them
+        exact = int_ids if int_ids is not None else words
+        own_sig = sig is None or exact is not None  # (made here: written in place; a caller's is copied first)
+        if exact is not None:
+            sig = exact.astype(np.uint64)
         elif sig is None:
-            sig = string_signature(items)
+            sig = string_signature(cast(pa.Array, items))
         if perm is not None:  # (``row_index`` stays in table order: no error is raised after this point)
             if moved is None:
                 score, sig = score[perm], sig[perm]
             else:  # in rank order but for some ties: only the tied rows move
                 score, sig = _move_tied(moved, perm[moved], score, sig if own_sig else sig.copy())
-            if int_ids is not None:  # (integer ids: ``sig`` is made here from them, their bits unchanged)
-                int_ids = sig.view(np.int64)
+        if exact is not None:  # (ranked, as ``sig``)
+            exact = sig if words is not None else sig.view(np.int64)
+            int_ids = None if int_ids is None else exact
 
         def ids(rows: np.ndarray) -> pa.Array:
             """The item ids (as text) of ranked rows."""
+            if words is not None:
+                return words_text(cast(np.ndarray, exact)[rows])
             rows = rows if perm is None else perm[rows]
-            got = take_rows(items, rows if item_rows is None else item_rows[rows])
+            got = take_rows(cast(pa.Array, items), rows if item_rows is None else item_rows[rows])
             return got if int_ids is None else as_string_array(got)
 
         # duplicate (query, item) rows: 64-bit signatures, candidates confirmed exactly
@@ -669,15 +691,16 @@ class Engine:
             sub_q = np.repeat(np.arange(nq, dtype=np.int64), np.diff(qrel_offsets))
             sub_g = self._grade_desc[jrows]
             icodes = self.qrels.items[qrow]
-            if int_ids is None:
+            if exact is None:
                 sub_items = None  # the judged ids themselves, taken only if needed
                 sub_sig = self.qrels.item_signatures()[icodes]
             else:
-                # judged ids that are the decimal text of an integer; no other can equal an integer id
-                as_int, ok = self._qrels_item_ints()
+                # judged ids that are the decimal text of an integer (or short: their words); no other can equal
+                # an integer id (a short one)
+                as_num, ok = self._qrels_item_ints() if words is None else self._qrels_item_words()
                 keep = ok[icodes]
                 sub_q, sub_g, icodes = sub_q[keep], sub_g[keep], icodes[keep]
-                sub_items = as_int[icodes]
+                sub_items = as_num[icodes]
                 sub_sig = sub_items.astype(np.uint64)
             with np.errstate(over="ignore"):
                 sub_key = sub_sig * np.uint64(0x9E3779B97F4A7C15) + sub_q.astype(np.uint64)
@@ -685,7 +708,7 @@ class Engine:
             if hit is None:  # two judgments share a key: a plain hash join
                 if sub_items is None:
                     sub_items = C.take(self.qrels.item_ids, ints(icodes))
-                ranked = ids(np.arange(n, dtype=np.int64)) if int_ids is None else int_ids
+                ranked = ids(np.arange(n, dtype=np.int64)) if exact is None else exact
                 probe = pa.table({"q": qi, "i": ranked, "r": np.arange(n, dtype=np.int64)})
                 j = probe.join(pa.table({"q": sub_q, "i": sub_items, "s": np.arange(len(sub_q), dtype=np.int64)}),
                                ["q", "i"], join_type="inner", use_threads=True)
@@ -694,11 +717,11 @@ class Engine:
                 r, sr = hit
                 # confirm every match on the ids themselves (equal keys of different ids are possible)
                 same = qi[r] == sub_q[sr]
-                if int_ids is None:
+                if exact is None:
                     same &= _np(C.equal(ids(r),
                                          C.take(self.qrels.item_ids, ints(icodes[sr])))).astype(bool)
                 else:
-                    same &= int_ids[r] == cast(np.ndarray, sub_items)[sr]  # (integer ids: as_int's)
+                    same &= exact[r] == cast(np.ndarray, sub_items)[sr]  # (numbers: as_num's)
                 r, sr = r[same], sr[same]
             grade[r] = sub_g[sr]
             matched[r] = True
@@ -707,6 +730,7 @@ class Engine:
         # the join's row arrays let go of before the kernels make theirs (a chunk of 100k one-item queries: its
         # rows' keys, signatures and positions came to about 10 MB beside the kernels')
         del qi, sig, key, row_index, jrows, ids
+        exact = None  # (the ranked ids, when numbers)
         batch = Batch.build(
             offsets=offsets,
             grade=grade,
@@ -722,6 +746,12 @@ class Engine:
         batch.lengths = lengths
         return compute(batch, self.all_metrics, self.depth, self.judged_only, self.tie_rule,
                        unjudged=self.unjudged_grades)
+
+    def _qrels_item_words(self) -> tuple[np.ndarray, np.ndarray]:
+        """Judged item ids as words (:mod:`rankmeter.data.words`), where an id is short."""
+        if self._item_words is None:
+            self._item_words = short_id_words(self.qrels.item_ids)
+        return self._item_words
 
     def _qrels_item_ints(self) -> tuple[np.ndarray, np.ndarray]:
         """Judged item ids as integers, where an id is the canonical decimal text of one."""
