@@ -652,9 +652,9 @@ class Engine:
         # Integer ids and short ids' words are exact numbers: they are their own signatures (their bits, so that
         # they can be read back from the ranked ``sig``), and a match is confirmed on them
         exact = int_ids if int_ids is not None else words
-        own_sig = sig is None or exact is not None  # (made here: written in place; a caller's is copied first)
-        if exact is not None:
-            sig = exact.astype(np.uint64)
+        own_sig = sig is None or int_ids is not None  # (made here: written in place; a caller's is copied first)
+        if exact is not None:  # (the words as they are: a caller's array, copied only when ties move in place)
+            sig = exact.astype(np.uint64, copy=words is None)
         elif sig is None:
             sig = string_signature(cast(pa.Array, items))
         if perm is not None:  # (``row_index`` stays in table order: no error is raised after this point)
