@@ -218,8 +218,8 @@ def test_group_blocks_equals_a_stable_sort_of_the_joined_ids(blocks: list[list[s
     if pooled:  # the chunks packed on a thread pool's threads, as the regrouping engine does
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(2) as pool:  # (and two ranges of codes sorted apart, at once)
-            ids, counts, rows = group_blocks(coded, pool.map, sorts=2)
+        with ThreadPoolExecutor(2) as pool:
+            ids, counts, rows = group_blocks(coded, pool.map)
     else:
         ids, counts, rows = group_blocks(coded)
     want_ids, want_counts, want_rows = slow_group_blocks(blocks)
@@ -278,9 +278,9 @@ def test_ties_broken_on_words_as_on_the_ids(run: tuple[np.ndarray, np.ndarray, p
 
 @settings(max_examples=100)
 @given(st.lists(st.lists(st.sampled_from(IDS), max_size=15), min_size=1, max_size=6), st.integers(0, 6),
-       st.lists(st.integers(0, 40), min_size=6, max_size=6), st.booleans(), st.integers(1, 3))
+       st.lists(st.integers(0, 40), min_size=6, max_size=6), st.booleans())
 def test_group_blocks_numbers_the_rows_as_told(blocks: list[list[str]], parts: int, gaps: list[int],
-                                                 far: bool, sorts: int) -> None:
+                                                 far: bool) -> None:
     # chunks laid out with room between them (rows_at: each non-empty chunk's first row's number): the rows
     # are those numbers; far numbers leave no room to pack the keys (the stable argsort then)
     cut = parts % (len(blocks) + 1)
@@ -296,7 +296,7 @@ def test_group_blocks_numbers_the_rows_as_told(blocks: list[list[str]], parts: i
         at += gap + len(b)
     number = [s + i for s, b in zip(starts, full, strict=True) for i in range(len(b))]  # each row's number
     key = np.full(len(number), -1, dtype=np.int64)  # (the caller's memory)
-    ids, counts, rows = group_blocks(coded, key=key, rows_at=starts, sorts=sorts)  # (ranges of codes sorted apart)
+    ids, counts, rows = group_blocks(coded, key=key, rows_at=starts)
     want_ids, want_counts, want_rows = slow_group_blocks(blocks)
     assert (ids.to_pylist(), counts.tolist()) == (want_ids, want_counts)
     assert rows.tolist() == [number[r] for r in want_rows]

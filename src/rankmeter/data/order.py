@@ -240,8 +240,8 @@ def code_words(words: list[pa.Array]) -> pa.ChunkedArray:
 
 
 def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[Any]] = map,
-                 key: np.ndarray | None = None, rows_at: Sequence[int] | None = None,
-                 sorts: int = 1) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+                 key: np.ndarray | None = None,
+                 rows_at: Sequence[int] | None = None) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """The rows of consecutive parts of a column of query ids, each part coded by Arrow's
     ``dictionary_encode`` (a dictionary of its own, for all of the part's chunks), put in query order.
 
@@ -252,9 +252,7 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
     ``map_``: how the chunks are packed (a thread pool's ``map``: on its threads). ``key``: the memory
     (int64, one per row) to pack and sort the keys in, returned as the rows (by default a fresh array).
     ``rows_at``: each non-empty chunk's first row's number, where the rows are not numbered 0, 1, 2...
-    (chunks laid out with room between them): the rows returned are these numbers. ``sorts``: the keys
-    of as many ranges of query codes (of about as many rows each) are put apart as they are packed, then
-    sorted each on its own (by ``map_``: at once, on its threads), rather than in one sort on this thread.
+    (chunks laid out with room between them): the rows returned are these numbers.
 
     >>> from rankmeter import _compute as C
     >>> parts = [C.dictionary_encode(pa.chunked_array(p)) for p in ([["b", "a"], ["b"]], [["c", "b"]])]
@@ -284,62 +282,33 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
     packed = max(len(ids) - 1, 1).bit_length() + shift <= 63
     key = C.pool_empty(n, np.int64) if key is None else key  # (sorted in place: becomes the rows)
 
-    def count(k: int) -> np.ndarray:  # a chunk's rows by its part's codes
-        chunk, _, size = chunks[k]
-        return np.bincount(to_numpy(chunk.indices), minlength=size)
+    def pack(k: int) -> np.ndarray:
+        """A chunk's codes (as the joined vocabulary's) packed with its rows' numbers into ``key``; its counts
+        by its part's codes."""
+        chunk, to, size = chunks[k]
+        c = to_numpy(chunk.indices)
+        m, at = len(c), ats[k]
+        part_key = key[at:at + m]
+        # (indexing, then a copy: np.take with out= took several times as long)
+        part_key[:] = c if to is None else to[c]
+        if packed:
+            np.left_shift(part_key, shift, out=part_key)
+            np.bitwise_or(part_key, np.arange(numbers[k], numbers[k] + m, dtype=np.int64), out=part_key)
+        return np.bincount(c, minlength=size)
 
-    per_chunk = list(map_(count, range(len(chunks))))
     counts = np.zeros(len(ids), dtype=np.int64)
-    for (_, to, _), got in zip(chunks, per_chunk, strict=True):
+    for (_, to, _), got in zip(chunks, map_(pack, range(len(chunks))), strict=True):
         if to is None:
             counts += got
         else:
             counts[to] += got  # (a part's ids are distinct: no index twice)
     if not packed:
-        for k, (chunk, to, _) in enumerate(chunks):
-            c = to_numpy(chunk.indices)
-            key[ats[k]:ats[k] + len(c)] = c if to is None else to[c]
         rows = np.argsort(key, kind="stable")
         if rows_at is not None:  # (positions among the chunks' rows, as the rows' numbers)
             rows += np.repeat(np.subtract(numbers, ats), [len(c) for c, _, _ in chunks])[rows]
         return ids, counts, rows
-    # the ranges of codes sorted apart: the first code of each, and where its keys go (each chunk's after the
-    # chunks before it)
-    edges = np.searchsorted(np.cumsum(counts), np.arange(1, sorts) * n / sorts, side="right")
-    of_part = {id(to): np.searchsorted(edges, np.arange(len(ids)) if to is None else to, side="right")
-               for to in maps}  # (each part's codes' ranges)
-    regions = [of_part[id(to)] for _, to, _ in chunks]
-    sizes = np.array([np.bincount(reg, weights=got, minlength=sorts) for reg, got in zip(regions, per_chunk,
-                                                                                        strict=True)],
-                     dtype=np.int64).reshape(len(chunks), sorts)
-    starts = np.cumsum(sizes, axis=0) - sizes + (np.cumsum(sizes.sum(axis=0)) - sizes.sum(axis=0))
-    del per_chunk
-
-    def pack(k: int) -> None:
-        """A chunk's codes (as the joined vocabulary's) packed with its rows' numbers into ``key``, in the
-        place of each one's range of codes."""
-        chunk, to, _ = chunks[k]
-        c = to_numpy(chunk.indices)
-        # (indexing, then a copy: np.take with out= took several times as long)
-        g = (c if to is None else to[c]).astype(np.int64)
-        np.left_shift(g, shift, out=g)
-        g |= np.arange(numbers[k], numbers[k] + len(c), dtype=np.int64)
-        if sorts == 1:
-            key[starts[k, 0]:starts[k, 0] + len(c)] = g
-            return
-        reg = regions[k][c]
-        for j in range(sorts):
-            key[starts[k, j]:starts[k, j] + sizes[k, j]] = g[reg == j]
-
-    list(map_(pack, range(len(chunks))))
-    ends = np.cumsum(sizes.sum(axis=0)).tolist()
-
-    def sort(j: int) -> None:  # a range of codes' keys sorted, then made rows
-        part = key[ends[j] - int(sizes[:, j].sum()):ends[j]]
-        part.sort()
-        part &= (1 << shift) - 1
-
-    list(map_(sort, range(sorts)))
+    key.sort()
+    key &= (1 << shift) - 1
     return ids, counts, key
 
 

@@ -181,7 +181,7 @@ def _evaluate_laid(engine: Engine, slots: _Slots, ranges: list[_Laid], pool: Thr
     coded = list(pool.map(code, parts))
     # (every range's words are coded: the keys, packed from the array's start, may take their place)
     queries, counts, rows = group_blocks(coded, pool.map, key=slots.words.view(np.int64)[:int(ends[-1])],
-                                         rows_at=[r.base for r in laid], sorts=threads)
+                                         rows_at=[r.base for r in laid])
     del coded
     _evaluate_gathered(engine, queries, counts, rows, slots.cols, None, pool, chunk_rows, acc)
 
