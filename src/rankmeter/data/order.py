@@ -38,7 +38,8 @@ from .. import _compute as C
 from .ids import distinct, ints, take_rows, to_numpy
 from .words import id_words, short_ids, word_order, words_text
 
-__all__ = ["code_ids", "grade_order", "group_blocks", "group_rows", "rank_order", "segment_order", "sort_codes"]
+__all__ = ["code_ids", "code_words", "grade_order", "group_blocks", "group_rows", "rank_order", "segment_order",
+           "sort_codes"]
 
 # lengths classes of a segmented sort: below this many distinct lengths each length is its own class
 # (no padding); above, lengths are padded up to a power of two (at most 2x the cells, ~log2(max) classes)
@@ -248,11 +249,12 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
     Returns the distinct ids in order of first appearance, each one's number of rows, and the
     rows (positions in the parts joined) query after query, a query's rows in input order: what
     :func:`group_rows` of the joined column's codes gives. Only the parts' dictionaries are joined
-    and coded again; the codes are packed with the rows chunk by chunk into 64-bit keys sorted once.
-    ``map_``: how the chunks are packed (a thread pool's ``map``: on its threads). ``key``: the memory
-    (int64, one per row) to pack and sort the keys in, returned as the rows (by default a fresh array).
-    ``rows_at``: each non-empty chunk's first row's number, where the rows are not numbered 0, 1, 2...
-    (chunks laid out with room between them): the rows returned are these numbers.
+    and coded again; the codes are packed with the rows chunk by chunk into 64-bit keys, each part's
+    sorted on its own (:func:`_pack_part`), then the parts' sorted runs merged.
+    ``map_``: how the parts are packed and sorted (a thread pool's ``map``: at once, on its threads).
+    ``key``: the memory (int64, one per row) to pack and sort the keys in, returned as the rows (by
+    default a fresh array). ``rows_at``: each non-empty chunk's first row's number, where the rows are
+    not numbered 0, 1, 2... (chunks laid out with room between them): the rows returned are these numbers.
 
     >>> from rankmeter import _compute as C
     >>> parts = [C.dictionary_encode(pa.chunked_array(p)) for p in ([["b", "a"], ["b"]], [["c", "b"]])]
@@ -265,51 +267,94 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
     n = sum(len(c) for p in parts for c in p)
     if not n:
         return pa.nulls(0, pa.string()), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    vocabs = [p[-1].dictionary for p in parts]  # (a memo only grows: a part's last dictionary holds its ids)
-    maps: list[np.ndarray | None] = [None]
-    if len(parts) == 1:
-        ids = vocabs[0]
-    else:
-        joined = C.dictionary_encode(pa.concat_arrays(vocabs))
-        glob = to_numpy(joined.indices).astype(np.int64)
-        ids = joined.dictionary
-        ends = np.cumsum([len(v) for v in vocabs]).tolist()
-        maps = [glob[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]  # each part's ids' codes
-    chunks = [(chunk, to, len(vocab)) for part, vocab, to in zip(parts, vocabs, maps, strict=True) for chunk in part]
-    ats = np.cumsum([0] + [len(c) for c, _, _ in chunks])[:-1].tolist()  # (where each chunk's keys go)
-    numbers = ats if rows_at is None else list(rows_at)  # (each chunk's first row's number)
-    shift = max(numbers[-1] + len(chunks[-1][0]) - 1, 1).bit_length()
-    packed = max(len(ids) - 1, 1).bit_length() + shift <= 63
+    ids, maps = _joined_vocab(parts)
     key = C.pool_empty(n, np.int64) if key is None else key  # (sorted in place: becomes the rows)
-
-    def pack(k: int) -> np.ndarray:
-        """A chunk's codes (as the joined vocabulary's) packed with its rows' numbers into ``key``; its counts
-        by its part's codes."""
-        chunk, to, size = chunks[k]
-        c = to_numpy(chunk.indices)
-        m, at = len(c), ats[k]
-        part_key = key[at:at + m]
-        # (indexing, then a copy: np.take with out= took several times as long)
-        part_key[:] = c if to is None else to[c]
-        if packed:
-            np.left_shift(part_key, shift, out=part_key)
-            np.bitwise_or(part_key, np.arange(numbers[k], numbers[k] + m, dtype=np.int64), out=part_key)
-        return np.bincount(c, minlength=size)
-
-    counts = np.zeros(len(ids), dtype=np.int64)
-    for (_, to, _), got in zip(chunks, map_(pack, range(len(chunks))), strict=True):
-        if to is None:
-            counts += got
-        else:
-            counts[to] += got  # (a part's ids are distinct: no index twice)
-    if not packed:
+    layout = _Layout(parts, rows_at)
+    if max(len(ids) - 1, 1).bit_length() + layout.shift > 63:  # (no room to pack: a stable sort of the codes)
+        at = 0
+        for part, to in zip(parts, maps, strict=True):
+            for chunk in part:
+                c = to_numpy(chunk.indices)
+                key[at:at + len(c)] = c if to is None else to[c]
+                at += len(c)
         rows = np.argsort(key, kind="stable")
         if rows_at is not None:  # (positions among the chunks' rows, as the rows' numbers)
-            rows += np.repeat(np.subtract(numbers, ats), [len(c) for c, _, _ in chunks])[rows]
-        return ids, counts, rows
-    key.sort()
-    key &= (1 << shift) - 1
-    return ids, counts, key
+            rows += np.repeat(np.subtract(layout.numbers, layout.ats), [len(c) for p in parts for c in p])[rows]
+        return ids, _counts(parts, maps, len(ids)), rows
+    per_part = list(map_(lambda p: layout.pack_part(parts[p], maps[p], p, key), range(len(parts))))
+    counts = np.zeros(len(ids), dtype=np.int64)
+    for to, got in zip(maps, per_part, strict=True):
+        if to is None:
+            counts[:len(got)] += got
+        else:
+            counts[to] += got  # (a part's ids are distinct: no index twice)
+    return ids, counts, layout.merged(key)
+
+
+def _joined_vocab(parts: list[list[Any]]) -> tuple[pa.Array, list[np.ndarray | None]]:
+    """The distinct ids of parts coded each by a dictionary of its own (in order of first appearance), and
+    each part's codes as the joined one's (None: the same codes, as the first part's always are)."""
+    vocabs = [p[-1].dictionary for p in parts]  # (a memo only grows: a part's last dictionary holds its ids)
+    if len(parts) == 1:
+        return vocabs[0], [None]
+    joined = C.dictionary_encode(pa.concat_arrays(vocabs))
+    glob = to_numpy(joined.indices).astype(np.int64)
+    ends = np.cumsum([len(v) for v in vocabs]).tolist()
+    maps: list[np.ndarray | None] = [None]  # (the first part's ids come first, in their order)
+    maps += [glob[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)]  # each other part's ids' codes
+    return joined.dictionary, maps
+
+
+def _counts(parts: list[list[Any]], maps: list[np.ndarray | None], size: int) -> np.ndarray:
+    """Each id's number of rows, over the parts' chunks (codes of each part's own dictionary)."""
+    counts = np.zeros(size, dtype=np.int64)
+    for part, to in zip(parts, maps, strict=True):
+        got = np.zeros(len(part[-1].dictionary), dtype=np.int64)
+        for c in part:
+            got += np.bincount(to_numpy(c.indices), minlength=len(got))
+        if to is None:
+            counts[:len(got)] += got
+        else:
+            counts[to] += got  # (a part's ids are distinct: no index twice)
+    return counts
+
+
+class _Layout:
+    """Where the chunks' packed keys go (one after another) and their rows' numbers (``rows_at``, or their
+    positions), with the bits a key keeps for the number."""
+
+    def __init__(self, parts: list[list[Any]], rows_at: Sequence[int] | None) -> None:
+        sizes = [len(c) for p in parts for c in p]
+        self.ats = np.cumsum([0] + sizes)[:-1].tolist()
+        self.numbers = self.ats if rows_at is None else list(rows_at)
+        self.shift = max(self.numbers[-1] + sizes[-1] - 1, 1).bit_length() if sizes else 1
+        firsts = np.cumsum([0] + [len(p) for p in parts]).tolist()  # (each part's first chunk)
+        self.bounds = [self.ats[k] if k < len(sizes) else sum(sizes) for k in firsts]  # (each part's keys)
+        self.first_chunk = firsts
+
+    def pack_part(self, part: list[Any], to: np.ndarray | None, p: int, key: np.ndarray) -> np.ndarray:
+        """Part ``p``'s codes (as the joined vocabulary's) packed with its rows' numbers into ``key``, sorted;
+        its rows by its own codes."""
+        counts = np.zeros(len(part[-1].dictionary), dtype=np.int64)
+        for j, chunk in enumerate(part):
+            k = self.first_chunk[p] + j
+            c = to_numpy(chunk.indices)
+            m, at = len(c), self.ats[k]
+            part_key = key[at:at + m]
+            # (indexing, then a copy: np.take with out= took several times as long)
+            part_key[:] = c if to is None else to[c]
+            np.left_shift(part_key, self.shift, out=part_key)
+            np.bitwise_or(part_key, np.arange(self.numbers[k], self.numbers[k] + m, dtype=np.int64), out=part_key)
+            counts += np.bincount(c, minlength=len(counts))
+        key[self.bounds[p]:self.bounds[p + 1]].sort()
+        return counts
+
+    def merged(self, key: np.ndarray) -> np.ndarray:
+        """The parts' sorted keys merged (a stable sort finds the sorted runs: one linear merge), as rows."""
+        if len(self.bounds) > 2:
+            key.sort(kind="stable")
+        key &= (1 << self.shift) - 1
+        return key
 
 
 def segment_order(key: np.ndarray, starts: np.ndarray) -> np.ndarray:
