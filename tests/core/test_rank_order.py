@@ -302,3 +302,10 @@ def test_group_blocks_numbers_the_rows_as_told(blocks: list[list[str]], parts: i
     assert rows.tolist() == [number[r] for r in want_rows]
     if not far:
         assert rows is key  # (packed and sorted in the memory given)
+    # unmerged: each range of queries' rows merged on demand, the same rows
+    _, _, runs = group_blocks(coded, key=np.full(len(number), -1, dtype=np.int64), rows_at=starts, merge=False)
+    ends = np.concatenate(([0], np.cumsum(counts)))
+    for qa in range(len(counts) + 1):
+        for qb in range(qa, len(counts) + 1):
+            assert runs.rows(qa, qb).tolist() == rows[ends[qa]:ends[qb]].tolist()
+    assert runs.merged().tolist() == rows.tolist()

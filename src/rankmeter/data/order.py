@@ -38,8 +38,8 @@ from .. import _compute as C
 from .ids import distinct, ints, take_rows, to_numpy
 from .words import id_words, short_ids, word_order, words_text
 
-__all__ = ["code_ids", "code_words", "grade_order", "group_blocks", "group_rows", "rank_order", "segment_order",
-           "sort_codes"]
+__all__ = ["SortedRuns", "code_ids", "code_words", "grade_order", "group_blocks", "group_rows", "rank_order",
+           "segment_order", "sort_codes"]
 
 # lengths classes of a segmented sort: below this many distinct lengths each length is its own class
 # (no padding); above, lengths are padded up to a power of two (at most 2x the cells, ~log2(max) classes)
@@ -241,8 +241,8 @@ def code_words(words: list[pa.Array]) -> pa.ChunkedArray:
 
 
 def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[Any]] = map,
-                 key: np.ndarray | None = None,
-                 rows_at: Sequence[int] | None = None) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+                 key: np.ndarray | None = None, rows_at: Sequence[int] | None = None,
+                 merge: bool = True) -> tuple[pa.Array, np.ndarray, Any]:
     """The rows of consecutive parts of a column of query ids, each part coded by Arrow's
     ``dictionary_encode`` (a dictionary of its own, for all of the part's chunks), put in query order.
 
@@ -255,6 +255,8 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
     ``key``: the memory (int64, one per row) to pack and sort the keys in, returned as the rows (by
     default a fresh array). ``rows_at``: each non-empty chunk's first row's number, where the rows are
     not numbered 0, 1, 2... (chunks laid out with room between them): the rows returned are these numbers.
+    ``merge=False``: the rows as :class:`SortedRuns`, each part's keys sorted but not merged (the caller
+    merges the rows of each range of queries it takes, on its own threads).
 
     >>> from rankmeter import _compute as C
     >>> parts = [C.dictionary_encode(pa.chunked_array(p)) for p in ([["b", "a"], ["b"]], [["c", "b"]])]
@@ -280,7 +282,8 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
         rows = np.argsort(key, kind="stable")
         if rows_at is not None:  # (positions among the chunks' rows, as the rows' numbers)
             rows += np.repeat(np.subtract(layout.numbers, layout.ats), [len(c) for p in parts for c in p])[rows]
-        return ids, _counts(parts, maps, len(ids)), rows
+        counts = _counts(parts, maps, len(ids))
+        return ids, counts, rows if merge else SortedRuns(rows, [0, n], 0, counts)
     per_part = list(map_(lambda p: layout.pack_part(parts[p], maps[p], p, key), range(len(parts))))
     counts = np.zeros(len(ids), dtype=np.int64)
     for to, got in zip(maps, per_part, strict=True):
@@ -288,7 +291,8 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
             counts[:len(got)] += got
         else:
             counts[to] += got  # (a part's ids are distinct: no index twice)
-    return ids, counts, layout.merged(key)
+    runs = SortedRuns(key, layout.bounds, layout.shift, counts)
+    return ids, counts, runs.merged() if merge else runs
 
 
 def _joined_vocab(parts: list[list[Any]]) -> tuple[pa.Array, list[np.ndarray | None]]:
@@ -349,12 +353,43 @@ class _Layout:
         key[self.bounds[p]:self.bounds[p + 1]].sort()
         return counts
 
-    def merged(self, key: np.ndarray) -> np.ndarray:
-        """The parts' sorted keys merged (a stable sort finds the sorted runs: one linear merge), as rows."""
-        if len(self.bounds) > 2:
-            key.sort(kind="stable")
-        key &= (1 << self.shift) - 1
-        return key
+
+
+class SortedRuns:
+    """Rows put in query order as sorted runs: ``key`` holds side by side, between ``bounds``, each part's keys
+    (query code, row number: ``shift`` bits for the number) sorted on its own; the runs are merged when
+    asked, all of them (:meth:`merged`, in place) or those of a range of queries (:meth:`rows`). With
+    ``shift`` 0, ``key`` holds the rows already. ``counts``: each query's number of rows.
+
+    >>> runs = SortedRuns(np.array([0 << 4 | 1, 1 << 4 | 0, 0 << 4 | 5, 2 << 4 | 6]), [0, 2, 4], 4, np.array([2, 1, 1]))
+    >>> runs.rows(0, 2).tolist(), runs.merged().tolist()
+    ([1, 5, 0], [1, 5, 0, 6])
+    """
+
+    def __init__(self, key: np.ndarray, bounds: list[int], shift: int, counts: np.ndarray) -> None:
+        self.key, self.bounds, self.shift, self.counts = key, bounds, shift, counts
+
+    def rows(self, qa: int, qb: int) -> np.ndarray:
+        """The rows of queries ``qa`` to ``qb`` (excluded), query after query, a query's rows in order."""
+        if not self.shift:
+            ends = np.concatenate(([0], np.cumsum(self.counts)))
+            return self.key[int(ends[qa]):int(ends[qb])]
+        lo, hi = qa << self.shift, qb << self.shift
+        runs = [self.key[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:], strict=True)]
+        got = np.concatenate([r[np.searchsorted(r, lo):np.searchsorted(r, hi)] for r in runs])
+        if len(runs) > 1:
+            got.sort(kind="stable")  # (a stable sort finds the sorted runs: one linear merge)
+        got &= (1 << self.shift) - 1
+        return got
+
+    def merged(self) -> np.ndarray:
+        """Every row, query after query (``key``, its runs merged in place)."""
+        if self.shift:
+            if len(self.bounds) > 2:
+                self.key.sort(kind="stable")
+            self.key &= (1 << self.shift) - 1
+            self.shift = 0
+        return self.key
 
 
 def segment_order(key: np.ndarray, starts: np.ndarray) -> np.ndarray:

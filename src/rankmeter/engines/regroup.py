@@ -17,6 +17,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .._errors import InputError
 from ..data.ids import ints, string_buffers, string_signature, to_numpy
+from ..data.order import SortedRuns
 from ..data.table import RowError
 from ..data.words import id_words, short_ids, words_text
 from ..evaluation import Engine
@@ -181,23 +182,23 @@ def _evaluate_laid(engine: Engine, slots: _Slots, ranges: list[_Laid], pool: Thr
     coded = list(pool.map(code, parts))
     # (every range's words are coded: the keys, packed from the array's start, may take their place)
     queries, counts, rows = group_blocks(coded, pool.map, key=slots.words.view(np.int64)[:int(ends[-1])],
-                                         rows_at=[r.base for r in laid])
+                                         rows_at=[r.base for r in laid], merge=False)
     del coded
     _evaluate_gathered(engine, queries, counts, rows, slots.cols, None, pool, chunk_rows, acc)
 
 
-def _evaluate_gathered(engine: Engine, queries: pa.Array, counts: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-                       items: pa.Array | pa.ChunkedArray | None, pool: ThreadPoolExecutor, chunk_rows: int,
-                       acc: Any) -> None:
-    """Chunks of whole queries (``queries``, each with ``counts`` rows, at ``rows`` of ``cols``) gathered and
-    evaluated on the workers, into ``acc``: ``cols`` holds each row's item word, or its signature where
-    ``items`` holds the ids (text)."""
+def _evaluate_gathered(engine: Engine, queries: pa.Array, counts: np.ndarray, rows: SortedRuns | np.ndarray,
+                       cols: np.ndarray, items: pa.Array | pa.ChunkedArray | None, pool: ThreadPoolExecutor,
+                       chunk_rows: int, acc: Any) -> None:
+    """Chunks of whole queries (``queries``, each with ``counts`` rows, at ``rows`` of ``cols``: each chunk's
+    rows merged by its worker where they are sorted runs) gathered and evaluated on the workers, into ``acc``:
+    ``cols`` holds each row's item word, or its signature where ``items`` holds the ids (text)."""
     released = pool.submit(C.release_memory)  # (what the grouping let go of; on a worker, which lets go of the GIL)
     ends = np.concatenate(([0], np.cumsum(counts)))
     cuts = _chunk_cuts(counts, chunk_rows)
 
     def task(qa: int, qb: int) -> Any:
-        r = rows[int(ends[qa]):int(ends[qb])]
+        r = rows.rows(qa, qb) if isinstance(rows, SortedRuns) else rows[int(ends[qa]):int(ends[qb])]
         got = cols[r]
         key, score = np.ascontiguousarray(got["key"]), np.ascontiguousarray(got["score"])
         heads = queries.slice(qa, qb - qa)
