@@ -193,14 +193,13 @@ def _evaluate_gathered(engine: Engine, queries: pa.Array, counts: np.ndarray, ro
     """Chunks of whole queries (``queries``, each with ``counts`` rows, at ``rows`` of ``cols``: each chunk's
     rows merged by its worker where they are sorted runs) gathered and evaluated on the workers, into ``acc``:
     ``cols`` holds each row's item word, or its signature where ``items`` holds the ids (text)."""
-    released = pool.submit(C.release_memory)  # (what the grouping let go of; on a worker, which lets go of the GIL)
     ends = np.concatenate(([0], np.cumsum(counts)))
     cuts = _chunk_cuts(counts, chunk_rows)
 
     def task(qa: int, qb: int) -> Any:
         r = rows.rows(qa, qb) if isinstance(rows, SortedRuns) else rows[int(ends[qa]):int(ends[qb])]
         got = cols[r]
-        key, score = np.ascontiguousarray(got["key"]), np.ascontiguousarray(got["score"])
+        key, score = got["key"], got["score"]  # (read in place, side by side: no copy of either)
         heads = queries.slice(qa, qb - qa)
         if items is None:
             return engine.evaluate_columns(heads, counts[qa:qb], score, key, r)
@@ -208,7 +207,6 @@ def _evaluate_gathered(engine: Engine, queries: pa.Array, counts: np.ndarray, ro
 
     for out in pool.map(task, cuts[:-1], cuts[1:]):
         acc.add(out)
-    released.result()
 
 
 def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExecutor, threads: int,
@@ -243,6 +241,7 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
 
     list(pool.map(fill, range(len(tables))))
     tables.clear()
+    C.release_memory()  # (the ranges' scores, let go of)
     _evaluate_gathered(engine, queries, counts, rows, cols, items, pool, chunk_rows, acc)
 
 
