@@ -27,6 +27,7 @@ unless asked, and so is the trec_eval program, if on PATH (its query lookup is q
     python benchmarks/bench_evaluate.py [--queries 10000,100000] [--shapes QD,num] [--orders score,any]
                                         [--repeat 15] [--repeat-large 3] [--no-ranx]
     python benchmarks/bench_evaluate.py --queries 10000 --repeat 3 --no-ranx     # a quick look
+    python benchmarks/bench_evaluate.py --shapes QD --orders any --ungrouped --no-ranx --no-json  # not grouped
 
 Generated files are kept under benchmarks/_data (ignored by git) and reused.
 """
@@ -183,6 +184,19 @@ RANX = "ranx (from_file + evaluate)"
 
 
 OURS_JSON = "rankmeter evaluate (CLI), --format json"
+OURS_UNGROUPED = "rankmeter evaluate (CLI), lines not grouped by query"
+
+
+def ungrouped(rpath: Path) -> Path:
+    """The run's lines in a random order (queries not grouped: each query's lines all over the file)."""
+    out = rpath.with_name(rpath.stem + "_ungrouped.txt")
+    if not out.exists():
+        lines = rpath.read_bytes().splitlines(keepends=True)
+        order = np.random.default_rng(3).permutation(len(lines))
+        tmp = out.with_suffix(".tmp")
+        tmp.write_bytes(b"".join(lines[i] for i in order))
+        tmp.rename(out)
+    return out
 
 
 def rankmeter_cmd(qpath: Path, rpath: Path, *extra: str, fmt: str = "csv") -> list[str]:
@@ -243,6 +257,10 @@ def bench_file(n_queries: int, shape: str, order: str, args: argparse.Namespace,
     if not args.no_json:  # the same with the provenance record: what hashing both inputs costs
         jobs[OURS_JSON] = rankmeter_cmd(qpath, rpath, fmt="json")
     extra = [qpath, rpath]
+    if args.ungrouped and order == "any":  # the same lines, not grouped by query (issue #28: at most 1.3x)
+        shuffled = ungrouped(rpath)
+        jobs[OURS_UNGROUPED] = rankmeter_cmd(qpath, shuffled)
+        extra.append(shuffled)
     if args.seven and not large and order == "score":
         # the same run with a 7th column (a run id written twice, as some tools do): must be as fast
         r7 = rpath.with_name(rpath.stem + "_7col.txt")
@@ -274,6 +292,12 @@ def bench_file(n_queries: int, shape: str, order: str, args: argparse.Namespace,
                   f"({r['warm'] / ours['warm']:.1f}x faster), {ours['cold'] / r['cold']:.3f} cold, "
                   f"CPU {ours['cpu'] / r['cpu']:.3f}, "
                   f"peak memory {ours['rss'] / r['rss']:.2f}x theirs")
+        if OURS_UNGROUPED in results:  # (interleaved runs: paired by round)
+            u = results[OURS_UNGROUPED]
+            paired = sorted(a / b for a, b in zip(u["walls"], ours["walls"], strict=True))
+            print(f"lines not grouped / grouped (any order within query): {u['warm'] / ours['warm']:.3f} of its "
+                  f"warm time (paired by round: median {statistics.median(paired):.3f}, "
+                  f"{paired[0]:.3f}-{paired[-1]:.3f}), peak {u['rss']:.0f} MB")
     return results
 
 
@@ -296,6 +320,8 @@ def main() -> None:
     ap.add_argument("--trec-eval-large", action="store_true", help="run the trec_eval program above 1M lines too "
                     "(minutes: its query lookup is quadratic)")
     ap.add_argument("--seven", action="store_true", help="also the score-ordered 1M run with a 7th column")
+    ap.add_argument("--ungrouped", action="store_true", help="also the lines of each run in any order within query "
+                    "shuffled across queries (not grouped by query), as a ratio of the grouped run's time")
     args = ap.parse_args()
     shapes = [x.strip() for x in args.shapes.split(",")]
     orders = [x.strip() for x in args.orders.split(",")]
@@ -338,6 +364,12 @@ def main() -> None:
                      else f" {'-':>7s} {'-':>11s}")
         print(f"{n * args.depth / 1e6:5g}M {shape:>4s} {order:>6s} {ours['warm']:11.2f} {ours['cpu']:6.2f} "
               f"{ours['rss']:7.0f} {ratios}{json_cols}")
+    for n, shape, order, res in summary:
+        if OURS_UNGROUPED in res and OURS in res:
+            u, g = res[OURS_UNGROUPED], res[OURS]
+            print(f"{n * args.depth / 1e6:5g}M {shape:>4s}, lines not grouped by query: {u['warm']:.2f} s against "
+                  f"{g['warm']:.2f} s grouped ({u['warm'] / g['warm']:.3f}x), CPU {u['cpu']:.2f} s, "
+                  f"peak {u['rss']:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -42,20 +42,6 @@ YARDSTICK = "pytrec_eval (read dicts + evaluate), TREC, score order"
 QUERIES = 10_000  # x 100 items: 1M run lines
 
 
-def ungrouped(rpath: Path) -> Path:
-    """The run's lines in a random order (queries not grouped): the read-whole fallback."""
-    import numpy as np
-
-    out = rpath.with_name(rpath.stem + "_ungrouped.txt")
-    if not out.exists():
-        lines = rpath.read_bytes().splitlines(keepends=True)
-        order = np.random.default_rng(3).permutation(len(lines))
-        tmp = out.with_suffix(".tmp")
-        tmp.write_bytes(b"".join(lines[i] for i in order))
-        tmp.rename(out)
-    return out
-
-
 def jobs() -> dict[str, list[str]]:
     """Every path's command, the yardstick first."""
     q_qd, r_score = be.generate(QUERIES, shape="QD", order="score")
@@ -70,7 +56,7 @@ def jobs() -> dict[str, list[str]]:
         "TREC, score order (in-process, both cores)": be.rankmeter_cmd(q_qd, r_score),
         "TREC, any order within query": be.rankmeter_cmd(q_qd, r_any),
         "TREC, decimal-text ids, any order within query": be.rankmeter_cmd(q_num, r_num),
-        "TREC, not grouped by query (read whole)": be.rankmeter_cmd(q_qd, ungrouped(r_any)),
+        "TREC, not grouped by query (read whole)": be.rankmeter_cmd(q_qd, be.ungrouped(r_any)),
         "Parquet streamed, integer ids": be.rankmeter_cmd(pq_int, p_int, *chunk),
         "Parquet streamed, text ids, any order within query": be.rankmeter_cmd(pq_text, p_text, *chunk),
     }
