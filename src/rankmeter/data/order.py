@@ -250,7 +250,7 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
     rows (positions in the parts joined) query after query, a query's rows in input order: what
     :func:`group_rows` of the joined column's codes gives. Only the parts' dictionaries are joined
     and coded again; the codes are packed with the rows chunk by chunk into 64-bit keys, each part's
-    sorted on its own (:func:`_pack_part`), then the parts' sorted runs merged.
+    sorted on its own (:meth:`_Layout.pack_part`), then the parts' sorted runs merged.
     ``map_``: how the parts are packed and sorted (a thread pool's ``map``: at once, on its threads).
     ``key``: the memory (int64, one per row) to pack and sort the keys in, returned as the rows (by
     default a fresh array). ``rows_at``: each non-empty chunk's first row's number, where the rows are
@@ -282,15 +282,10 @@ def group_blocks(coded: Sequence[pa.ChunkedArray], map_: Callable[..., Iterable[
         rows = np.argsort(key, kind="stable")
         if rows_at is not None:  # (positions among the chunks' rows, as the rows' numbers)
             rows += np.repeat(np.subtract(layout.numbers, layout.ats), [len(c) for p in parts for c in p])[rows]
-        counts = _counts(parts, maps, len(ids))
+        counts = _joined_counts(maps, [_part_counts(p) for p in parts], len(ids))
         return ids, counts, rows if merge else SortedRuns(rows, [0, n], 0, counts)
     per_part = list(map_(lambda p: layout.pack_part(parts[p], maps[p], p, key), range(len(parts))))
-    counts = np.zeros(len(ids), dtype=np.int64)
-    for to, got in zip(maps, per_part, strict=True):
-        if to is None:
-            counts[:len(got)] += got
-        else:
-            counts[to] += got  # (a part's ids are distinct: no index twice)
+    counts = _joined_counts(maps, per_part, len(ids))
     runs = SortedRuns(key, layout.bounds, layout.shift, counts)
     return ids, counts, runs.merged() if merge else runs
 
@@ -309,13 +304,18 @@ def _joined_vocab(parts: list[list[Any]]) -> tuple[pa.Array, list[np.ndarray | N
     return joined.dictionary, maps
 
 
-def _counts(parts: list[list[Any]], maps: list[np.ndarray | None], size: int) -> np.ndarray:
-    """Each id's number of rows, over the parts' chunks (codes of each part's own dictionary)."""
+def _part_counts(part: list[Any]) -> np.ndarray:
+    """A part's rows by its own codes (its chunks share its dictionary, which only grows)."""
+    counts = np.zeros(len(part[-1].dictionary), dtype=np.int64)
+    for chunk in part:
+        counts += np.bincount(to_numpy(chunk.indices), minlength=len(counts))
+    return counts
+
+
+def _joined_counts(maps: list[np.ndarray | None], per_part: list[np.ndarray], size: int) -> np.ndarray:
+    """Each id's number of rows, from each part's counts by its own codes (``maps``: as :func:`_joined_vocab`)."""
     counts = np.zeros(size, dtype=np.int64)
-    for part, to in zip(parts, maps, strict=True):
-        got = np.zeros(len(part[-1].dictionary), dtype=np.int64)
-        for c in part:
-            got += np.bincount(to_numpy(c.indices), minlength=len(got))
+    for to, got in zip(maps, per_part, strict=True):
         if to is None:
             counts[:len(got)] += got
         else:
@@ -338,8 +338,7 @@ class _Layout:
 
     def pack_part(self, part: list[Any], to: np.ndarray | None, p: int, key: np.ndarray) -> np.ndarray:
         """Part ``p``'s codes (as the joined vocabulary's) packed with its rows' numbers into ``key``, sorted;
-        its rows by its own codes."""
-        counts = np.zeros(len(part[-1].dictionary), dtype=np.int64)
+        its rows by its own codes (:func:`_part_counts`)."""
         for j, chunk in enumerate(part):
             k = self.first_chunk[p] + j
             c = to_numpy(chunk.indices)
@@ -349,9 +348,8 @@ class _Layout:
             part_key[:] = c if to is None else to[c]
             np.left_shift(part_key, self.shift, out=part_key)
             np.bitwise_or(part_key, np.arange(self.numbers[k], self.numbers[k] + m, dtype=np.int64), out=part_key)
-            counts += np.bincount(c, minlength=len(counts))
         key[self.bounds[p]:self.bounds[p + 1]].sort()
-        return counts
+        return _part_counts(part)
 
 
 
@@ -368,12 +366,12 @@ class SortedRuns:
 
     def __init__(self, key: np.ndarray, bounds: list[int], shift: int, counts: np.ndarray) -> None:
         self.key, self.bounds, self.shift, self.counts = key, bounds, shift, counts
+        self.ends = np.concatenate(([0], np.cumsum(counts)))  # (each query's first row, once merged)
 
     def rows(self, qa: int, qb: int) -> np.ndarray:
         """The rows of queries ``qa`` to ``qb`` (excluded), query after query, a query's rows in order."""
         if not self.shift:
-            ends = np.concatenate(([0], np.cumsum(self.counts)))
-            return self.key[int(ends[qa]):int(ends[qb])]
+            return self.key[int(self.ends[qa]):int(self.ends[qb])]
         lo, hi = qa << self.shift, qb << self.shift
         runs = [self.key[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:], strict=True)]
         got = np.concatenate([r[np.searchsorted(r, lo):np.searchsorted(r, hi)] for r in runs])

@@ -23,12 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from .ids import string_buffers
+from .ids import _MASKS, string_buffers  # (the low ``i`` bytes of a word, index 8: all of them)
 
 __all__ = ["id_words", "short_id_words", "short_ids", "word_order", "words_text"]
-
-# the low ``i`` bytes of a word (index 8: all of them)
-_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
 def short_ids(ids: pa.Array) -> bool:

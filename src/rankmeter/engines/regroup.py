@@ -49,7 +49,7 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
         ranges: list[Any] = []  # each range's table, or where its rows were laid out
         for got, info in par.parse_all(None if slots is None else slots.lay_out):
             if isinstance(got, pa.Table):
-                info.table = _no_rows(got)  # (the rows stay in ``got``; a slice would keep them)
+                info.table = got.schema.empty_table()  # (the rows stay in ``got``; a slice would keep them)
             infos.append(info)
             ranges.append(got)
             del got
@@ -80,11 +80,6 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
     acc.comment_lines = comments
     acc.reader_notes = [comment_note(comments, src.source)] if comments else []
     return acc
-
-
-def _no_rows(table: pa.Table) -> pa.Table:
-    """An empty table of ``table``'s columns (holding none of its memory)."""
-    return pa.Table.from_arrays([pa.nulls(0, f.type) for f in table.schema], schema=table.schema)
 
 
 def _codable(table: pa.Table) -> bool:
@@ -153,7 +148,7 @@ class _Slots:
                 id_words(c, out[at:at + len(c)])
                 at += len(c)
         self.cols["score"][base:base + n] = to_numpy(table.column("score"))
-        info.table = _no_rows(table)
+        info.table = table.schema.empty_table()
         return _Laid(base, n)
 
     def table(self, laid: _Laid) -> pa.Table:
