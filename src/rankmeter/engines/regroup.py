@@ -17,7 +17,7 @@ import pyarrow as pa
 from .. import _compute as C
 from .._errors import InputError
 from ..data.ids import ints, string_buffers, string_signature, to_numpy
-from ..data.order import SortedRuns
+from ..data.order import SortedRuns, code_ids, code_words, group_blocks, group_rows
 from ..data.table import RowError
 from ..data.words import id_words, short_ids, words_text
 from ..evaluation import Engine
@@ -124,7 +124,7 @@ class _Slots:
     later packed in the same memory) and its item id's word and score side by side (what the evaluation
     gathers, one memory access a row). The range of bytes [start, end) holds rows from ``start // 11``
     on: a run line has at least 12 bytes, so no range reaches the next one's rows. The arrays are sized by
-    the file (1.5 and 0.7 times its size) and touched only where rows are.
+    the file (0.7 and 1.5 times its size) and touched only where rows are.
     """
 
     def __init__(self, size: int) -> None:
@@ -162,9 +162,8 @@ def _evaluate_laid(engine: Engine, slots: _Slots, ranges: list[_Laid], pool: Thr
                    chunk_rows: int, acc: Any) -> None:
     """The rows laid out in ``slots`` evaluated: the query ids' words coded, in as many consecutive parts as
     threads (a dictionary each, on the workers; only the parts' dictionaries are joined again), the sort keys
-    (query code, row) packed over the words and sorted once, then chunks of whole queries gathered."""
-    from ..data.order import code_words, group_blocks
-
+    (query code, row) packed over the words and sorted part by part, then chunks of whole queries merged and
+    gathered."""
     laid = [r for r in ranges if r.rows]
     ends = np.cumsum([r.rows for r in laid])
     cuts = np.searchsorted(ends, np.linspace(0, ends[-1], threads + 1)[1:-1], side="right").tolist()
@@ -182,17 +181,16 @@ def _evaluate_laid(engine: Engine, slots: _Slots, ranges: list[_Laid], pool: Thr
     _evaluate_gathered(engine, queries, counts, rows, slots.cols, None, pool, chunk_rows, acc)
 
 
-def _evaluate_gathered(engine: Engine, queries: pa.Array, counts: np.ndarray, rows: SortedRuns | np.ndarray,
-                       cols: np.ndarray, items: pa.Array | pa.ChunkedArray | None, pool: ThreadPoolExecutor,
-                       chunk_rows: int, acc: Any) -> None:
+def _evaluate_gathered(engine: Engine, queries: pa.Array, counts: np.ndarray, rows: SortedRuns, cols: np.ndarray,
+                       items: pa.Array | pa.ChunkedArray | None, pool: ThreadPoolExecutor, chunk_rows: int,
+                       acc: Any) -> None:
     """Chunks of whole queries (``queries``, each with ``counts`` rows, at ``rows`` of ``cols``: each chunk's
-    rows merged by its worker where they are sorted runs) gathered and evaluated on the workers, into ``acc``:
-    ``cols`` holds each row's item word, or its signature where ``items`` holds the ids (text)."""
-    ends = np.concatenate(([0], np.cumsum(counts)))
+    rows merged by its worker) gathered and evaluated on the workers, into ``acc``: ``cols`` holds each row's
+    item word, or its signature where ``items`` holds the ids (text)."""
     cuts = _chunk_cuts(counts, chunk_rows)
 
     def task(qa: int, qb: int) -> Any:
-        r = rows.rows(qa, qb) if isinstance(rows, SortedRuns) else rows[int(ends[qa]):int(ends[qb])]
+        r = rows.rows(qa, qb)
         got = cols[r]
         key, score = got["key"], got["score"]  # (read in place, side by side: no copy of either)
         heads = queries.slice(qa, qb - qa)
@@ -209,8 +207,6 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     """The regrouped rows evaluated as columns (``tables``: the parsed ranges, emptied here): the query ids
     coded and the rows ordered by one sort of numbers, each chunk's item signatures and scores gathered by
     it, the item ids joined into one text array for the engine to read the matches' and ties' ids from."""
-    from ..data.order import code_ids, group_blocks
-
     # the ranges in as many consecutive parts as threads, each part's query ids coded by a dictionary of its
     # own on a worker (a hash of each row's id); only the parts' dictionaries are then joined and hashed again
     firsts = np.cumsum([0] + [t.num_rows for t in tables])
@@ -221,7 +217,7 @@ def _evaluate_coded(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
     coded = [c for part in pool.map(code_ids, parts) for c in part]  # (the ids let go of as they are read)
     parts.clear()
     C.release_memory()  # (the query ids, let go of)
-    queries, counts, rows = group_blocks(coded, pool.map)  # (the chunks packed on the workers)
+    queries, counts, rows = group_blocks(coded, pool.map, merge=False)  # (the chunks packed on the workers)
     coded.clear()
     C.release_memory()  # (the codes, let go of)
     firsts = np.cumsum([0] + [t.num_rows for t in tables]).tolist()
@@ -272,8 +268,6 @@ def _evaluate_taken(engine: Engine, tables: list[pa.Table], pool: ThreadPoolExec
                     acc: Any) -> None:
     """The regrouped rows evaluated as tables: each chunk of whole queries taken from one copy of the rows
     (ranges read with other columns, as with a rank column)."""
-    from ..data.order import group_rows
-
     # one copy of the rows (Arrow's take from many chunks would join them again for every chunk taken);
     # each chunk of whole queries is then taken from it, in query order, by its worker
     table = pa.concat_tables([t for t in tables if t.num_rows]).combine_chunks()
