@@ -98,6 +98,18 @@ pc_on_first_use = _OnFirstUse()
 MILLIONS = 1 << 20
 
 
+def empty_table(schema: pa.Schema) -> pa.Table:
+    """A table of ``schema``'s columns and no rows, holding no memory of another table.
+
+    Not pyarrow's ``Schema.empty_table()``: its first call imports pandas (0.14 s, twice that
+    when two threads make the call at once; measured in the regrouping route of a 10M-line run).
+
+    >>> empty_table(pa.schema([("query", pa.string()), ("score", pa.float64())])).num_rows
+    0
+    """
+    return pa.Table.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)
+
+
 def release_memory() -> None:
     """Give back to the system the memory the allocators keep after large temporaries are freed.
 

@@ -7,11 +7,18 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 
-def test_evaluate_imports_neither_pandas_nor_pyarrow_compute(tmp_path: Path) -> None:
+
+@pytest.mark.parametrize("run", [
+    "q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 2.0 s\nq1 Q0 d9 3 1.0 s\nq2 Q0 d3 1 0.5 s\n",
+    # not grouped by query: the regrouping route (its empty tables once cost 0.15 s of pandas imports)
+    "q1 Q0 d1 0 2.0 s\nq2 Q0 d3 0 0.5 s\nq1 Q0 d2 0 2.0 s\nq1 Q0 d9 0 1.0 s\n",
+], ids=["grouped", "not-grouped"])
+def test_evaluate_imports_neither_pandas_nor_pyarrow_compute(tmp_path: Path, run: str) -> None:
     # q3 is judged but missing from the run: the empty-ranking path stays light too
     (tmp_path / "q.txt").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\nq3 0 d4 1\n")
-    (tmp_path / "r.txt").write_text("q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 2.0 s\nq1 Q0 d9 3 1.0 s\nq2 Q0 d3 1 0.5 s\n")
+    (tmp_path / "r.txt").write_text(run)
     code = textwrap.dedent(f"""
         import sys
         sys.argv = ["rankmeter", "evaluate", {str(tmp_path / "q.txt")!r}, {str(tmp_path / "r.txt")!r},

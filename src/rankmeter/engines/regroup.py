@@ -49,7 +49,7 @@ def regrouped_text(engine: Engine, blocks: FileBlocks, *, threads: int, chunk_ro
         ranges: list[Any] = []  # each range's table, or where its rows were laid out
         for got, info in par.parse_all(None if slots is None else slots.lay_out):
             if isinstance(got, pa.Table):
-                info.table = got.schema.empty_table()  # (the rows stay in ``got``; a slice would keep them)
+                info.table = C.empty_table(got.schema)  # (the rows stay in ``got``; a slice would keep them)
             infos.append(info)
             ranges.append(got)
             del got
@@ -148,7 +148,7 @@ class _Slots:
                 id_words(c, out[at:at + len(c)])
                 at += len(c)
         self.cols["score"][base:base + n] = to_numpy(table.column("score"))
-        info.table = table.schema.empty_table()
+        info.table = C.empty_table(table.schema)
         return _Laid(base, n)
 
     def table(self, laid: _Laid) -> pa.Table:
