@@ -54,3 +54,18 @@ def test_a_buffer_ending_in_short_ids_is_read_in_bounds() -> None:
     out = np.zeros(6, dtype=np.uint64)
     id_words(arr, out[::2])  # (into a strided array: the layout of a row's columns side by side)
     assert out[::2].tolist() == id_words(arr).tolist() and not out[1::2].any()
+
+
+def test_words_read_in_blocks_across_their_edges(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # id_words reads a block of ids at a time: blocks of 3 ids, ids of every length, the last ones in the
+    # buffer's final 8 bytes, a sliced array (offsets not from 0), and a strided output
+    import rankmeter.data.words as words_module
+
+    monkeypatch.setattr(words_module, "_BLOCK", 3)
+    ids = [("x" * (1 + i % 8))[:-1] + str(i % 10) for i in range(23)]
+    arr = pa.array(["skipped"] + ids, type=pa.string()).slice(1)
+    want = [int.from_bytes(s.encode(), "little") for s in ids]
+    assert id_words(arr).tolist() == want
+    out = np.zeros(len(ids), dtype=[("key", "<u8"), ("score", "<f8")])
+    id_words(arr, out["key"])
+    assert out["key"].tolist() == want and not out["score"].any()

@@ -43,24 +43,37 @@ def short_ids(ids: pa.Array) -> bool:
 def id_words(ids: pa.Array, out: np.ndarray | None = None) -> np.ndarray:
     """Each id's first 8 bytes as a little-endian number, zero-padded (into ``out`` when given): the
     id's word where :func:`short_ids` holds. Read in place, but for the ids in the buffer's last 8
-    bytes (a word from their start would run past its end), read from a padded copy of that tail."""
+    bytes (a word from their start would run past its end), read from a padded copy of that tail;
+    :data:`_BLOCK` ids at a time."""
     out = np.empty(len(ids), dtype=np.uint64) if out is None else out
     if not len(ids):
         return out
     o, raw = string_buffers(ids)
+    for a in range(0, len(ids), _BLOCK):
+        _block_words(o[a:a + _BLOCK + 1], raw, out[a:a + _BLOCK])
+    return out
+
+
+# ids read at a time: the temporaries (a few of 8 bytes an id) stay in the cache and in the heap's pages.
+# Whole ranges of 356k ids made temporaries of 2.8 MB, which glibc's malloc hands back to the system
+# when freed and faults in again: 4.2 ms a range's ids against 1.4 ms in blocks (measured on 2 cores)
+_BLOCK = 1 << 16
+
+
+def _block_words(o: np.ndarray, raw: np.ndarray, out: np.ndarray) -> None:
+    """:func:`id_words` of the ids at offsets ``o`` (their ends included) of ``raw``, into ``out``."""
     o = o.astype(np.int64)
     masks = _MASKS[np.minimum(np.diff(o), 8)]
     safe = int(np.searchsorted(o[:-1], len(raw) - 8, side="right")) if len(raw) >= 8 else 0
     if safe:
         words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))  # a word at every byte
         np.bitwise_and(words[o[:safe]], masks[:safe], out=out[:safe])
-    if safe < len(ids):
+    if safe < len(out):
         lo = int(o[safe])
         tail = np.zeros(len(raw) - lo + 8, dtype=np.uint8)
         tail[:len(raw) - lo] = raw[lo:]
         words = np.ndarray((len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
         np.bitwise_and(words[o[safe:-1] - lo], masks[safe:], out=out[safe:])
-    return out
 
 
 def short_id_words(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
