@@ -180,6 +180,48 @@ def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch, r
     assert routes == ["_evaluate_laid" if route == "words" else "_evaluate_coded"]
 
 
+@pytest.mark.parametrize("policy", ["error", "first"])
+def test_ranges_laid_out_out_of_file_order(tmp_path, monkeypatch, policy) -> None:
+    # the first range is laid out last (its query words after the others'): the rows of each query still
+    # come in file order (a repeated item names its second line, a duplicates policy keeps the first), and
+    # the result is the one of the run read whole
+    import time
+
+    rng = np.random.default_rng(5)
+    lines = [f"q{q} Q0 d{i} 0 {rng.integers(0, 9) / 2} t\n" for q in range(40) for i in range(15)]
+    rng.shuffle(lines)
+    lines.insert(3, "q5 Q0 d3 0 7.5 t\n")  # (q5's d3 twice: early and late in the file, two scores)
+    _write(tmp_path / "run.txt", lines)
+    _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} {i % 3}\n" for q in range(40) for i in range(0, 15, 2)])
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 50)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    laid = []
+    real = regroup._Slots.lay_out
+
+    def slow_first(self, start, end, table, info):
+        if start == 0:
+            time.sleep(0.3)  # (the other worker lays the later ranges out meanwhile)
+        got = real(self, start, end, table, info)
+        laid.append(got)
+        return got
+
+    monkeypatch.setattr(regroup._Slots, "lay_out", slow_first)
+    routes = _spy_routes(monkeypatch)
+    if policy == "error":
+        second = 1 + max(n for n, line in enumerate(lines) if line.startswith("q5 Q0 d3 "))
+        with pytest.raises(InputError, match=rf"run\.txt:{second}: item 'd3' appears twice for query 'q5'"):
+            rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", METRICS[:4], threads=2)
+    else:
+        got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", METRICS[:4], threads=2,
+                                 duplicates=policy)
+        want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt", duplicates=policy),
+                                  METRICS[:4], duplicates=policy)
+        _same(got, want)
+    assert routes == ["_evaluate_laid"]
+    first = next(r for r in laid if isinstance(r, regroup._Laid) and r.base == 0)
+    assert first.at > 0 and len(laid) >= 4  # (laid out after the others: its query words last; 5 ranges)
+
+
 def _spy_routes(monkeypatch) -> list[str]:
     """The names of the regrouping routes taken, in a list filled as they are."""
     taken: list[str] = []

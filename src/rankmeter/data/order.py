@@ -331,7 +331,7 @@ class _Layout:
         sizes = [len(c) for p in parts for c in p]
         self.ats = np.cumsum([0] + sizes)[:-1].tolist()
         self.numbers = self.ats if rows_at is None else list(rows_at)
-        self.shift = max(self.numbers[-1] + sizes[-1] - 1, 1).bit_length() if sizes else 1
+        self.shift = max([a + m - 1 for a, m in zip(self.numbers, sizes, strict=True)] + [1]).bit_length()
         firsts = np.cumsum([0] + [len(p) for p in parts]).tolist()  # (each part's first chunk)
         self.bounds = [self.ats[k] if k < len(sizes) else sum(sizes) for k in firsts]  # (each part's keys)
         self.first_chunk = firsts
