@@ -13,6 +13,7 @@ values are ``Any``; the functions here return them as the ``Column`` they are, a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
@@ -98,11 +99,16 @@ pc_on_first_use = _OnFirstUse()
 MILLIONS = 1 << 20
 
 
+@functools.lru_cache(maxsize=32)
 def empty_table(schema: pa.Schema) -> pa.Table:
-    """A table of ``schema``'s columns and no rows, holding no memory of another table.
+    """A table of ``schema``'s columns and no rows, holding no memory of another table: one for each
+    schema, shared (a table cannot change).
 
     Not pyarrow's ``Schema.empty_table()``: its first call imports pandas (0.14 s, twice that
     when two threads make the call at once; measured in the regrouping route of a 10M-line run).
+    Shared, because a new one for each of a run's ranges keeps its few bytes of buffers alive for the
+    whole evaluation, between the buffers the parse frees: the heap then reuses them less (10M lines
+    not grouped by query: 184k -> 167k page faults, peak memory 768 -> 689 MB).
 
     >>> empty_table(pa.schema([("query", pa.string()), ("score", pa.float64())])).num_rows
     0
