@@ -222,6 +222,32 @@ def test_ranges_laid_out_out_of_file_order(tmp_path, monkeypatch, policy) -> Non
     assert first.at > 0 and len(laid) >= 4  # (laid out after the others: its query words last; 5 ranges)
 
 
+def test_ranges_are_laid_out_as_they_are_parsed(tmp_path, monkeypatch) -> None:
+    # once the first range shows the file is not grouped, the workers lay each range out as soon as they
+    # have parsed it (no range's text is held until the regrouping starts), with the run read whole's result
+    qrels, run = _files(tmp_path)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 100)
+    late = []
+    real = stream._ParallelText.parse_all
+
+    def spy(self, convert=None):
+        def counted(*args):
+            late.append(args[0])
+            return convert(*args)
+
+        return real(self, None if convert is None else counted)
+
+    monkeypatch.setattr(stream._ParallelText, "parse_all", spy)
+    laid = []
+    real_lay_out = regroup._Slots.lay_out
+    monkeypatch.setattr(regroup._Slots, "lay_out", lambda self, *a: laid.append(a[0]) or real_lay_out(self, *a))
+    got = rankmeter.evaluate(qrels, run, METRICS, threads=2, context=CTX)
+    _same(got, rankmeter.evaluate(qrels, rankmeter.read_run(run), METRICS, threads=1, context=CTX))
+    assert len(laid) >= 6 and len(set(laid)) == len(laid)  # (each range laid out once; ranges of ~4.7 KB)
+    assert len(set(laid) - set(late)) >= len(laid) // 2  # (most of them by the worker that parsed them)
+
+
 def _spy_routes(monkeypatch) -> list[str]:
     """The names of the regrouping routes taken, in a list filled as they are."""
     taken: list[str] = []

@@ -18,7 +18,7 @@ from ..io import as_qrels, as_run
 from ..metrics.registry import Metric, parse_metrics
 from ..provenance import Provenance, describe_input
 from ..result import Result
-from .regroup import regrouped_text
+from .regroup import lay_out_early, regrouped_text
 from .stream import _repeated_query, grouped_file, open_file, query_starts
 
 __all__ = ["evaluate", "evaluate_file", "evaluate_table_in_chunks", "in_order", "judgments_as_large", "open_ahead",
@@ -175,10 +175,13 @@ def open_ahead(run: Any, *, order: str = "score", columns: Mapping[str, str | No
     if not isinstance(run, (str, os.PathLike)) or order == "given" or os.fspath(run) == "-":
         return None
     try:
-        return open_file(run, order=order, columns=columns, chunk_rows=chunk_rows or FILE_CHUNK_ROWS,
-                         threads=resolve_threads(threads), ahead=ahead)
+        blocks = open_file(run, order=order, columns=columns, chunk_rows=chunk_rows or FILE_CHUNK_ROWS,
+                           threads=resolve_threads(threads), ahead=ahead)
     except Exception:  # noqa: BLE001 (see the docstring)
         return None
+    if blocks is not None:
+        lay_out_early(blocks)
+    return blocks
 
 
 def _evaluate_built(engine: Engine, run: Run, threads: int) -> Result:
@@ -247,6 +250,8 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
     if blocks is None:
         blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=file_chunk_rows(engine),
                            threads=n_threads, ahead=False)  # (the engine, hence the judgments, is ready)
+        if blocks is not None:
+            lay_out_early(blocks)
     acc = grouped_file(engine, blocks, threads=n_threads) if blocks is not None else None
     if acc is None and blocks is not None:  # not grouped by query: a TREC text file is put in query order in memory
         acc = regrouped_text(engine, blocks, threads=n_threads, chunk_rows=FILE_CHUNK_ROWS)

@@ -732,6 +732,9 @@ class _ParallelText:
         self.spans: list[tuple[int, int]] = []  # the ranges submitted, in file order
         self.taken = 0  # how many of them :meth:`run` took out of ``pending``
         self.not_grouped = False  # a query found in two places: blocks are parsed, no longer evaluated
+        # once the file is found not grouped, each range parsed is handed to this at once (its value takes the
+        # table's place, as with :meth:`parse_all`'s ``convert``): set by the caller, as soon as it opens the file
+        self.convert: Callable[[int, int, pa.Table, Any], Any] | None = None
         # parsed ahead while the judgments load: about 192 MB of text (and at least 5 blocks), so that the
         # workers are still busy when the engine is ready (a 1M-line judgment file takes ~0.2 s to load)
         self.limit = threads + max(5, (192 << 20) // max(block_bytes, 1))
@@ -781,6 +784,8 @@ class _ParallelText:
         table, parsed = self._parse_in_turn(start, end)
         if check and table.num_rows and _repeated_query(table.column("query")) is not None:
             self.not_grouped = True  # a query in two places of one block: the file is not grouped, stop at once
+        if self.not_grouped and self.convert is not None:  # (its text let go of at once, not held until the end)
+            return self.convert(start, end, table, parsed), parsed
         if self.not_grouped or not self.engine.done():  # the judgments are still loading (or the rows are to be
             return table, parsed  # regrouped): hand the parse back, free the thread
         return self._evaluate(table, parsed)
@@ -840,7 +845,7 @@ class _ParallelText:
         """After :meth:`run` found the file not grouped: every range parsed, in file order, as (table, the
         parse), on the workers; the ranges parsed already are not parsed again. With ``convert``, the worker
         then gives the range's bytes (start, end), table and parse to it, and its value takes the table's
-        place. Close when done."""
+        place (a range that :attr:`convert` took already is not given again). Close when done."""
         assert self.not_grouped
 
         def parsed(span: tuple[int, int], earlier: Future[Any] | None) -> tuple[Any, Any]:
@@ -849,7 +854,9 @@ class _ParallelText:
             if got is None or len(got) != 2:  # (a range evaluated before the repeat was seen: parsed again)
                 got = self._parse(*span)
             table, info = got
-            return (table if convert is None else convert(*span, table, info)), info
+            if convert is None or not isinstance(table, pa.Table):  # (converted already, by ``self.convert``)
+                return table, info
+            return convert(*span, table, info), info
 
         ahead = deque(self.pool.submit(parsed, span, None) for span in self.spans[:self.taken])
         ahead.extend(self.pool.submit(parsed, span, fut)  # parsed, or being parsed
@@ -887,6 +894,7 @@ class FileBlocks:
     def __init__(self, src: Any, chunk_rows: int, threads: int, ahead: bool = True) -> None:
         self.src = src
         self.parallel: _ParallelText | None = None
+        self.laid_out: Any = None  # where a file found not grouped is laid out as it is parsed (engines.regroup)
         self.chunks: Iterable[tuple[pa.Table, Any]] | None = None  # (a _Prefetch while the judgments load)
         if src.format == "trec" and src.input.plain_file:  # byte ranges cut at query ends, read, parsed and
             # evaluated by the workers (a compressed file has no byte ranges: it takes the chunks below)
