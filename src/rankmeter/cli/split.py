@@ -463,7 +463,9 @@ def _write_batches(table: Any, mask: Any, path: Path, ext: str) -> None:
                     )
                 writer.write_batch(part)
         if ext == "parquet" and start == 0:
-            writer.write_table(table.schema.empty_table())
+            from .._compute import empty_table  # (not Schema.empty_table(): it imports pandas)
+
+            writer.write_table(empty_table(table.schema))
     finally:
         writer.close()
 
