@@ -102,6 +102,12 @@ def _write(path, lines: list[str]) -> None:
     path.write_text("".join(lines))
 
 
+def _small_pieces(monkeypatch, chunk_rows: int) -> None:
+    """Byte ranges of a few KB and chunks of ``chunk_rows`` rows: many of each in a small file."""
+    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", chunk_rows)
+    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+
+
 @st.composite
 def _runs(draw: st.DrawFn) -> tuple[list[str], list[str]]:
     """Run lines in any order (ties, one-row queries, ids that are prefixes of each other) and judgments
@@ -161,8 +167,7 @@ def test_a_query_seen_again_after_ranges_were_evaluated(tmp_path, monkeypatch, r
     lines.append(f"q3 Q0 {doc}99 0 0.25 t\n")
     _write(tmp_path / "run.txt", lines)
     _write(tmp_path / "qrels.txt", [f"q{q} 0 {doc}{i} {1 + i % 4}\n" for q in range(80) for i in range(0, 12, 3)])
-    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 40)
-    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    _small_pieces(monkeypatch, chunk_rows=40)
     parses = []
     real = stream._ParallelText._parse
 
@@ -193,8 +198,7 @@ def test_ranges_laid_out_out_of_file_order(tmp_path, monkeypatch, policy) -> Non
     lines.insert(3, "q5 Q0 d3 0 7.5 t\n")  # (q5's d3 twice: early and late in the file, two scores)
     _write(tmp_path / "run.txt", lines)
     _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} {i % 3}\n" for q in range(40) for i in range(0, 15, 2)])
-    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 50)
-    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    _small_pieces(monkeypatch, chunk_rows=50)
     laid = []
     real = regroup._Slots.lay_out
 
@@ -226,8 +230,7 @@ def test_ranges_are_laid_out_as_they_are_parsed(tmp_path, monkeypatch) -> None:
     # once the first range shows the file is not grouped, the workers lay each range out as soon as they
     # have parsed it (no range's text is held until the regrouping starts), with the run read whole's result
     qrels, run = _files(tmp_path)
-    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
-    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 100)
+    _small_pieces(monkeypatch, chunk_rows=100)
     late = []
     real = stream._ParallelText.parse_all
 
@@ -277,8 +280,7 @@ def test_ranges_laid_out_as_words_are_tables_again_when_one_cannot_be(tmp_path, 
     _write(tmp_path / "run.txt", lines)
     _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} {i % 3}\n" for q in range(50) for i in range(0, 16, 3)]
            + ["q7 0 a-document-of-many-bytes 2\n"])
-    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 60)
-    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    _small_pieces(monkeypatch, chunk_rows=60)
     made = []
     real = regroup._Slots.table
     monkeypatch.setattr(regroup._Slots, "table", lambda self, laid: made.append(laid) or real(self, laid))
@@ -297,8 +299,7 @@ def test_a_rank_column_in_a_shuffled_file(tmp_path, monkeypatch) -> None:
     rng.shuffle(lines)
     _write(tmp_path / "run.txt", lines)
     _write(tmp_path / "qrels.txt", [f"q{q} 0 d{i} 1\n" for q in range(40) for i in range(0, 10, 4)])
-    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 30)
-    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    _small_pieces(monkeypatch, chunk_rows=30)
     got = rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10", "ap"], threads=2, order="rank")
     want = rankmeter.evaluate(tmp_path / "qrels.txt", rankmeter.read_run(tmp_path / "run.txt", order="rank"),
                               ["ndcg@10", "ap"], order="rank")
@@ -313,8 +314,7 @@ def test_a_malformed_line_late_in_a_shuffled_file_names_its_line(tmp_path, monke
     lines.insert(650, bad)  # line 651, in a range parsed after the file was found not grouped
     _write(tmp_path / "run.txt", lines)
     _write(tmp_path / "qrels.txt", [f"q{q} 0 d1 1\n" for q in range(40)])
-    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 40)
-    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    _small_pieces(monkeypatch, chunk_rows=40)
     with pytest.raises(InputError) as info:
         rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10"], threads=2)
     assert info.value.line == 651 and message in str(info.value), str(info.value)
@@ -329,8 +329,7 @@ def test_a_long_line_in_a_shuffled_file_names_its_line(tmp_path, monkeypatch) ->
     _write(tmp_path / "run.txt", lines)
     _write(tmp_path / "qrels.txt", [f"q{q} 0 d1 1\n" for q in range(40)])
     monkeypatch.setenv("RANKMETER_MAX_LINE_BYTES", "200")
-    monkeypatch.setattr(memory, "FILE_CHUNK_ROWS", 40)
-    monkeypatch.setattr(stream, "_RANGE_BYTES", 512)
+    _small_pieces(monkeypatch, chunk_rows=40)
     with pytest.raises(InputError) as info:
         rankmeter.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", ["ndcg@10"], threads=2)
     assert info.value.line == 701 and "longer than 200 bytes" in str(info.value), str(info.value)

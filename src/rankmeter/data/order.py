@@ -352,7 +352,6 @@ class _Layout:
         return _part_counts(part)
 
 
-
 class SortedRuns:
     """Rows put in query order as sorted runs: ``key`` holds side by side, between ``bounds``, each part's keys
     (query code, row number: ``shift`` bits for the number) sorted on its own; the runs are merged when

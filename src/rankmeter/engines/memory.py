@@ -179,9 +179,7 @@ def open_ahead(run: Any, *, order: str = "score", columns: Mapping[str, str | No
                            threads=resolve_threads(threads), ahead=ahead)
     except Exception:  # noqa: BLE001 (see the docstring)
         return None
-    if blocks is not None:
-        lay_out_early(blocks)
-    return blocks
+    return lay_out_early(blocks)
 
 
 def _evaluate_built(engine: Engine, run: Run, threads: int) -> Result:
@@ -248,10 +246,8 @@ def evaluate_file(engine: Engine, path: str | os.PathLike[str], *, threads: int 
     """
     n_threads = resolve_threads(threads)
     if blocks is None:
-        blocks = open_file(path, order=engine.order, columns=columns, chunk_rows=file_chunk_rows(engine),
-                           threads=n_threads, ahead=False)  # (the engine, hence the judgments, is ready)
-        if blocks is not None:
-            lay_out_early(blocks)
+        blocks = lay_out_early(open_file(path, order=engine.order, columns=columns, chunk_rows=file_chunk_rows(engine),
+                                         threads=n_threads, ahead=False))  # (the engine, hence the judgments, is ready)
     acc = grouped_file(engine, blocks, threads=n_threads) if blocks is not None else None
     if acc is None and blocks is not None:  # not grouped by query: a TREC text file is put in query order in memory
         acc = regrouped_text(engine, blocks, threads=n_threads, chunk_rows=FILE_CHUNK_ROWS)
