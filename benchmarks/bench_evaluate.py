@@ -357,14 +357,14 @@ def main() -> None:
         ours = res.get(OURS)
         if not ours:
             continue
-        ratios = " ".join(f"{ours['warm'] / res[name]['warm']:12.3f}" if name in res else f"{'-':>12s}"
+        ratios = " ".join(f"{ours['warm'] / res[name]['warm']:12.4f}" if name in res else f"{'-':>12s}"
                           for name in others)
         js = res.get(OURS_JSON)
-        json_cols = (f" {js['warm']:7.2f} {js['warm'] / res[pytrec]['warm']:11.3f}" if js and pytrec in res
+        json_cols = (f" {js['warm']:7.2f} {js['warm'] / res[pytrec]['warm']:11.4f}" if js and pytrec in res
                      else f" {'-':>7s} {'-':>11s}")
         print(f"{n * args.depth / 1e6:5g}M {shape:>4s} {order:>6s} {ours['warm']:11.2f} {ours['cpu']:6.2f} "
               f"{ours['rss']:7.0f} {ratios}{json_cols}")
-    for n, shape, order, res in summary:
+    for n, shape, _order, res in summary:
         if OURS_UNGROUPED in res and OURS in res:
             u, g = res[OURS_UNGROUPED], res[OURS]
             print(f"{n * args.depth / 1e6:5g}M {shape:>4s}, lines not grouped by query: {u['warm']:.2f} s against "
