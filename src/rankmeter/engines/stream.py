@@ -842,7 +842,7 @@ class _ParallelText:
         acc = engine.accumulator()
         finished = _Finished()
         comments = 0
-        # the blocks parsed while the judgments loaded are evaluated now, on every worker at once
+        # the blocks parsed while the judgments loaded are evaluated first, on every worker at once (:meth:`_later`)
         for i, fut in enumerate(self.pending):
             if fut.done() and not fut.exception() and len(fut.result()) == 2 and not self.not_grouped:
                 self.pending[i] = self._later(*fut.result())
