@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from .. import _compute as C
 from .ids import distinct, ints, take_rows, to_numpy
+from .keysort import sort_keys
 from .words import id_words, short_ids, word_order, words_text
 
 __all__ = ["SortedRuns", "code_ids", "code_words", "grade_order", "group_blocks", "group_rows", "rank_order",
@@ -161,14 +162,15 @@ def sort_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _packed_sort(codes: np.ndarray) -> tuple[np.ndarray, int, int] | None:
     """Each code (less the smallest, ``lo``) shifted left by ``shift`` bits and or-ed with its row, sorted:
-    distinct keys, so numpy's fast unstable sort gives the stable order; None when they do not fit 64 bits."""
+    distinct keys, so any sort gives the stable order (:func:`~rankmeter.data.keysort.sort_keys`); None when they
+    do not fit 64 bits."""
     n = len(codes)
     lo, hi = (int(codes.min()), int(codes.max())) if n else (0, 0)
     shift = max(n - 1, 1).bit_length()
     if (hi - lo).bit_length() + shift > 63:
         return None
     key = ((codes.astype(np.int64) - lo) << shift) | np.arange(n, dtype=np.int64)
-    key.sort()
+    sort_keys(key, shift)
     return key, shift, lo
 
 
@@ -348,7 +350,7 @@ class _Layout:
             part_key[:] = c if to is None else to[c]
             np.left_shift(part_key, self.shift, out=part_key)
             np.bitwise_or(part_key, np.arange(self.numbers[k], self.numbers[k] + m, dtype=np.int64), out=part_key)
-        key[self.bounds[p]:self.bounds[p + 1]].sort()
+        sort_keys(key[self.bounds[p]:self.bounds[p + 1]], self.shift)
         return _part_counts(part)
 
 
