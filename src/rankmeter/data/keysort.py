@@ -58,13 +58,17 @@ def sort_keys(key: np.ndarray, shift: int, radix: bool | None = None) -> None:
     if nearly_sorted(key):
         key.sort(kind="stable")  # (timsort: runs found and merged)
         return
-    if not (quicksort_is_slow() if radix is None else radix) or int(key.max()) >> shift >= 1 << 32:
+    if not (quicksort_is_slow() if radix is None else radix):
         key.sort()
         return
     for at in range(0, n, RADIX_ROWS):
         block = key[at:at + RADIX_ROWS]
         codes = block >> shift
-        block[:] = block[radix_order(codes, int(codes.max()))]
+        top = int(codes.max())
+        if top < 1 << 32:
+            block[:] = block[radix_order(codes, top)]
+        else:  # (codes of more than 32 bits: more passes than a sort is worth)
+            block.sort()
     key.sort(kind="stable")  # (the blocks' runs merged; rows not ascending within a code put right)
 
 
@@ -118,9 +122,8 @@ def radix_order(codes: np.ndarray, top: int) -> np.ndarray:
     >>> radix_order(np.array([70000, 3, 70000, 1]), 70000).tolist()
     [3, 1, 0, 2]
     """
-    low = codes.astype(np.uint16)  # (the low 16 bits: the cast wraps)
+    order = np.argsort(codes.astype(np.uint16), kind="stable")  # (the low 16 bits: the cast wraps)
     if top < 1 << 16:
-        return np.argsort(low, kind="stable")
-    order = np.argsort(low, kind="stable")
+        return order
     high = (codes >> 16).astype(np.uint16)[order]
     return order[np.argsort(high, kind="stable")]
